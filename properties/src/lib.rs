@@ -1,0 +1,1 @@
+//! The laws and the corpus.
