@@ -53,5 +53,5 @@ pub const REPLAY_WORD_BITS: usize = 64;
 pub const REPLAY_WORDS_LEN: usize = REPLAY_WINDOW_LEN / REPLAY_WORD_BITS;
 
 const _: () = assert!(REPLAY_WORDS_LEN == 16);
-const _: () = assert!(REPLAY_WINDOW_LEGACY_LEN % REPLAY_WORD_BITS == 0);
+const _: () = assert!(REPLAY_WINDOW_LEGACY_LEN / REPLAY_WORD_BITS * REPLAY_WORD_BITS == REPLAY_WINDOW_LEGACY_LEN);
 const _: () = assert!(FRAME_HEADER_LEN + 1 < CONTROL_BUCKETS_LEN[0]);

@@ -449,7 +449,7 @@ impl Session {
     /// `seq || AEAD(plaintext)` with the next seq.
     pub fn seal(&mut self, plaintext: &[u8]) -> Result<Vec<u8>, SealError> {
         let seq = self.next_seq;
-        if seq >= SEQ_RESERVED {
+        if seq == SEQ_RESERVED {
             return Err(SealError::Exhausted);
         }
         if plaintext.len() + TAG_LEN > NOISE_MSG_LEN_MAX {
@@ -476,7 +476,7 @@ impl Session {
         }
         let ad: [u8; SEQ_LEN] = msg[..SEQ_LEN].try_into().expect("8 bytes");
         let seq = u64::from_be_bytes(ad);
-        if seq >= SEQ_RESERVED {
+        if seq == SEQ_RESERVED {
             return Err(OpenError::Broken);
         }
         match self.window.check(seq) {
@@ -536,5 +536,51 @@ pub fn cloud_read_msg1(responder: Responder, outer_msg1: &[u8]) -> Result<(Respo
         Ok((_, Msg::NowTun(tun))) => Ok((got, tun)),
         Ok((_, other)) => Err(NoiseError::NoTunnelPayload(format!("type {}", other.type_name()))),
         Err(e) => Err(NoiseError::NoTunnelPayload(e.to_string())),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn pair() -> (Session, Session) {
+        let r = SeededResolver::new([6; 32]);
+        let phone = r.generate_keypair();
+        let boxk = r.generate_keypair();
+        let (i, m1) = Initiator::new(&HandshakeParams::box_session_initiator(phone, boxk.public, r.clone())).unwrap().write_msg1(b"").unwrap();
+        let (g, _) = Responder::new(&HandshakeParams::box_session_responder(boxk, r)).unwrap().read_msg1(&m1).unwrap();
+        let (m2, b) = g.write_msg2(b"").unwrap();
+        (i.read_msg2(&m2).unwrap().1, b)
+    }
+
+    #[test]
+    fn reserved_seq_never_seals_nor_opens() {
+        let (mut a, mut b) = pair();
+        a.next_seq = SEQ_RESERVED - 1;
+        let last = a.seal(b"x").unwrap();
+        assert_eq!(b.open_raw(&last).unwrap(), b"x");
+        assert_eq!(a.seal(b"y"), Err(SealError::Exhausted));
+        let mut forged = last.clone();
+        forged[..8].copy_from_slice(&SEQ_RESERVED.to_be_bytes());
+        assert_eq!(b.open_raw(&forged), Err(OpenError::Broken));
+    }
+
+    #[test]
+    fn directions_use_different_keys() {
+        let (mut a, mut b) = pair();
+        let m = a.seal(b"same").unwrap();
+        let n = b.seal(b"same").unwrap();
+        assert_ne!(m, n);
+        // A message reflected back to its sender does not open.
+        assert_eq!(a.open_raw(&m), Err(OpenError::Broken));
+        assert_eq!(b.open_raw(&m).unwrap(), b"same");
+    }
+
+    #[test]
+    fn authenticated_non_frame_is_bad_frame_and_counts() {
+        let (mut a, mut b) = pair();
+        let m = a.seal(&[9, 0, 0, 0, 0, 0]).unwrap();
+        assert_eq!(b.open(&m), Err(OpenError::BadFrame(DecodeError::BadVersion(9))));
+        assert_eq!(b.window().highest(), Some(0));
     }
 }

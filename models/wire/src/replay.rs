@@ -27,7 +27,7 @@ pub enum WindowLen {
 
 impl WindowLen {
     /// Number of sequence numbers covered.
-    pub fn len(self) -> usize {
+    pub fn window_len(self) -> usize {
         match self {
             WindowLen::Full1024 => REPLAY_WINDOW_LEN,
             WindowLen::Legacy64 => REPLAY_WINDOW_LEGACY_LEN,
@@ -81,7 +81,7 @@ impl ReplayWindow {
 
     /// The window length in sequence numbers.
     pub fn window_len(&self) -> usize {
-        self.len.len()
+        self.len.window_len()
     }
 
     /// Highest accepted sequence number.
