@@ -74,5 +74,8 @@ pub const TICKET_PLAIN_LEN_MAX: usize = 16 * 1024;
 /// Capacity of a client session store (rustls' `Resumption::default()` uses 256 server names).
 pub const CLIENT_SESSION_STORE_LEN: usize = 256;
 
+/// Capacity of a server session store (rustls' `ServerConfig` default: 256 sessions).
+pub const SERVER_SESSION_STORE_LEN: usize = 256;
+
 /// X25519 key and share lengths (RFC 7748).
 pub const X25519_LEN: usize = 32;

@@ -12,7 +12,8 @@
 //! | stateless-reset key, token key | [`reset_key`], [`handshake_token_key`] from fixed seeds |
 //! | rustls client random, session ids, extension order, ticket nonces, age-add | [`crypto_provider`]'s `secure_random` reads a [`SeededRng`] |
 //! | rustls key exchange | [`crypto_provider`]'s only group is X25519 drawing its secret from the [`SeededRng`] |
-//! | rustls session ticket keys and nonces | [`SeededTicketer`] |
+//! | rustls session ticket keys and nonces (TLS over TCP) | [`SeededTicketer`] |
+//! | QUIC resumption with 0-RTT | stateful: ids from the seeded `secure_random`, [`new_server_session_store`] per run (rustls refuses 0-RTT with stateless tickets) |
 //! | ECDSA/RSA signatures | [`CloudCerts`] are Ed25519, from a fixed seed, fixed serials and dates |
 //! | wall clock in tokens and certificate checks | [`SimClock`] as rustls `TimeProvider` (`builder_with_details`) and quinn `TimeSource` |
 //! | caches in shared configs | every builder here makes fresh configs, stores and token caches: build them per run |
@@ -41,4 +42,4 @@ pub use quic::{
     QuicTransportParams, SeededCidGenerator,
 };
 pub use rng::{derive_seed, SeededRng};
-pub use tls::{new_client_session_store, tls_client_config, tls_server_config, ClientResumption, SeededTicketer};
+pub use tls::{new_client_session_store, new_server_session_store, tls_client_config, tls_server_config, ClientResumption, SeededTicketer};

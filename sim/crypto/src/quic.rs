@@ -12,7 +12,7 @@ use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 use ring::{hkdf, hmac};
 use rustls::crypto::CryptoProvider;
-use rustls::server::ProducesTickets;
+use rustls::server::StoresServerSessions;
 
 use crate::certs::CloudCerts;
 use crate::consts::{
@@ -159,18 +159,22 @@ pub fn quic_endpoint_config(
 }
 
 /// quinn-proto `ServerConfig` for the cloud: TLS 1.3 with the cloud's certificate, ALPN
-/// `ftw-cloud-app/1`, tickets from `ticketer`, 0-RTT accepted (`max_early_data_size` =
-/// `u32::MAX`), fixed token key from `token_key_seed`, token times from `clock`, migration on,
+/// `ftw-cloud-app/1`, stateful resumption from `session_store` (share one between the reactors
+/// of one cloud; [`crate::new_server_session_store`]), 0-RTT accepted (`max_early_data_size` =
+/// `u32::MAX`; rustls 0.23.46 allows 0-RTT only with stateful resumption, so no ticketer here:
+/// the session ids come from the provider's seeded `secure_random`), fixed token key from `token_key_seed`, token times from `clock`, migration on,
 /// transport from `transport`.
 pub fn quic_server_config(
     provider: &Arc<CryptoProvider>,
     clock: &SimClock,
     certs: &CloudCerts,
-    ticketer: Arc<dyn ProducesTickets>,
+    session_store: Arc<dyn StoresServerSessions>,
     token_key_seed: [u8; 32],
     transport: &QuicTransportParams,
 ) -> quinn_proto::ServerConfig {
-    let mut tls = server_config_inner(provider, clock, certs, &[QUIC_ALPN], ticketer);
+    let mut tls = server_config_inner(provider, clock, certs, &[QUIC_ALPN]);
+    assert!(!tls.ticketer.enabled(), "0-RTT needs stateful resumption in rustls");
+    tls.session_storage = session_store;
     tls.max_early_data_size = u32::MAX;
     let crypto = QuicServerConfig::try_from(tls).expect("the provider has TLS13_AES_128_GCM_SHA256");
     let mut config = quinn_proto::ServerConfig::new(Arc::new(crypto), handshake_token_key(token_key_seed));

@@ -8,11 +8,11 @@ use std::sync::Arc;
 use ring::aead;
 use rustls::client::{ClientSessionMemoryCache, ClientSessionStore, Resumption};
 use rustls::crypto::CryptoProvider;
-use rustls::server::ProducesTickets;
+use rustls::server::{ProducesTickets, ServerSessionMemoryCache, StoresServerSessions};
 
 use crate::certs::CloudCerts;
 use crate::consts::{
-    CLIENT_SESSION_STORE_LEN, TICKET_KEY_NAME_LEN, TICKET_LIFETIME_S, TICKET_NONCE_LEN,
+    CLIENT_SESSION_STORE_LEN, SERVER_SESSION_STORE_LEN, TICKET_KEY_NAME_LEN, TICKET_LIFETIME_S, TICKET_NONCE_LEN,
     TICKET_PLAIN_LEN_MAX, TICKET_TAG_LEN,
 };
 use crate::provider::SimClock;
@@ -135,13 +135,20 @@ pub fn new_client_session_store() -> Arc<dyn ClientSessionStore> {
     Arc::new(ClientSessionMemoryCache::new(CLIENT_SESSION_STORE_LEN))
 }
 
-/// Builds a TLS 1.3-only server configuration (shared by TCP and QUIC).
+/// A fresh, empty server session store for stateful resumption (rustls' in-memory cache of
+/// `SERVER_SESSION_STORE_LEN` sessions; session ids come from the provider's seeded
+/// `secure_random`). QUIC uses it because rustls allows 0-RTT only with stateful resumption
+/// (RFC 8446 section 8.1). Share one store between all reactors of one cloud, fresh per run.
+pub fn new_server_session_store() -> Arc<dyn StoresServerSessions> {
+    ServerSessionMemoryCache::new(SERVER_SESSION_STORE_LEN)
+}
+
+/// Builds a TLS 1.3-only server configuration (shared by TCP and QUIC), no resumption set.
 pub(crate) fn server_config_inner(
     provider: &Arc<CryptoProvider>,
     clock: &SimClock,
     certs: &CloudCerts,
     alpn: &[&[u8]],
-    ticketer: Arc<dyn ProducesTickets>,
 ) -> rustls::ServerConfig {
     let mut config = rustls::ServerConfig::builder_with_details(provider.clone(), clock.time_provider())
         .with_protocol_versions(&[&rustls::version::TLS13])
@@ -150,7 +157,6 @@ pub(crate) fn server_config_inner(
         .with_single_cert(certs.server_chain(), certs.server_key())
         .expect("the kit's Ed25519 key matches its certificate");
     config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
-    config.ticketer = ticketer;
     config
 }
 
@@ -184,7 +190,9 @@ pub fn tls_server_config(
     alpn: &[&[u8]],
     ticketer: Arc<dyn ProducesTickets>,
 ) -> Arc<rustls::ServerConfig> {
-    Arc::new(server_config_inner(provider, clock, certs, alpn, ticketer))
+    let mut config = server_config_inner(provider, clock, certs, alpn);
+    config.ticketer = ticketer;
+    Arc::new(config)
 }
 
 /// Client configuration for TLS 1.3 over TCP: trusts the kit's CA, ALPN `alpn`, resumes with
