@@ -1,1 +1,11 @@
-//! (under construction)
+//! ftw-sim's world: seeds, simulated time, the network and its faults, NATs,
+//! drivers that bind the IO-free models to turmoil sockets, and the trace.
+
+pub mod net;
+pub mod seed;
+pub mod time;
+pub mod trace;
+pub mod world;
+
+pub use seed::{parse_seed, RunSeed};
+pub use world::{RunOutcome, World, WorldConfig};

@@ -223,6 +223,9 @@ use top::Topology;
 pub use top::{LinkIter, LinksIter, SentRef};
 
 mod world;
+
+/// ftw-sim patch: the network hook (see PATCH.md).
+pub mod hook;
 use world::World;
 
 const TRACING_TARGET: &str = "turmoil";

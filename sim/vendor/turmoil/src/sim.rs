@@ -411,15 +411,39 @@ impl<'a> Sim<'a> {
     ///
     /// Returns whether or not all clients have completed.
     pub fn step(&mut self) -> Result<bool> {
+        self.step_by(self.config.tick)
+    }
+
+    /// ftw-sim patch: install the hook that decides the fate of every UDP
+    /// datagram. With a hook installed, messages are delivered at the first
+    /// step that starts at or after their exact delivery time (see PATCH.md).
+    pub fn set_net_hook(&mut self, hook: Box<dyn crate::hook::NetHook>) {
+        self.world.borrow_mut().net_hook = Some(hook);
+    }
+
+    /// ftw-sim patch: the earliest time since the start at which a queued
+    /// message becomes deliverable.
+    pub fn next_delivery(&self) -> Option<Duration> {
+        self.world.borrow().topology.next_delivery()
+    }
+
+    /// ftw-sim patch: one step of any length (the stock `step` is a step of
+    /// the configured tick). Stepping straight to the next timer or delivery
+    /// is how the simulator skips idle time.
+    pub fn step_by(&mut self, tick: Duration) -> Result<bool> {
         tracing::trace!(target: TRACING_TARGET, "step {}", self.steps);
 
-        let tick = self.config.tick;
         let mut is_finished = true;
+        let exact = self.world.borrow().net_hook.is_some();
 
         // Tick the networking, processing messages. This is done before
         // ticking any other runtime, as they might be waiting on network
         // IO. (It also might be waiting on something else, such as time.)
-        self.world.borrow_mut().topology.tick_by(tick);
+        // ftw-sim patch: with a hook, the network is ticked after the hosts,
+        // so a host at time t receives exactly the messages due by t.
+        if !exact {
+            self.world.borrow_mut().topology.tick_by(tick);
+        }
 
         // Tick each host runtimes with running software. If the software
         // completes, extract the result and return early if an error is
@@ -464,6 +488,10 @@ impl<'a> Sim<'a> {
             world.current = None;
 
             world.tick(addr, tick);
+        }
+
+        if exact {
+            self.world.borrow_mut().topology.tick_by(tick);
         }
 
         // Tick the nodes that are not actively running (i.e., crashed) to ensure their clock keeps up

@@ -23,6 +23,10 @@ pub(crate) struct Topology {
     /// forward in the same way we do it elsewhere. We'd like to represent
     /// network state with async in the future.
     rt: Rt<'static>,
+
+    /// ftw-sim patch: the topology clock at elapsed zero, so that exact send
+    /// times (a `Duration` since the start) convert to this clock.
+    base: Instant,
 }
 
 /// This type is used as the key in the [`Topology::links`] map. See [`new`]
@@ -174,10 +178,13 @@ enum State {
 
 impl Topology {
     pub(crate) fn new(config: config::Link) -> Topology {
+        let rt = Rt::no_software();
+        let base = rt.now();
         Topology {
             config,
             links: IndexMap::new(),
-            rt: Rt::no_software(),
+            rt,
+            base,
         }
     }
 
@@ -281,6 +288,49 @@ impl Topology {
     pub(crate) fn repair_oneway(&mut self, a: IpAddr, b: IpAddr) {
         let link = &mut self.get_link_mut(&Pair::new(a, b));
         link.repair_oneway(a, b);
+    }
+
+    /// ftw-sim patch: time since the start on the topology's clock.
+    pub(crate) fn elapsed(&self) -> Duration {
+        self.rt.now() - self.base
+    }
+
+    /// ftw-sim patch: queue a message for delivery at `at` (since the start),
+    /// exactly, honouring the link's partition and hold state. A pair with no
+    /// link (an address no host has) is dropped.
+    pub(crate) fn enqueue_at(&mut self, src: SocketAddr, dst: SocketAddr, message: Protocol, at: Duration) {
+        let deliver_at = self.base + at;
+        if src.ip() == dst.ip() {
+            tracing::trace!(target: TRACING_TARGET, ?src, ?dst, "Drop (hook: same address)");
+            return;
+        }
+        if let Some(link) = self.links.get_mut(&Pair::new(src.ip(), dst.ip())) {
+            let status = match link.get_state_for_message(src.ip(), dst.ip()) {
+                State::Healthy => DeliveryStatus::DeliverAfter(deliver_at),
+                State::Hold => DeliveryStatus::Hold,
+                _ => return,
+            };
+            link.sent.push_back(Sent { src, dst, status, protocol: message });
+        } else {
+            tracing::trace!(target: TRACING_TARGET, ?src, ?dst, "Drop (hook: no link)");
+        }
+    }
+
+    /// ftw-sim patch: the earliest time (since the start) at which a message
+    /// on any link becomes deliverable, or `Some(now)` when one already is.
+    pub(crate) fn next_delivery(&self) -> Option<Duration> {
+        let mut next: Option<Instant> = None;
+        for link in self.links.values() {
+            if link.deliverable.values().any(|q| !q.is_empty()) {
+                next = Some(link.now.min(next.unwrap_or(link.now)));
+            }
+            for sent in &link.sent {
+                if let DeliveryStatus::DeliverAfter(t) = sent.status {
+                    next = Some(t.min(next.unwrap_or(t)));
+                }
+            }
+        }
+        next.map(|t| t.saturating_duration_since(self.base))
     }
 
     pub(crate) fn tick_by(&mut self, duration: Duration) {

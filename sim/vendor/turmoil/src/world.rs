@@ -40,6 +40,10 @@ pub(crate) struct World {
     /// Run duration for each host on every step.
     // TODO: Remove this once we've cleaned up the loopback implementation hacks
     pub(crate) tick_duration: Duration,
+
+    /// ftw-sim patch: an optional hook that decides the fate of every UDP
+    /// datagram (delay, loss, duplication, address rewriting). See PATCH.md.
+    pub(crate) net_hook: Option<Box<dyn crate::hook::NetHook>>,
 }
 
 scoped_thread_local!(static CURRENT: RefCell<World>);
@@ -60,6 +64,7 @@ impl World {
             current: None,
             rng,
             tick_duration,
+            net_hook: None,
         }
     }
 
@@ -266,6 +271,25 @@ impl World {
         dst: SocketAddr,
         message: Protocol,
     ) -> Result<()> {
+        // ftw-sim patch: UDP goes through the hook when one is installed; the
+        // hook stamps the datagram with the sender's exact time.
+        if let (Some(hook), Protocol::Udp(datagram)) = (self.net_hook.as_mut(), &message) {
+            let now = match self.current {
+                Some(addr) => self.hosts[&addr].timer.sim_elapsed(),
+                None => self.topology.elapsed(),
+            };
+            let emits = hook.on_send(now, src, dst, &datagram.0)?;
+            for emit in emits {
+                let at = now + emit.delay;
+                self.topology.enqueue_at(
+                    emit.src,
+                    emit.dst,
+                    Protocol::Udp(crate::Datagram(emit.payload)),
+                    at,
+                );
+            }
+            return Ok(());
+        }
         self.topology
             .enqueue_message(&mut self.rng, src, dst, message)
     }

@@ -1,0 +1,224 @@
+//! The simulated network: turmoil carries the datagrams; this module decides
+//! their fate through turmoil's network hook (see `sim/vendor/turmoil/PATCH.md`).
+//!
+//! A datagram from an inside host (phone, box) first meets that host's NAT, then
+//! the fault chain of its leg in the "up" direction; a datagram to a NAT's
+//! public address meets the leg's "down" chain and then the NAT. Everything
+//! else (between hosts on the internet side) gets the default chain. Timed
+//! actions of the fault plan (rebinds, network switches) are applied by the
+//! network itself at their time, never from outside the run.
+
+pub mod fault;
+pub mod nat;
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::io;
+use std::net::{IpAddr, SocketAddr};
+use std::rc::Rc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use rand_chacha::ChaCha20Rng;
+
+use crate::trace;
+use fault::{Chain, Ctx};
+use nat::{Nat, NatDrop};
+
+/// TCP travels as raw IPv4 packets inside UDP datagrams between this port on
+/// both hosts (the userspace TCP in `ftw-tcp`); faults tell it from QUIC by it.
+pub const IP_TUNNEL_PORT: u16 = 6;
+/// IPv4 (20) + UDP (8) header bytes, for MTU checks and byte counts.
+pub const IP_UDP_HEADER_BYTES: usize = 28;
+
+/// One datagram in flight through a chain.
+#[derive(Clone, Debug)]
+pub struct InFlight {
+    pub delay: Duration,
+    pub src: SocketAddr,
+    pub dst: SocketAddr,
+    pub payload: Bytes,
+}
+
+/// The link between an edge host (behind its NAT) and the internet.
+pub struct Leg {
+    pub name: String,
+    pub up: Chain,
+    pub down: Chain,
+}
+
+/// A timed network action of the fault plan.
+#[derive(Clone, Debug, PartialEq)]
+pub enum NetAction {
+    /// The host's NAT gives every flow of the host a new outside port.
+    Rebind { host: IpAddr },
+    /// The host moves to the NAT with index `nat` (Wi-Fi to cellular).
+    Move { host: IpAddr, nat: usize },
+}
+
+/// Counters of the network, for properties and the trace summary.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct NetStats {
+    pub sent: u64,
+    pub delivered: u64,
+    pub dropped_fault: u64,
+    pub dropped_nat: u64,
+    pub refused: u64,
+    pub bytes_ip: u64,
+}
+
+/// The network's state: NATs, legs, schedule, counters.
+pub struct Network {
+    rng: ChaCha20Rng,
+    pub nats: Vec<Nat>,
+    /// Inside host -> index of the NAT it is behind now.
+    pub behind: BTreeMap<IpAddr, usize>,
+    /// Edge host (inside address) -> its leg.
+    pub legs: BTreeMap<IpAddr, Leg>,
+    pub default_chain: Chain,
+    schedule: Vec<(Duration, NetAction)>,
+    next_action: usize,
+    pub names: BTreeMap<IpAddr, String>,
+    pub stats: NetStats,
+    /// IP bytes sent per host (by name), for the byte-count tables.
+    pub bytes_by_host: BTreeMap<String, u64>,
+}
+
+impl Network {
+    pub fn new(rng: ChaCha20Rng) -> Self {
+        Network {
+            rng,
+            nats: Vec::new(),
+            behind: BTreeMap::new(),
+            legs: BTreeMap::new(),
+            default_chain: Chain::default(),
+            schedule: Vec::new(),
+            next_action: 0,
+            names: BTreeMap::new(),
+            stats: NetStats::default(),
+            bytes_by_host: BTreeMap::new(),
+        }
+    }
+
+    /// Schedule a network action at `at` (time since the start).
+    pub fn schedule(&mut self, at: Duration, action: NetAction) {
+        self.schedule.push((at, action));
+        self.schedule.sort_by_key(|(t, _)| *t);
+        assert_eq!(self.next_action, 0, "schedule network actions before the run starts");
+    }
+
+    fn name(&self, ip: IpAddr) -> String {
+        self.names.get(&ip).cloned().unwrap_or_else(|| ip.to_string())
+    }
+
+    fn apply_due(&mut self, now: Duration) {
+        while let Some((at, action)) = self.schedule.get(self.next_action).cloned() {
+            if at > now {
+                break;
+            }
+            self.next_action += 1;
+            match action {
+                NetAction::Rebind { host } => {
+                    if let Some(&n) = self.behind.get(&host) {
+                        let flows = self.nats[n].rebind(host);
+                        trace::record_at(at, &self.nats[n].name.clone(), "nat.rebind", format!("{} flows={flows}", self.name(host)));
+                    }
+                }
+                NetAction::Move { host, nat } => {
+                    if let Some(old) = self.behind.insert(host, nat) {
+                        self.nats[old].forget(host);
+                    }
+                    trace::record_at(at, &self.name(host), "net.move", format!("now behind {}", self.nats[nat].name));
+                }
+            }
+        }
+    }
+
+    fn nat_of_public(&self, ip: IpAddr) -> Option<usize> {
+        self.nats.iter().position(|n| n.public_ip == ip)
+    }
+
+    fn is_inside(&self, ip: IpAddr) -> bool {
+        self.behind.contains_key(&ip)
+    }
+
+    /// Decide the fate of one datagram.
+    pub fn on_send(&mut self, now: Duration, src: SocketAddr, dst: SocketAddr, payload: &Bytes) -> io::Result<Vec<turmoil::hook::Emit>> {
+        self.apply_due(now);
+        self.stats.sent += 1;
+        let ip_bytes = (payload.len() + IP_UDP_HEADER_BYTES) as u64;
+        self.stats.bytes_ip += ip_bytes;
+        *self.bytes_by_host.entry(self.name(src.ip())).or_default() += ip_bytes;
+        let sender = self.name(src.ip());
+        let tag = format!("{src}->{dst} len={} h={}", payload.len(), trace::bytes_hash(payload));
+        trace::record_at(now, &sender, "udp.send", tag.clone());
+
+        // Where it goes, and through which chain.
+        let d = InFlight { delay: Duration::ZERO, src, dst, payload: payload.clone() };
+        let (d, chain_owner, up) = if self.is_inside(src.ip()) {
+            let n = self.behind[&src.ip()];
+            let (public, created) = self.nats[n].outbound(now, src, dst);
+            if created {
+                trace::record_at(now, &self.nats[n].name.clone(), "nat.map", format!("{src} as {public}"));
+            }
+            (InFlight { src: public, ..d }, Some(src.ip()), true)
+        } else if let Some(n) = self.nat_of_public(dst.ip()) {
+            match self.nats[n].inbound(now, dst.port(), src) {
+                Ok(inside) => (InFlight { dst: inside, ..d }, Some(inside.ip()), false),
+                Err(why) => {
+                    self.stats.dropped_nat += 1;
+                    let what = match why {
+                        NatDrop::NoMapping => "no mapping",
+                        NatDrop::Filtered => "filtered",
+                    };
+                    trace::record_at(now, &self.nats[n].name.clone(), "udp.drop", format!("{tag} nat: {what}"));
+                    return Ok(Vec::new());
+                }
+            }
+        } else if self.is_inside(dst.ip()) {
+            // Nothing reaches an inside host except through its NAT.
+            self.stats.dropped_nat += 1;
+            trace::record_at(now, &sender, "udp.drop", format!("{tag} inside host not reachable directly"));
+            return Ok(Vec::new());
+        } else {
+            (d, None, true)
+        };
+
+        let mut ctx = Ctx { now, rng: &mut self.rng };
+        let chain = match chain_owner.and_then(|ip| self.legs.get_mut(&ip)) {
+            Some(leg) if up => &mut leg.up,
+            Some(leg) => &mut leg.down,
+            None => &mut self.default_chain,
+        };
+        let out = match chain.run(&mut ctx, d) {
+            Ok(out) => out,
+            Err(e) => {
+                self.stats.refused += 1;
+                trace::record_at(now, &sender, "udp.refused", tag);
+                return Err(e);
+            }
+        };
+        if out.is_empty() {
+            self.stats.dropped_fault += 1;
+            trace::record_at(now, &sender, "udp.drop", format!("{tag} fault"));
+        }
+        let mut emits = Vec::with_capacity(out.len());
+        for o in out {
+            self.stats.delivered += 1;
+            // Delivery happens at the first step at or after this time; whole
+            // microseconds keep the trace free of float noise.
+            trace::record_at(now + o.delay, &self.name(o.dst.ip()), "udp.arrive", format!("{}->{} h={}", o.src, o.dst, trace::bytes_hash(&o.payload)));
+            emits.push(turmoil::hook::Emit { delay: o.delay, src: o.src, dst: o.dst, payload: o.payload });
+        }
+        Ok(emits)
+    }
+}
+
+/// The hook turmoil calls; shares the network with the world.
+pub struct Hook(pub Rc<RefCell<Network>>);
+
+impl turmoil::hook::NetHook for Hook {
+    fn on_send(&mut self, now: Duration, src: SocketAddr, dst: SocketAddr, payload: &Bytes) -> io::Result<Vec<turmoil::hook::Emit>> {
+        self.0.borrow_mut().on_send(now, src, dst, payload)
+    }
+}

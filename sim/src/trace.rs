@@ -1,0 +1,185 @@
+//! The trace: every event of a run, with simulated time and host, folded into a
+//! running SHA-256. Two runs replay exactly iff their trace hashes are equal;
+//! when they are not, [`first_divergence`] names the first event that differs.
+//!
+//! Events come from the network hook (every datagram sent, dropped, delivered,
+//! with the hash of its bytes), from drivers (timers, QUIC events) and from
+//! models (decisions). Each is also logged through `tracing` at target
+//! `ftw::trace`, so `RUST_LOG=ftw::trace=debug` prints them with sim time.
+
+use std::cell::RefCell;
+use std::fmt::Write as _;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use sha2::{Digest, Sha256};
+
+/// One event.
+#[derive(Clone, Debug, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Event {
+    /// Simulated time since the start, in nanoseconds.
+    pub t_ns: u64,
+    pub host: String,
+    pub kind: String,
+    pub detail: String,
+}
+
+impl Event {
+    fn line(&self) -> String {
+        format!("{}|{}|{}|{}\n", self.t_ns, self.host, self.kind, self.detail)
+    }
+}
+
+/// The trace of one run.
+#[derive(Clone)]
+pub struct Trace {
+    hasher: Sha256,
+    events: Vec<Event>,
+    keep_events: bool,
+    count: u64,
+    counts: std::collections::BTreeMap<String, u64>,
+}
+
+impl std::fmt::Debug for Trace {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "Trace({} events, {})", self.count, self.hash())
+    }
+}
+
+impl Default for Trace {
+    fn default() -> Self {
+        Self::new(true)
+    }
+}
+
+impl Trace {
+    pub fn new(keep_events: bool) -> Self {
+        Trace { hasher: Sha256::new(), events: Vec::new(), keep_events, count: 0, counts: Default::default() }
+    }
+
+    pub fn record(&mut self, ev: Event) {
+        self.hasher.update(ev.line().as_bytes());
+        self.count += 1;
+        *self.counts.entry(ev.kind.clone()).or_default() += 1;
+        if self.keep_events {
+            self.events.push(ev);
+        }
+    }
+
+    /// Hex SHA-256 over every event so far.
+    pub fn hash(&self) -> String {
+        hex::encode(self.hasher.clone().finalize())
+    }
+
+    pub fn events(&self) -> &[Event] {
+        &self.events
+    }
+
+    pub fn len(&self) -> u64 {
+        self.count
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.count == 0
+    }
+
+    /// How many events of each kind.
+    pub fn counts(&self) -> &std::collections::BTreeMap<String, u64> {
+        &self.counts
+    }
+
+    /// The trace as JSON lines, one event a line.
+    pub fn to_jsonl(&self) -> String {
+        let mut out = String::new();
+        for e in &self.events {
+            out.push_str(&serde_json::to_string(e).expect("event serialises"));
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// Where two traces first differ: the index and both events (None past the end).
+pub fn first_divergence(a: &[Event], b: &[Event]) -> Option<(usize, Option<Event>, Option<Event>)> {
+    let n = a.len().max(b.len());
+    (0..n).find_map(|i| {
+        let (x, y) = (a.get(i), b.get(i));
+        (x != y).then(|| (i, x.cloned(), y.cloned()))
+    })
+}
+
+/// Format a divergence for a person.
+pub fn describe_divergence(d: &(usize, Option<Event>, Option<Event>)) -> String {
+    let mut s = String::new();
+    let show = |e: &Option<Event>| match e {
+        Some(e) => format!("t={} host={} {} {}", fmt_time(Duration::from_nanos(e.t_ns)), e.host, e.kind, e.detail),
+        None => "(trace ended)".to_string(),
+    };
+    let _ = write!(s, "first divergence at event #{}:\n  run A: {}\n  run B: {}", d.0, show(&d.1), show(&d.2));
+    s
+}
+
+/// `12.345s`-style time for people.
+pub fn fmt_time(d: Duration) -> String {
+    format!("{}.{:06}s", d.as_secs(), d.subsec_micros())
+}
+
+thread_local! {
+    static CURRENT: RefCell<Option<Trace>> = const { RefCell::new(None) };
+}
+
+/// Start recording a new trace on this thread (one world runs per thread).
+pub(crate) fn begin(keep_events: bool) {
+    CURRENT.with(|c| *c.borrow_mut() = Some(Trace::new(keep_events)));
+}
+
+/// Stop recording and hand the trace back.
+pub(crate) fn end() -> Trace {
+    CURRENT.with(|c| c.borrow_mut().take()).unwrap_or_default()
+}
+
+/// Record an event at an explicit time.
+pub fn record_at(t: Duration, host: &str, kind: &str, detail: impl Into<String>) {
+    let detail = detail.into();
+    tracing::debug!(target: "ftw::trace", host, kind, "{detail}");
+    CURRENT.with(|c| {
+        if let Some(tr) = c.borrow_mut().as_mut() {
+            tr.record(Event { t_ns: t.as_nanos() as u64, host: host.to_string(), kind: kind.to_string(), detail });
+        }
+    });
+}
+
+/// Record an event at the running host's current time.
+pub fn record(host: &str, kind: &str, detail: impl Into<String>) {
+    let t = turmoil::sim_elapsed().unwrap_or_default();
+    record_at(t, host, kind, detail);
+}
+
+/// Short hex of a SHA-256 of some bytes (for datagrams in the trace).
+pub fn bytes_hash(b: &[u8]) -> String {
+    let d = Sha256::digest(b);
+    hex::encode(&d[..8])
+}
+
+/// A `tracing_subscriber` timer that prints simulated time.
+pub struct SimTimer;
+
+impl tracing_subscriber::fmt::time::FormatTime for SimTimer {
+    fn format_time(&self, w: &mut tracing_subscriber::fmt::format::Writer<'_>) -> std::fmt::Result {
+        match turmoil::sim_elapsed() {
+            Some(t) => write!(w, "[sim {}]", fmt_time(t)),
+            None => write!(w, "[sim -]"),
+        }
+    }
+}
+
+/// Install logging: `RUST_LOG` filters (default `warn`), sim time on every line, to stderr.
+pub fn init_logging() {
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_timer(SimTimer)
+        .with_writer(std::io::stderr)
+        .try_init();
+}
