@@ -29,6 +29,12 @@
 //! * A QUIC session's end is judged by [`crate::session::judge_quic_end`]; a demotion is
 //!   written to the memory for `DEMOTION_MS`.
 //!
+//! Consequence (tested in `race_tests`): after a demotion, the WebSocket wins every race
+//! of the day and its memory entry is refreshed each time; the first reconnect after the
+//! day starts with the remembered WebSocket, and its QUIC probe learns QUIC; the next one
+//! is carried by QUIC. After a lost race with no demotion, QUIC is learned at the next
+//! reconnect. With `ws_first_cancels_quic_probe`, neither ever happens.
+//!
 //! [`Action::CloseDial`] closes the named transport's connection, whether it is still
 //! opening or carries the session.
 

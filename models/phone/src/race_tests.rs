@@ -103,12 +103,14 @@ fn learning_dial_records_quic() {
 
 #[test]
 fn switch_losing_quic_dial_cancelled_forgets_quic() {
-    let sw = Switches { losing_quic_dial_cancelled: true, ..Switches::default() };
-    let mut s = CloudSockets::racing(sw);
-    let run = race(&mut s, 0, DialScript::both_open(400, 40));
-    assert_eq!(run.session, Some((WebSocket, 290)));
-    assert!(run.closes.contains(&(290, Quic)));
-    assert_eq!(s.memory().winner(&net("home"), 400), Some(WebSocket));
+    for (on, learned) in [(false, Quic), (true, WebSocket)] {
+        let sw = Switches { losing_quic_dial_cancelled: on, ..Switches::default() };
+        let mut s = CloudSockets::racing(sw);
+        let run = race(&mut s, 0, DialScript::both_open(400, 40));
+        assert_eq!(run.session, Some((WebSocket, 290)));
+        assert_eq!(run.closes.contains(&(290, Quic)), on);
+        assert_eq!(s.memory().winner(&net("home"), 400), Some(learned));
+    }
 }
 
 #[test]
@@ -256,8 +258,10 @@ fn hourly_after_one_quic_loss(sw: Switches) -> (Vec<Transport>, CloudSockets) {
     (carried, s)
 }
 
+/// The demotion scenario, fixed: the day of demotion holds QUIC second, the first reconnect
+/// after it learns QUIC (a day plus one reconnect), the next one is carried by QUIC.
 #[test]
-fn fixed_quic_carries_again_within_a_day_plus_one_reconnect() {
+fn fixed_quic_learned_within_a_day_plus_one_reconnect_then_carries() {
     let (carried, s) = hourly_after_one_quic_loss(Switches::default());
     // Demoted from 30 s to 24 h + 30 s: hours 1..=24 on the WebSocket (probe ignored).
     assert!(carried[..24].iter().all(|&t| t == WebSocket));
@@ -278,4 +282,85 @@ fn switch_ws_first_cancels_quic_probe_keeps_the_websocket_for_ever() {
     // The WebSocket's entry was refreshed at every reconnect.
     let e = s.memory().get(&net("home")).unwrap();
     assert_eq!(e.winner, Some((WebSocket, 72 * H + 40)));
+}
+
+/// One transient QUIC outage: no UDP answer at all in one race, so the WebSocket wins and
+/// the learning dial times out. Then hourly reconnects for 3 days with QUIC healthy.
+fn hourly_after_one_quic_outage(sw: Switches) -> Vec<Transport> {
+    let mut s = CloudSockets::racing(sw);
+    let outage = DialScript { quic: DialOutcome::NoAnswer, ws: DialOutcome::Opens { after_ms: 40 } };
+    let run = race(&mut s, 0, outage);
+    assert_eq!(run.session.unwrap().0, WebSocket);
+    assert_eq!(s.memory().winner(&net("home"), 20 * S), Some(WebSocket));
+    s.close(30 * MIN);
+    (1..=72u64)
+        .map(|k| {
+            let run = race(&mut s, k * H, DialScript::both_open(60, 40));
+            s.close(k * H + 59 * MIN);
+            run.session.unwrap().0
+        })
+        .collect()
+}
+
+#[test]
+fn one_transient_outage_fixed_vs_switch_ws_first_cancels_quic_probe() {
+    let fixed = hourly_after_one_quic_outage(Switches::default());
+    assert_eq!(fixed[0], WebSocket, "hour 1: WebSocket remembered, the probe learns QUIC");
+    assert!(fixed[1..].iter().all(|&t| t == Quic), "{fixed:?}");
+    let sw = Switches { ws_first_cancels_quic_probe: true, ..Switches::default() };
+    let buggy = hourly_after_one_quic_outage(sw);
+    assert!(buggy.iter().all(|&t| t == WebSocket), "{buggy:?}");
+}
+
+#[test]
+fn bug_trace_says_quic_is_never_started() {
+    let sw = Switches { ws_first_cancels_quic_probe: true, ..Switches::default() };
+    let mut s = CloudSockets::racing(sw);
+    s.memory_mut().remember(&net("home"), WebSocket, 0);
+    let run = race(&mut s, S, DialScript::both_open(60, 40));
+    assert_eq!(run.dials, vec![(S, WebSocket)]);
+    assert!(has(&run, |d| matches!(d, Decision::LeadCancelled { never_started: Quic })));
+    let mut s = CloudSockets::racing(Switches::default());
+    s.memory_mut().remember(&net("home"), WebSocket, 0);
+    let run = race(&mut s, S, DialScript::both_open(60, 40));
+    assert_eq!(run.dials, vec![(S, WebSocket), (S + LEAD_MS, Quic)]);
+}
+
+#[test]
+fn a_new_start_closes_the_session_under_way_without_demoting() {
+    let mut s = CloudSockets::racing(Switches::default());
+    race(&mut s, 0, DialScript::both_open(60, 40));
+    assert_eq!(s.session(), Some(Quic));
+    s.start(S, net("cafe"));
+    let mut actions = Vec::new();
+    while let Some(a) = s.poll_action() {
+        actions.push(a);
+    }
+    assert_eq!(actions, vec![crate::race::Action::CloseDial(Quic), crate::race::Action::StartDial(Quic)]);
+    assert_eq!(s.stats().demotions, 0);
+    assert_eq!(s.network(), Some(&net("cafe")));
+    assert_eq!(s.poll_timeout(), Some(S + LEAD_MS));
+}
+
+#[test]
+fn stale_inputs_are_traced_not_obeyed() {
+    let mut s = CloudSockets::racing(Switches::default());
+    s.opened(0, Quic);
+    s.session_ended(0, SessionEnd::PathDropped);
+    assert_eq!(s.phase(), Phase::Idle);
+    assert!(s.poll_action().is_none());
+    let mut n = 0;
+    while let Some((_, d)) = s.poll_decision() {
+        assert!(matches!(d, Decision::StaleInput { .. }));
+        n += 1;
+    }
+    assert_eq!(n, 2);
+}
+
+#[test]
+fn switches_default_all_off_and_serde() {
+    let sw: Switches = serde_json::from_str("{}").unwrap();
+    assert_eq!(sw, Switches::default());
+    let on: Switches = serde_json::from_str(r#"{"ws_first_cancels_quic_probe": true}"#).unwrap();
+    assert!(on.ws_first_cancels_quic_probe && !on.every_close_demotes);
 }
