@@ -133,7 +133,7 @@ impl CloudView {
         }
         let mut table_adopted = false;
         if let Some(fields) = &live.table {
-            if !table_rev.is_some_and(|r| live.src_rev <= r) {
+            if table_rev.is_none_or(|r| live.src_rev > r) {
                 self.table = Some(Table { src_rev: live.src_rev, fields: fields.clone() });
                 table_adopted = true;
             }
