@@ -59,9 +59,14 @@ impl CloudCerts {
             dn
         };
         ca_params.is_ca = IsCa::Ca(BasicConstraints::Constrained(0));
-        ca_params.key_usages =
-            vec![KeyUsagePurpose::KeyCertSign, KeyUsagePurpose::CrlSign, KeyUsagePurpose::DigitalSignature];
-        let ca_cert = ca_params.self_signed(&ca_key).expect("CA parameters are valid");
+        ca_params.key_usages = vec![
+            KeyUsagePurpose::KeyCertSign,
+            KeyUsagePurpose::CrlSign,
+            KeyUsagePurpose::DigitalSignature,
+        ];
+        let ca_cert = ca_params
+            .self_signed(&ca_key)
+            .expect("CA parameters are valid");
 
         let mut server_params = CertificateParams::default();
         fixed_validity(&mut server_params);
@@ -105,7 +110,9 @@ impl CloudCerts {
     /// A root store holding only the kit's CA.
     pub fn root_store(&self) -> RootCertStore {
         let mut roots = RootCertStore::empty();
-        roots.add(self.ca_der.clone()).expect("the kit's CA parses as a trust anchor");
+        roots
+            .add(self.ca_der.clone())
+            .expect("the kit's CA parses as a trust anchor");
         roots
     }
 }
@@ -134,4 +141,24 @@ fn ed25519_pkcs8(secret: &[u8; 32]) -> PrivatePkcs8KeyDer<'static> {
 fn ed25519_key_pair(secret: &[u8; 32]) -> KeyPair {
     KeyPair::from_pkcs8_der_and_sign_algo(&ed25519_pkcs8(secret), &PKCS_ED25519)
         .expect("an Ed25519 PKCS#8 key from ed25519-dalek loads in rcgen")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::consts::{CERT_NOT_AFTER_UNIX_S, CERT_NOT_BEFORE_UNIX_S};
+
+    #[test]
+    fn validity_constants_match_the_dates() {
+        let (y, m, d) = CERT_NOT_BEFORE_YMD;
+        assert_eq!(
+            date_time_ymd(y, m, d).unix_timestamp(),
+            CERT_NOT_BEFORE_UNIX_S as i64
+        );
+        let (y, m, d) = CERT_NOT_AFTER_YMD;
+        assert_eq!(
+            date_time_ymd(y, m, d).unix_timestamp(),
+            CERT_NOT_AFTER_UNIX_S as i64
+        );
+    }
 }

@@ -6,7 +6,8 @@ use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
 use rustls::crypto::{
-    ActiveKeyExchange, CryptoProvider, GetRandomFailed, SecureRandom, SharedSecret, SupportedKxGroup,
+    ActiveKeyExchange, CryptoProvider, GetRandomFailed, SecureRandom, SharedSecret,
+    SupportedKxGroup,
 };
 use rustls::pki_types::UnixTime;
 use rustls::time_provider::TimeProvider;
@@ -58,7 +59,9 @@ pub struct SeededSecureRandom {
 
 impl fmt::Debug for SeededSecureRandom {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SeededSecureRandom").field("rng", &self.rng).finish()
+        f.debug_struct("SeededSecureRandom")
+            .field("rng", &self.rng)
+            .finish()
     }
 }
 
@@ -76,7 +79,9 @@ pub struct SeededX25519 {
 
 impl fmt::Debug for SeededX25519 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SeededX25519").field("rng", &self.rng).finish()
+        f.debug_struct("SeededX25519")
+            .field("rng", &self.rng)
+            .finish()
     }
 }
 
@@ -137,7 +142,9 @@ impl SimClock {
 
     /// A clock that always reads `unix_s` (tests, fixed-time tools).
     pub fn fixed(unix_s: u64) -> Self {
-        Self::new(Arc::new(move || UnixTime::since_unix_epoch(Duration::from_secs(unix_s))))
+        Self::new(Arc::new(move || {
+            UnixTime::since_unix_epoch(Duration::from_secs(unix_s))
+        }))
     }
 
     /// The current sim wall time.
@@ -158,7 +165,9 @@ impl SimClock {
 
 impl fmt::Debug for SimClock {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SimClock").field("now_unix_s", &self.now().as_secs()).finish()
+        f.debug_struct("SimClock")
+            .field("now_unix_s", &self.now().as_secs())
+            .finish()
     }
 }
 
@@ -181,8 +190,12 @@ mod tests {
 
     #[test]
     fn x25519_agrees_and_is_a_function_of_the_seed() {
-        let a = SeededX25519 { rng: SeededRng::from_seed([1; 32]) };
-        let b = SeededX25519 { rng: SeededRng::from_seed([2; 32]) };
+        let a = SeededX25519 {
+            rng: SeededRng::from_seed([1; 32]),
+        };
+        let b = SeededX25519 {
+            rng: SeededRng::from_seed([2; 32]),
+        };
         let ka = a.start().unwrap();
         let kb = b.start().unwrap();
         let (pa, pb) = (ka.pub_key().to_vec(), kb.pub_key().to_vec());
@@ -191,13 +204,17 @@ mod tests {
         let sb = kb.complete(&pa).unwrap();
         assert_eq!(sa.secret_bytes(), sb.secret_bytes());
         // Same seed, same share.
-        let again = SeededX25519 { rng: SeededRng::from_seed([1; 32]) };
+        let again = SeededX25519 {
+            rng: SeededRng::from_seed([1; 32]),
+        };
         assert_eq!(again.start().unwrap().pub_key(), &pa[..]);
     }
 
     #[test]
     fn x25519_rejects_bad_shares() {
-        let a = SeededX25519 { rng: SeededRng::from_seed([1; 32]) };
+        let a = SeededX25519 {
+            rng: SeededRng::from_seed([1; 32]),
+        };
         assert!(a.start().unwrap().complete(&[9u8; 31]).is_err());
         // The all-zero point has small order: the output is all zeros.
         assert!(a.start().unwrap().complete(&[0u8; 32]).is_err());
@@ -212,7 +229,10 @@ mod tests {
         let mut want = [0u8; 16];
         SeededRng::from_seed([5; 32]).fill(&mut want);
         assert_eq!(got, want);
-        assert!(provider.cipher_suites.iter().all(|s| s.version() == &rustls::version::TLS13));
+        assert!(provider
+            .cipher_suites
+            .iter()
+            .all(|s| s.version() == &rustls::version::TLS13));
         assert_eq!(provider.kx_groups.len(), 1);
     }
 }

@@ -12,8 +12,8 @@ use rustls::server::{ProducesTickets, ServerSessionMemoryCache, StoresServerSess
 
 use crate::certs::CloudCerts;
 use crate::consts::{
-    CLIENT_SESSION_STORE_LEN, SERVER_SESSION_STORE_LEN, TICKET_KEY_NAME_LEN, TICKET_LIFETIME_S, TICKET_NONCE_LEN,
-    TICKET_PLAIN_LEN_MAX, TICKET_TAG_LEN,
+    CLIENT_SESSION_STORE_LEN, SERVER_SESSION_STORE_LEN, TICKET_KEY_NAME_LEN, TICKET_LIFETIME_S,
+    TICKET_NONCE_LEN, TICKET_PLAIN_LEN_MAX, TICKET_TAG_LEN,
 };
 use crate::provider::SimClock;
 use crate::rng::SeededRng;
@@ -52,7 +52,9 @@ impl SeededTicketer {
 
 impl fmt::Debug for SeededTicketer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SeededTicketer").field("rng", &self.rng).finish_non_exhaustive()
+        f.debug_struct("SeededTicketer")
+            .field("rng", &self.rng)
+            .finish_non_exhaustive()
     }
 }
 
@@ -72,8 +74,9 @@ impl ProducesTickets for SeededTicketer {
         }
         let mut nonce = [0u8; TICKET_NONCE_LEN];
         self.rng.fill(&mut nonce);
-        let mut out =
-            Vec::with_capacity(TICKET_KEY_NAME_LEN + TICKET_NONCE_LEN + plain.len() + TICKET_TAG_LEN);
+        let mut out = Vec::with_capacity(
+            TICKET_KEY_NAME_LEN + TICKET_NONCE_LEN + plain.len() + TICKET_TAG_LEN,
+        );
         out.extend_from_slice(&self.key_name);
         out.extend_from_slice(&nonce);
         out.extend_from_slice(plain);
@@ -88,7 +91,8 @@ impl ProducesTickets for SeededTicketer {
             .ok()?;
         out.extend_from_slice(tag.as_ref());
         assert_eq!(out.len(), header_len + plain.len() + TICKET_TAG_LEN);
-        self.ciphertext_len_max.fetch_max(out.len(), Ordering::Relaxed);
+        self.ciphertext_len_max
+            .fetch_max(out.len(), Ordering::Relaxed);
         Some(out)
     }
 
@@ -101,7 +105,10 @@ impl ProducesTickets for SeededTicketer {
         }
         let (key_name, rest) = cipher.split_at(TICKET_KEY_NAME_LEN);
         // Constant-time comparison of the key name (no early exit).
-        let differs = key_name.iter().zip(self.key_name.iter()).fold(0u8, |acc, (a, b)| acc | (a ^ b));
+        let differs = key_name
+            .iter()
+            .zip(self.key_name.iter())
+            .fold(0u8, |acc, (a, b)| acc | (a ^ b));
         if differs != 0 {
             return None;
         }
@@ -150,12 +157,13 @@ pub(crate) fn server_config_inner(
     certs: &CloudCerts,
     alpn: &[&[u8]],
 ) -> rustls::ServerConfig {
-    let mut config = rustls::ServerConfig::builder_with_details(provider.clone(), clock.time_provider())
-        .with_protocol_versions(&[&rustls::version::TLS13])
-        .expect("the kit's provider supports TLS 1.3")
-        .with_no_client_auth()
-        .with_single_cert(certs.server_chain(), certs.server_key())
-        .expect("the kit's Ed25519 key matches its certificate");
+    let mut config =
+        rustls::ServerConfig::builder_with_details(provider.clone(), clock.time_provider())
+            .with_protocol_versions(&[&rustls::version::TLS13])
+            .expect("the kit's provider supports TLS 1.3")
+            .with_no_client_auth()
+            .with_single_cert(certs.server_chain(), certs.server_key())
+            .expect("the kit's Ed25519 key matches its certificate");
     config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
     config
 }
@@ -168,11 +176,12 @@ pub(crate) fn client_config_inner(
     alpn: &[&[u8]],
     resumption: &ClientResumption,
 ) -> rustls::ClientConfig {
-    let mut config = rustls::ClientConfig::builder_with_details(provider.clone(), clock.time_provider())
-        .with_protocol_versions(&[&rustls::version::TLS13])
-        .expect("the kit's provider supports TLS 1.3")
-        .with_root_certificates(certs.root_store())
-        .with_no_client_auth();
+    let mut config =
+        rustls::ClientConfig::builder_with_details(provider.clone(), clock.time_provider())
+            .with_protocol_versions(&[&rustls::version::TLS13])
+            .expect("the kit's provider supports TLS 1.3")
+            .with_root_certificates(certs.root_store())
+            .with_no_client_auth();
     config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
     config.resumption = match resumption {
         ClientResumption::Disabled => Resumption::disabled(),
@@ -204,7 +213,13 @@ pub fn tls_client_config(
     alpn: &[&[u8]],
     resumption: ClientResumption,
 ) -> Arc<rustls::ClientConfig> {
-    Arc::new(client_config_inner(provider, clock, certs, alpn, &resumption))
+    Arc::new(client_config_inner(
+        provider,
+        clock,
+        certs,
+        alpn,
+        &resumption,
+    ))
 }
 
 #[cfg(test)]
