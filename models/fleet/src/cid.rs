@@ -60,7 +60,10 @@ impl ShardCidGenerator {
             (1..=REACTOR_COUNT_MAX).contains(&reactor_count),
             "reactor_count {reactor_count} out of 1..={REACTOR_COUNT_MAX}"
         );
-        assert!(owner.index() < reactor_count, "owner {owner} not in a fleet of {reactor_count}");
+        assert!(
+            owner.index() < reactor_count,
+            "owner {owner} not in a fleet of {reactor_count}"
+        );
         Self {
             owner,
             reactor_count,
@@ -136,7 +139,9 @@ impl ConnectionIdGenerator for ShardCidGenerator {
     /// An id not stamped with this reactor is refused, so a reactor's endpoint never answers a
     /// sibling's id with a stateless reset (quinn-proto drops such a packet silently).
     fn validate(&self, cid: &ConnectionId) -> Result<(), InvalidCid> {
-        if cid.len() == LOCAL_CID_LEN && usize::from(cid[0]) % self.reactor_count == self.owner.index() {
+        if cid.len() == LOCAL_CID_LEN
+            && usize::from(cid[0]) % self.reactor_count == self.owner.index()
+        {
             Ok(())
         } else {
             Err(InvalidCid)
@@ -162,13 +167,18 @@ impl SeededCidGenerator {
     /// Ids of `cid_len` bytes (at most 20) drawn from a `ChaCha20Rng` seeded with `seed`.
     pub fn new(seed: [u8; 32], cid_len: usize) -> Self {
         assert!(cid_len <= CID_LEN_MAX, "cid_len {cid_len} > {CID_LEN_MAX}");
-        Self { rng: ChaCha20Rng::from_seed(seed), cid_len }
+        Self {
+            rng: ChaCha20Rng::from_seed(seed),
+            cid_len,
+        }
     }
 }
 
 impl std::fmt::Debug for SeededCidGenerator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SeededCidGenerator").field("cid_len", &self.cid_len).finish_non_exhaustive()
+        f.debug_struct("SeededCidGenerator")
+            .field("cid_len", &self.cid_len)
+            .finish_non_exhaustive()
     }
 }
 
@@ -195,11 +205,16 @@ pub fn seeded_initial_dst_cid_provider(
     seed: [u8; 32],
     cid_len: usize,
 ) -> Arc<dyn Fn() -> ConnectionId + Send + Sync> {
-    assert!((8..=CID_LEN_MAX).contains(&cid_len), "initial dcid length {cid_len} not in 8..=20");
+    assert!(
+        (8..=CID_LEN_MAX).contains(&cid_len),
+        "initial dcid length {cid_len} not in 8..=20"
+    );
     let rng = Mutex::new(ChaCha20Rng::from_seed(seed));
     Arc::new(move || {
         let mut bytes = [0u8; CID_LEN_MAX];
-        rng.lock().expect("initial-dcid rng poisoned").fill_bytes(&mut bytes[..cid_len]);
+        rng.lock()
+            .expect("initial-dcid rng poisoned")
+            .fill_bytes(&mut bytes[..cid_len]);
         ConnectionId::new(&bytes[..cid_len])
     })
 }

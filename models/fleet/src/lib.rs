@@ -10,6 +10,22 @@
 //! * [`Fleet`]: the receive buffers, the forwarding between reactors, the 250 ms pin sweep,
 //!   the counters and the trace events, with the known bugs as [`FleetBugs`] switches.
 //!
+//! # Choices made here (SPEC.md leaves them open)
+//!
+//! * Arrival and reading are two steps ([`Fleet::on_datagram`], then [`Fleet::poll_delivery`]
+//!   or [`Fleet::poll_recv`]): a finite receive buffer and a reused receive slot can only be
+//!   observed if a datagram can wait.
+//! * The receive buffer is per socket (each listener and each pin), charged by payload length.
+//! * The receive slots are reused LIFO: the slot a dispatch returns is the next one filled.
+//! * A short header for an id this reactor does not hold but whose byte 0 names it is stale
+//!   (dropped, counted); ids minted by a reactor count as held until retired.
+//! * A moved connection refused by the pin ceiling stays moved and is claimed by a later sweep
+//!   once a pin frees; an address another socket already holds is skipped (the failed bind is
+//!   swallowed, as in seed 002).
+//! * A pin closed with datagrams queued on it loses them (counted as `pin_socket_drops`): that
+//!   is the harm of `claim_per_path_report`.
+//! * Sweeps of all reactors run together at multiples of `pin_sweep_ms` from time 0.
+//!
 //! Nothing here reads a clock, a socket or the machine's entropy: time comes in as `now_ms`,
 //! randomness as 32-byte seeds.
 
@@ -21,8 +37,12 @@ pub mod packet;
 
 use std::fmt;
 
-pub use cid::{seeded_initial_dst_cid_provider, Cid, MintedCids, SeededCidGenerator, ShardCidGenerator};
-pub use fleet::{Arrival, Counters, DatagramId, Delivery, Fleet, FleetEvent, PinReleaseReason, Via};
+pub use cid::{
+    seeded_initial_dst_cid_provider, Cid, MintedCids, SeededCidGenerator, ShardCidGenerator,
+};
+pub use fleet::{
+    Arrival, Counters, DatagramId, Delivery, Fleet, FleetEvent, PinReleaseReason, Via,
+};
 pub use kernel::{Kernel, SocketId};
 pub use quinn_proto::ConnectionHandle;
 
@@ -33,7 +53,11 @@ pub struct ReactorId(u8);
 impl ReactorId {
     /// Reactor `index` (must be below [`consts::REACTOR_COUNT_MAX`]).
     pub fn new(index: usize) -> Self {
-        assert!(index < consts::REACTOR_COUNT_MAX, "reactor {index} >= {}", consts::REACTOR_COUNT_MAX);
+        assert!(
+            index < consts::REACTOR_COUNT_MAX,
+            "reactor {index} >= {}",
+            consts::REACTOR_COUNT_MAX
+        );
         Self(index as u8)
     }
 
