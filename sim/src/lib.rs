@@ -2,6 +2,8 @@
 //! drivers that bind the IO-free models to turmoil sockets, and the trace.
 
 pub mod net;
+pub mod quic;
+pub mod scenario;
 pub mod seed;
 pub mod time;
 pub mod trace;

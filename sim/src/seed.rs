@@ -7,20 +7,21 @@
 
 use rand_chacha::ChaCha20Rng;
 use rand_chacha::rand_core::SeedableRng;
-use sha2::{Digest, Sha256};
 
 /// The seed of one run. Everything random in a run derives from it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
 pub struct RunSeed(pub u64);
 
 impl RunSeed {
-    /// 32 bytes for the stream called `name`.
+    /// 32 bytes for the stream called `name` (`ftw_crypto::derive_seed`, the one
+    /// derivation every part of the project uses).
     pub fn key(self, name: &str) -> [u8; 32] {
-        let mut h = Sha256::new();
-        h.update(b"ftw-sim.stream.v1\0");
-        h.update(self.0.to_be_bytes());
-        h.update(name.as_bytes());
-        h.finalize().into()
+        ftw_crypto::derive_seed(self.0, name)
+    }
+
+    /// The shareable crypto RNG of stream `name` (for rustls and quinn-proto).
+    pub fn crypto(self, name: &str) -> ftw_crypto::SeededRng {
+        ftw_crypto::SeededRng::for_host(self.0, name)
     }
 
     /// The ChaCha20 stream called `name`.

@@ -16,8 +16,9 @@ use std::pin::Pin;
 use std::task::{Context, Poll};
 use std::time::Duration;
 
-/// The fixed wall-clock epoch of every run: 2026-01-01T00:00:00Z, in ms.
-pub const EPOCH_UNIX_MS: u64 = 1_767_225_600_000;
+/// The fixed wall-clock epoch of every run: 2026-06-01T00:00:00Z, in ms
+/// (inside the validity of the kit's certificates).
+pub const EPOCH_UNIX_MS: u64 = 1_780_272_000_000;
 
 /// Registry of pending timer deadlines for the world running on this thread.
 #[derive(Default)]

@@ -62,6 +62,7 @@ pub struct World {
 impl World {
     pub fn new(cfg: WorldConfig) -> Self {
         time::reset_timers();
+        crate::quic::reset_base();
         trace::begin(cfg.keep_events);
         let mut sim = turmoil::Builder::new()
             .rng_seed(cfg.seed.sub_seed("turmoil"))
@@ -142,7 +143,9 @@ impl World {
             if now >= limit {
                 break Err(format!("the run reached its limit of {} without finishing", trace::fmt_time(limit)));
             }
-            let dt = if self.cfg.skip_idle {
+            // The first step starts every host; after it, every timer is in
+            // the registry and every datagram in turmoil's queues.
+            let dt = if self.cfg.skip_idle && steps > 0 {
                 let next = [time::next_deadline(), self.sim.next_delivery()].into_iter().flatten().min();
                 match next.map(ceil_ms) {
                     Some(t) if t > now => t - now,

@@ -1,0 +1,446 @@
+//! The QUIC driver: one quinn-proto `Endpoint` on one simulated UDP socket,
+//! driven by a task. quinn-proto stays IO-free; this binds it to turmoil's
+//! socket, to the sim-owned timers (so idle time can be skipped) and to the
+//! trace. Applications hold [`QuicConn`] handles and await [`QuicEvent`]s.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, VecDeque};
+use std::net::SocketAddr;
+use std::rc::Rc;
+use std::sync::Arc;
+use std::time::Duration;
+
+use bytes::{Bytes, BytesMut};
+use quinn_proto::{
+    ClientConfig, ConnectionError, ConnectionHandle, DatagramEvent, Dir, Endpoint, EndpointConfig, Event,
+    ServerConfig, StreamEvent, StreamId, VarInt,
+};
+use tokio::sync::Notify;
+use turmoil::net::UdpSocket;
+
+use crate::time;
+use crate::trace;
+
+/// The largest UDP payload we receive.
+const RECV_BUF_BYTES: usize = 65_536;
+/// Most datagrams quinn may batch in one `poll_transmit` (split before sending).
+const GSO_SEGMENTS_MAX: usize = 10;
+
+thread_local! {
+    // quinn-proto takes `std::time::Instant`s and only uses their differences.
+    // One base per world; its value never reaches a byte on the wire (the
+    // crypto kit's tests and the process-level replay test prove it).
+    static BASE: std::cell::Cell<Option<std::time::Instant>> = const { std::cell::Cell::new(None) };
+}
+
+/// Set the base instant for this thread's world (called by `World::new`).
+pub(crate) fn reset_base() {
+    BASE.with(|b| b.set(Some(tokio::time::Instant::now().into_std())));
+}
+
+fn base() -> std::time::Instant {
+    BASE.with(|b| b.get()).expect("quic base set by World::new")
+}
+
+/// The instant quinn-proto sees for the running host's current time.
+pub fn quinn_now() -> std::time::Instant {
+    base() + time::now()
+}
+
+fn since_start(i: std::time::Instant) -> Duration {
+    i.saturating_duration_since(base())
+}
+
+/// What a connection tells its application.
+#[derive(Clone, Debug, PartialEq)]
+pub enum QuicEvent {
+    Connected,
+    /// 0-RTT data was accepted by the server (client side).
+    ZeroRttAccepted(bool),
+    StreamOpened { stream: StreamId, bidi: bool },
+    Data { stream: StreamId, data: Bytes },
+    Finished { stream: StreamId },
+    Datagram(Bytes),
+    /// The peer's address changed (server side: a migration).
+    PathChanged(SocketAddr),
+    Lost(Lost),
+}
+
+/// How a connection ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Lost {
+    /// Closed by the application with this code (either side).
+    Closed { code: u64, by_peer: bool },
+    TimedOut,
+    /// The destination refused UDP at once (ICMP port unreachable).
+    Refused,
+    Other(String),
+}
+
+impl Lost {
+    fn from_error(e: &ConnectionError) -> Lost {
+        match e {
+            ConnectionError::ApplicationClosed(c) => Lost::Closed { code: c.error_code.into_inner(), by_peer: true },
+            ConnectionError::LocallyClosed => Lost::Closed { code: 0, by_peer: false },
+            ConnectionError::TimedOut => Lost::TimedOut,
+            other => Lost::Other(other.to_string()),
+        }
+    }
+}
+
+struct Slot {
+    conn: quinn_proto::Connection,
+    events: VecDeque<QuicEvent>,
+    notify: Rc<Notify>,
+    done: bool,
+    remote: SocketAddr,
+}
+
+struct EpState {
+    host: String,
+    ep: Endpoint,
+    socket: Rc<UdpSocket>,
+    conns: BTreeMap<ConnectionHandle, Slot>,
+    accepted: VecDeque<ConnectionHandle>,
+    accept_notify: Rc<Notify>,
+    server_config: Option<Arc<ServerConfig>>,
+}
+
+/// One QUIC endpoint on one simulated UDP socket.
+#[derive(Clone)]
+pub struct QuicEndpoint {
+    st: Rc<RefCell<EpState>>,
+    wake: Rc<Notify>,
+}
+
+impl QuicEndpoint {
+    /// Bind `addr` and start the driver task on the current host.
+    pub async fn bind(host: &str, addr: SocketAddr, config: EndpointConfig, server: Option<ServerConfig>) -> std::io::Result<Self> {
+        let socket = Rc::new(UdpSocket::bind(addr).await?);
+        let server_config = server.map(Arc::new);
+        let ep = Endpoint::new(Arc::new(config), server_config.clone(), true, None);
+        let st = Rc::new(RefCell::new(EpState {
+            host: host.to_string(),
+            ep,
+            socket,
+            conns: BTreeMap::new(),
+            accepted: VecDeque::new(),
+            accept_notify: Rc::new(Notify::new()),
+            server_config,
+        }));
+        let me = QuicEndpoint { st, wake: Rc::new(Notify::new()) };
+        let driver = me.clone();
+        tokio::task::spawn_local(async move { driver.drive().await });
+        Ok(me)
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.st.borrow().socket.local_addr().expect("bound")
+    }
+
+    /// Dial `remote`.
+    pub fn connect(&self, config: ClientConfig, remote: SocketAddr, server_name: &str) -> Result<QuicConn, String> {
+        let mut st = self.st.borrow_mut();
+        let (h, conn) = st.ep.connect(quinn_now(), config, remote, server_name).map_err(|e| e.to_string())?;
+        let host = st.host.clone();
+        trace::record(&host, "quic.dial", format!("{remote}"));
+        st.conns.insert(h, Slot { conn, events: VecDeque::new(), notify: Rc::new(Notify::new()), done: false, remote });
+        drop(st);
+        self.wake.notify_one();
+        Ok(QuicConn { ep: self.clone(), h })
+    }
+
+    /// Wait for the next incoming connection (server side).
+    pub async fn accept(&self) -> QuicConn {
+        loop {
+            let n = {
+                let mut st = self.st.borrow_mut();
+                if let Some(h) = st.accepted.pop_front() {
+                    return QuicConn { ep: self.clone(), h };
+                }
+                st.accept_notify.clone()
+            };
+            n.notified().await;
+        }
+    }
+
+    /// Whether the endpoint has a server config (accepts connections).
+    pub fn is_server(&self) -> bool {
+        self.st.borrow().server_config.is_some()
+    }
+
+    async fn drive(&self) {
+        let mut buf = vec![0u8; RECV_BUF_BYTES];
+        loop {
+            self.flush();
+            let (socket, timeout) = {
+                let mut st = self.st.borrow_mut();
+                let t = st.conns.values_mut().filter(|s| !s.done).filter_map(|s| s.conn.poll_timeout()).min();
+                (st.socket.clone(), t.map(since_start))
+            };
+            let sleep = async {
+                match timeout {
+                    Some(t) => time::sleep_until(t).await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                biased;
+                r = socket.recv_from(&mut buf) => {
+                    if let Ok((n, from)) = r {
+                        self.on_datagram(from, &buf[..n]);
+                    }
+                }
+                _ = sleep => {
+                    let now = quinn_now();
+                    let mut st = self.st.borrow_mut();
+                    for s in st.conns.values_mut() {
+                        if s.conn.poll_timeout().is_some_and(|t| t <= now) {
+                            s.conn.handle_timeout(now);
+                        }
+                    }
+                }
+                _ = self.wake.notified() => {}
+            }
+        }
+    }
+
+    fn on_datagram(&self, from: SocketAddr, data: &[u8]) {
+        let now = quinn_now();
+        let mut st = self.st.borrow_mut();
+        let mut resp = Vec::new();
+        let ev = st.ep.handle(now, from, None, None, BytesMut::from(data), &mut resp);
+        match ev {
+            Some(DatagramEvent::NewConnection(incoming)) => {
+                let mut resp = Vec::new();
+                match st.ep.accept(incoming, now, &mut resp, None) {
+                    Ok((h, conn)) => {
+                        let host = st.host.clone();
+                        trace::record(&host, "quic.accept", format!("{from} h={}", h.0));
+                        st.conns.insert(h, Slot { conn, events: VecDeque::new(), notify: Rc::new(Notify::new()), done: false, remote: from });
+                        st.accepted.push_back(h);
+                        st.accept_notify.notify_one();
+                    }
+                    Err(e) => {
+                        if let Some(t) = e.response {
+                            let sock = st.socket.clone();
+                            send_transmit(&sock, &t, &resp);
+                        }
+                    }
+                }
+            }
+            Some(DatagramEvent::ConnectionEvent(h, cev)) => {
+                if let Some(s) = st.conns.get_mut(&h) {
+                    s.conn.handle_event(cev);
+                }
+            }
+            Some(DatagramEvent::Response(t)) => {
+                let sock = st.socket.clone();
+                send_transmit(&sock, &t, &resp);
+            }
+            None => {}
+        }
+    }
+
+    /// Move everything quinn-proto has to say: endpoint events, app events, datagrams to send.
+    fn flush(&self) {
+        let now = quinn_now();
+        let mut guard = self.st.borrow_mut();
+        let st = &mut *guard;
+        let handles: Vec<ConnectionHandle> = st.conns.keys().copied().collect();
+        let mut buf = Vec::new();
+        for h in handles {
+            // Endpoint events both ways.
+            loop {
+                let s = st.conns.get_mut(&h).expect("slot");
+                let Some(eev) = s.conn.poll_endpoint_events() else { break };
+                if let Some(cev) = st.ep.handle_event(h, eev) {
+                    st.conns.get_mut(&h).expect("slot").conn.handle_event(cev);
+                }
+            }
+            let host = st.host.clone();
+            let s = st.conns.get_mut(&h).expect("slot");
+            // Application events.
+            let mut woke = false;
+            while let Some(ev) = s.conn.poll() {
+                woke = true;
+                match ev {
+                    Event::Connected => {
+                        trace::record(&host, "quic.connected", format!("h={} peer={}", h.0, s.conn.remote_address()));
+                        s.events.push_back(QuicEvent::Connected);
+                        if s.conn.side().is_client() {
+                            s.events.push_back(QuicEvent::ZeroRttAccepted(s.conn.accepted_0rtt()));
+                        }
+                    }
+                    Event::Stream(StreamEvent::Opened { dir }) => {
+                        while let Some(id) = s.conn.streams().accept(dir) {
+                            s.events.push_back(QuicEvent::StreamOpened { stream: id, bidi: dir == Dir::Bi });
+                            read_stream(s, id);
+                        }
+                    }
+                    Event::Stream(StreamEvent::Readable { id }) => read_stream(s, id),
+                    Event::DatagramReceived => {
+                        while let Some(d) = s.conn.datagrams().recv() {
+                            s.events.push_back(QuicEvent::Datagram(d));
+                        }
+                    }
+                    Event::ConnectionLost { reason } => {
+                        let lost = Lost::from_error(&reason);
+                        trace::record(&host, "quic.lost", format!("h={} {lost:?}", h.0));
+                        s.events.push_back(QuicEvent::Lost(lost));
+                        s.done = true;
+                    }
+                    Event::Stream(_) | Event::DatagramsUnblocked | Event::HandshakeDataReady => {}
+                }
+            }
+            let remote = s.conn.remote_address();
+            if remote != s.remote {
+                trace::record(&host, "quic.path", format!("h={} {} -> {}", h.0, s.remote, remote));
+                s.remote = remote;
+                s.events.push_back(QuicEvent::PathChanged(remote));
+                woke = true;
+            }
+            if woke {
+                s.notify.notify_one();
+            }
+            // Datagrams to send.
+            let mut refused = false;
+            loop {
+                buf.clear();
+                let Some(t) = s.conn.poll_transmit(now, GSO_SEGMENTS_MAX, &mut buf) else { break };
+                if !send_transmit(&st.socket, &t, &buf) {
+                    refused = true;
+                }
+            }
+            if refused && !s.done {
+                trace::record(&host, "quic.refused", format!("h={} {}", h.0, s.remote));
+                s.events.push_back(QuicEvent::Lost(Lost::Refused));
+                s.done = true;
+                s.notify.notify_one();
+            }
+            if s.conn.is_drained() {
+                st.conns.remove(&h);
+            }
+        }
+    }
+}
+
+/// Send one transmit, split into its segments. False if the send was refused.
+fn send_transmit(socket: &UdpSocket, t: &quinn_proto::Transmit, buf: &[u8]) -> bool {
+    let seg = t.segment_size.unwrap_or(t.size);
+    let mut ok = true;
+    for chunk in buf[..t.size].chunks(seg) {
+        if let Err(e) = socket.try_send_to(chunk, t.destination) {
+            if e.kind() == std::io::ErrorKind::ConnectionRefused {
+                ok = false;
+            }
+        }
+    }
+    ok
+}
+
+fn read_stream(s: &mut Slot, id: StreamId) {
+    let mut stream = s.conn.recv_stream(id);
+    let Ok(mut chunks) = stream.read(true) else { return };
+    let mut fin = false;
+    loop {
+        match chunks.next(usize::MAX) {
+            Ok(Some(c)) => s.events.push_back(QuicEvent::Data { stream: id, data: c.bytes }),
+            Ok(None) => {
+                fin = true;
+                break;
+            }
+            Err(_) => break,
+        }
+    }
+    let _ = chunks.finalize();
+    if fin {
+        s.events.push_back(QuicEvent::Finished { stream: id });
+    }
+}
+
+/// An application's handle on one connection.
+#[derive(Clone)]
+pub struct QuicConn {
+    ep: QuicEndpoint,
+    h: ConnectionHandle,
+}
+
+impl QuicConn {
+    fn with<R>(&self, f: impl FnOnce(&mut Slot) -> R) -> Option<R> {
+        let r = self.ep.st.borrow_mut().conns.get_mut(&self.h).map(f);
+        self.ep.wake.notify_one();
+        r
+    }
+
+    /// The next event; `Lost(Other("gone"))` once the connection is gone.
+    pub async fn next_event(&self) -> QuicEvent {
+        loop {
+            let n = {
+                let mut st = self.ep.st.borrow_mut();
+                let Some(s) = st.conns.get_mut(&self.h) else {
+                    return QuicEvent::Lost(Lost::Other("gone".into()));
+                };
+                if let Some(ev) = s.events.pop_front() {
+                    return ev;
+                }
+                s.notify.clone()
+            };
+            n.notified().await;
+        }
+    }
+
+    pub fn open_bi(&self) -> Option<StreamId> {
+        self.with(|s| s.conn.streams().open(Dir::Bi)).flatten()
+    }
+
+    pub fn open_uni(&self) -> Option<StreamId> {
+        self.with(|s| s.conn.streams().open(Dir::Uni)).flatten()
+    }
+
+    /// Write all of `data` to `stream` (the flow-control windows here are far
+    /// larger than anything the models send; a short write is an error).
+    pub fn write(&self, stream: StreamId, data: &[u8]) -> Result<(), String> {
+        self.with(|s| match s.conn.send_stream(stream).write(data) {
+            Ok(n) if n == data.len() => Ok(()),
+            Ok(n) => Err(format!("short write {n} of {}", data.len())),
+            Err(e) => Err(e.to_string()),
+        })
+        .unwrap_or_else(|| Err("connection gone".into()))
+    }
+
+    pub fn finish(&self, stream: StreamId) {
+        self.with(|s| {
+            let _ = s.conn.send_stream(stream).finish();
+        });
+    }
+
+    pub fn send_datagram(&self, data: Bytes) -> Result<(), String> {
+        self.with(|s| s.conn.datagrams().send(data, true).map_err(|e| e.to_string()))
+            .unwrap_or_else(|| Err("connection gone".into()))
+    }
+
+    /// Close with an application error code (4403, 4408, 1000...).
+    pub fn close(&self, code: u32, reason: &str) {
+        self.with(|s| s.conn.close(quinn_now(), VarInt::from_u32(code), Bytes::copy_from_slice(reason.as_bytes())));
+    }
+
+    pub fn remote(&self) -> Option<SocketAddr> {
+        self.ep.st.borrow().conns.get(&self.h).map(|s| s.conn.remote_address())
+    }
+
+    /// A stable id for this connection within its endpoint.
+    pub fn id(&self) -> usize {
+        self.h.0
+    }
+
+    /// Whether 0-RTT was accepted (client side, after Connected).
+    pub fn accepted_0rtt(&self) -> bool {
+        self.ep.st.borrow().conns.get(&self.h).is_some_and(|s| s.conn.accepted_0rtt())
+    }
+
+    /// Whether the handshake used 0-RTT keys (client side).
+    pub fn is_handshaking(&self) -> bool {
+        self.ep.st.borrow().conns.get(&self.h).is_some_and(|s| s.conn.is_handshaking())
+    }
+}

@@ -1,0 +1,221 @@
+//! Scenarios: whole systems built in a world, run from a seed, a fault plan and
+//! a set of bug switches, ending in checks that name the law they test.
+
+pub mod plan;
+mod quic_echo;
+
+use std::collections::BTreeSet;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+use ftw_crypto::{CloudCerts, SimClock};
+use rustls::pki_types::UnixTime;
+
+use crate::net::NetAction;
+use crate::seed::RunSeed;
+use crate::time::EPOCH_UNIX_MS;
+use crate::world::{RunOutcome, World, WorldConfig};
+pub use plan::{FaultKind, FaultPlan, LinkPlan, TimedFault};
+
+/// Addresses of the simulated world (documentation ranges of RFC 5737 outside,
+/// RFC 1918 inside).
+pub mod addr {
+    use super::*;
+    pub const CLOUD: IpAddr = IpAddr::V4(Ipv4Addr::new(203, 0, 113, 10));
+    pub const PHONE: IpAddr = IpAddr::V4(Ipv4Addr::new(10, 0, 1, 2));
+    pub const BOX: IpAddr = IpAddr::V4(Ipv4Addr::new(10, 0, 2, 2));
+    pub const NAT_WIFI: IpAddr = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1));
+    pub const NAT_CELL: IpAddr = IpAddr::V4(Ipv4Addr::new(198, 51, 100, 1));
+    pub const NAT_HOME: IpAddr = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 2));
+    /// The cloud's QUIC door (UDP) and WebSocket door (TCP) share the URL's port.
+    pub const CLOUD_PORT: u16 = 443;
+    pub fn cloud_door() -> SocketAddr {
+        SocketAddr::new(CLOUD, CLOUD_PORT)
+    }
+}
+
+/// NAT mapping idle timeout (SPEC section 6: 30 s).
+pub const NAT_IDLE_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// One known bug, kept as a switch (SPEC section 7).
+pub struct SwitchDef {
+    pub name: &'static str,
+    pub about: &'static str,
+}
+
+/// Every bug switch, by the name users type.
+pub const SWITCHES: &[SwitchDef] = &[
+    SwitchDef { name: "ws-first-cancels-probe", about: "WebSocket-first race cancels the QUIC learning probe and refreshes the WebSocket entry (QUIC PR review)" },
+    SwitchDef { name: "replay-window-64", about: "replay window of 64 instead of 1024 (S1)" },
+    SwitchDef { name: "datagram-replay-ends-session", about: "a replay on a datagram ends the session (S1)" },
+    SwitchDef { name: "stream-replay-only-dropped", about: "a replay on a stream is only dropped (S1)" },
+    SwitchDef { name: "late-live-table-dropped", about: "a late live's newer table is thrown away (S2)" },
+    SwitchDef { name: "every-close-demotes", about: "every close counts toward demotion (B2, S5)" },
+    SwitchDef { name: "no-close-demotes", about: "no close counts toward demotion (B2, S5)" },
+    SwitchDef { name: "losing-dial-cancelled", about: "a losing QUIC dial is cancelled instead of learning (race note)" },
+    SwitchDef { name: "no-routing", about: "no routing between reactors: unknown short headers dropped as stale (#205)" },
+    SwitchDef { name: "forward-long-headers", about: "long headers forwarded by byte 0 (#210)" },
+    SwitchDef { name: "claim-per-path-report", about: "pin claimed on every path report instead of from the sweep (pin work)" },
+    SwitchDef { name: "forward-reference", about: "forward a reference to the receive buffer instead of a copy (#205)" },
+];
+
+/// The bug switches on in a run.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Switches(pub BTreeSet<String>);
+
+impl Switches {
+    /// Parse names, refusing unknown ones with the list of known ones.
+    pub fn parse<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Self, String> {
+        let mut set = BTreeSet::new();
+        for n in names {
+            if !SWITCHES.iter().any(|s| s.name == n) {
+                let known: Vec<&str> = SWITCHES.iter().map(|s| s.name).collect();
+                return Err(format!("unknown switch {n:?}; known switches: {}", known.join(", ")));
+            }
+            set.insert(n.to_string());
+        }
+        Ok(Switches(set))
+    }
+    pub fn on(&self, name: &str) -> bool {
+        debug_assert!(SWITCHES.iter().any(|s| s.name == name), "switch {name} not in the catalogue");
+        self.0.contains(name)
+    }
+}
+
+/// Everything one run depends on.
+#[derive(Clone, Debug)]
+pub struct RunSpec {
+    pub scenario: String,
+    pub seed: RunSeed,
+    pub switches: Switches,
+    pub plan: FaultPlan,
+    pub skip_idle: bool,
+    pub keep_events: bool,
+}
+
+impl RunSpec {
+    pub fn new(scenario: &str, seed: RunSeed) -> Self {
+        RunSpec { scenario: scenario.into(), seed, switches: Switches::default(), plan: FaultPlan::default(), skip_idle: true, keep_events: true }
+    }
+}
+
+/// One law checked at the end of a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Check {
+    pub property: String,
+    pub ok: bool,
+    pub detail: String,
+}
+
+/// A run's outcome and its checks.
+#[derive(Debug)]
+pub struct RunReport {
+    pub outcome: RunOutcome,
+    pub checks: Vec<Check>,
+}
+
+/// Pass, or the first law that failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Pass,
+    Fail { property: String, detail: String },
+}
+
+impl RunReport {
+    pub fn verdict(&self) -> Verdict {
+        if let Err(e) = &self.outcome.result {
+            return Verdict::Fail { property: "run".into(), detail: e.clone() };
+        }
+        match self.checks.iter().find(|c| !c.ok) {
+            Some(c) => Verdict::Fail { property: c.property.clone(), detail: c.detail.clone() },
+            None => Verdict::Pass,
+        }
+    }
+}
+
+/// A scenario users can name.
+pub struct ScenarioDef {
+    pub name: &'static str,
+    pub about: &'static str,
+    pub run: fn(&RunSpec) -> RunReport,
+}
+
+/// Every scenario.
+pub const SCENARIOS: &[ScenarioDef] = &[ScenarioDef {
+    name: "quic-echo",
+    about: "a phone behind a NAT and the cloud over real QUIC: stream echoes and datagrams, through the plan's faults",
+    run: quic_echo::run,
+}];
+
+/// Find a scenario, or explain which exist.
+pub fn find(name: &str) -> Result<&'static ScenarioDef, String> {
+    SCENARIOS.iter().find(|s| s.name == name).ok_or_else(|| {
+        let known: Vec<&str> = SCENARIOS.iter().map(|s| s.name).collect();
+        format!("unknown scenario {name:?}; known scenarios: {}", known.join(", "))
+    })
+}
+
+/// Run a spec.
+pub fn run(spec: &RunSpec) -> Result<RunReport, String> {
+    spec.plan.validate()?;
+    let def = find(&spec.scenario)?;
+    Ok((def.run)(spec))
+}
+
+/// The standard topology: cloud; phone behind Wi-Fi (and a cellular NAT it can
+/// move to); box behind its home NAT; legs and timed faults from the plan.
+pub struct Topology {
+    pub wifi: usize,
+    pub cell: usize,
+    pub home: usize,
+}
+
+impl Topology {
+    pub fn build(world: &mut World, plan: &FaultPlan) -> Topology {
+        let wifi = world.nat("nat-wifi", addr::NAT_WIFI, NAT_IDLE_TIMEOUT);
+        let cell = world.nat("nat-cell", addr::NAT_CELL, NAT_IDLE_TIMEOUT);
+        let home = world.nat("nat-home", addr::NAT_HOME, NAT_IDLE_TIMEOUT);
+        world.behind(addr::PHONE, wifi);
+        world.behind(addr::BOX, home);
+        world.leg(addr::PHONE, "phone", plan.phone.chain("phone", &plan.faults), plan.phone.chain("phone", &plan.faults));
+        world.leg(addr::BOX, "box", plan.box_.chain("box", &plan.faults), plan.box_.chain("box", &plan.faults));
+        let mut on_cell = false;
+        for f in &plan.faults {
+            let at = Duration::from_millis(f.at_ms);
+            match &f.fault {
+                FaultKind::Rebind { host } => {
+                    let ip = if host == "phone" { addr::PHONE } else { addr::BOX };
+                    world.schedule(at, NetAction::Rebind { host: ip });
+                }
+                FaultKind::SwitchNetwork { .. } => {
+                    on_cell = !on_cell;
+                    world.schedule(at, NetAction::Move { host: addr::PHONE, nat: if on_cell { cell } else { wifi } });
+                }
+                _ => {}
+            }
+        }
+        Topology { wifi, cell, home }
+    }
+}
+
+/// A world for a spec.
+pub fn world_for(spec: &RunSpec, limit: Duration) -> World {
+    let mut cfg = WorldConfig::new(spec.seed);
+    cfg.skip_idle = spec.skip_idle;
+    cfg.keep_events = spec.keep_events;
+    cfg.limit = limit;
+    World::new(cfg)
+}
+
+/// The sim's wall clock for rustls and quinn-proto (inside a host).
+pub fn sim_clock() -> SimClock {
+    SimClock::new(Arc::new(|| {
+        UnixTime::since_unix_epoch(turmoil::since_epoch().unwrap_or(Duration::from_millis(EPOCH_UNIX_MS)))
+    }))
+}
+
+/// The cloud's certificates (fixed seed: identical in every run).
+pub fn cloud_certs() -> CloudCerts {
+    CloudCerts::generate(ftw_crypto::consts::CERT_SEED_DEFAULT, &[addr::CLOUD])
+}

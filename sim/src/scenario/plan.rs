@@ -1,0 +1,132 @@
+//! The fault plan: a whole network and its timed faults as data, so a corpus
+//! entry keeps the concrete plan (it outlives changes to the generators).
+
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use crate::net::fault::{Chain, Delay, Duplicate, Jitter, Loss, Mtu, Outage, Reorder, Window};
+
+/// Link settings of one leg (phone's or box's), both directions.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct LinkPlan {
+    /// One-way delay (SPEC section 6: 20 ms each way on every leg).
+    pub one_way_ms: u64,
+    pub jitter_ms: u64,
+    /// Independent loss of each packet, per cent, each direction.
+    pub loss_pct: f64,
+    pub duplicate_pct: f64,
+    /// Share of packets held back behind `reorder_k` later ones, per cent.
+    pub reorder_pct: f64,
+    pub reorder_k: u32,
+    /// Path MTU in bytes (IP packet), 0 = none.
+    pub mtu: usize,
+}
+
+impl Default for LinkPlan {
+    fn default() -> Self {
+        LinkPlan { one_way_ms: 20, jitter_ms: 0, loss_pct: 0.0, duplicate_pct: 0.0, reorder_pct: 0.0, reorder_k: 3, mtu: 1500 }
+    }
+}
+
+/// What a timed fault does.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case", tag = "kind", deny_unknown_fields)]
+pub enum FaultKind {
+    /// The host's NAT rebinds (same inside flow, new outside port).
+    Rebind { host: String },
+    /// The phone moves to its other network (Wi-Fi to cellular or back).
+    SwitchNetwork { host: String },
+    /// The host's leg drops everything for `for_ms`.
+    Blackhole { host: String, for_ms: u64 },
+    /// UDP dropped on the host's leg for `for_ms` (TCP passes).
+    UdpBlocked { host: String, for_ms: u64 },
+    /// UDP refused at once on the host's leg for `for_ms` (TCP passes).
+    UdpRefused { host: String, for_ms: u64 },
+}
+
+/// A fault at a time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct TimedFault {
+    pub at_ms: u64,
+    #[serde(flatten)]
+    pub fault: FaultKind,
+}
+
+/// The whole plan.
+#[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields, default)]
+pub struct FaultPlan {
+    pub phone: LinkPlan,
+    #[serde(rename = "box")]
+    pub box_: LinkPlan,
+    pub faults: Vec<TimedFault>,
+}
+
+impl LinkPlan {
+    /// The chain of one direction of this leg, with the plan's outage windows
+    /// for `host` first.
+    pub fn chain(&self, host: &str, faults: &[TimedFault]) -> Chain {
+        let mut c = Chain::default();
+        for f in faults {
+            let from = Duration::from_millis(f.at_ms);
+            let (h, for_ms, outage) = match &f.fault {
+                FaultKind::Blackhole { host, for_ms } => (host, *for_ms, Outage::Blackhole),
+                FaultKind::UdpBlocked { host, for_ms } => (host, *for_ms, Outage::UdpBlocked),
+                FaultKind::UdpRefused { host, for_ms } => (host, *for_ms, Outage::UdpRefused),
+                _ => continue,
+            };
+            if h == host {
+                c.push(Window { from, until: from + Duration::from_millis(for_ms), outage });
+            }
+        }
+        if self.mtu > 0 {
+            c.push(Mtu(self.mtu));
+        }
+        if self.loss_pct > 0.0 {
+            c.push(Loss(self.loss_pct / 100.0));
+        }
+        if self.duplicate_pct > 0.0 {
+            c.push(Duplicate { rate: self.duplicate_pct / 100.0, gap: Duration::from_millis(1) });
+        }
+        if self.reorder_pct > 0.0 {
+            c.push(Reorder::new(self.reorder_pct / 100.0, self.reorder_k));
+        }
+        c.push(Delay(Duration::from_millis(self.one_way_ms)));
+        if self.jitter_ms > 0 {
+            c.push(Jitter(Duration::from_millis(self.jitter_ms)));
+        }
+        c
+    }
+}
+
+impl FaultPlan {
+    /// Check the plan names only hosts that exist and sane numbers.
+    pub fn validate(&self) -> Result<(), String> {
+        for (leg, l) in [("phone", &self.phone), ("box", &self.box_)] {
+            for (field, v) in [("loss_pct", l.loss_pct), ("duplicate_pct", l.duplicate_pct), ("reorder_pct", l.reorder_pct)] {
+                if !(0.0..=100.0).contains(&v) {
+                    return Err(format!("plan.{leg}.{field} = {v}: must be a percentage from 0 to 100"));
+                }
+            }
+        }
+        for (i, f) in self.faults.iter().enumerate() {
+            let host = match &f.fault {
+                FaultKind::Rebind { host }
+                | FaultKind::SwitchNetwork { host }
+                | FaultKind::Blackhole { host, .. }
+                | FaultKind::UdpBlocked { host, .. }
+                | FaultKind::UdpRefused { host, .. } => host,
+            };
+            if host != "phone" && host != "box" {
+                return Err(format!("plan.faults[{i}].host = {host:?}: must be \"phone\" or \"box\""));
+            }
+            if matches!(f.fault, FaultKind::SwitchNetwork { .. }) && host != "phone" {
+                return Err(format!("plan.faults[{i}]: only the phone can switch networks"));
+            }
+        }
+        Ok(())
+    }
+}

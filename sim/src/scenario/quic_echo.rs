@@ -1,0 +1,150 @@
+//! `quic-echo`: the harness's first real scenario. A phone behind its NAT dials
+//! the cloud over real QUIC (quinn-proto, TLS 1.3), sends ten messages on a
+//! stream and ten datagrams, one a second, and the cloud echoes each. Through
+//! the plan's faults (rebinds, network switches, loss) the same connection
+//! must carry on.
+
+use std::cell::RefCell;
+use std::net::SocketAddr;
+use std::rc::Rc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use ftw_crypto::{
+    crypto_provider, new_server_session_store, quic_client_config, quic_endpoint_config, quic_server_config,
+    seeded_cid_factory, ClientResumption, QuicTransportParams,
+};
+
+use super::{addr, cloud_certs, sim_clock, world_for, Check, RunReport, RunSpec, Topology};
+use crate::quic::{Lost, QuicEndpoint, QuicEvent};
+use crate::time;
+use crate::trace;
+
+const MESSAGES: usize = 10;
+const INTERVAL: Duration = Duration::from_secs(1);
+const LIMIT: Duration = Duration::from_secs(120);
+
+#[derive(Default)]
+struct Tally {
+    accepted: u32,
+    echoes: Vec<String>,
+    datagrams_back: u32,
+    paths_seen: Vec<SocketAddr>,
+    closed_with: Option<u64>,
+}
+
+pub fn run(spec: &RunSpec) -> RunReport {
+    let mut world = world_for(spec, LIMIT);
+    Topology::build(&mut world, &spec.plan);
+    let seed = spec.seed;
+    let tally = Rc::new(RefCell::new(Tally::default()));
+
+    let t = tally.clone();
+    world.host("cloud", addr::CLOUD, move || {
+        let t = t.clone();
+        async move {
+            let rng = seed.crypto("cloud");
+            let provider = crypto_provider(&rng.sub("tls"));
+            let certs = cloud_certs();
+            let server = quic_server_config(&provider, &sim_clock(), &certs, new_server_session_store(), rng.sub_seed("quic/token-key"), &QuicTransportParams::default());
+            let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
+            let ep = QuicEndpoint::bind("cloud", SocketAddr::from(([0, 0, 0, 0], addr::CLOUD_PORT)), ep_cfg, Some(server)).await?;
+            loop {
+                let conn = ep.accept().await;
+                t.borrow_mut().accepted += 1;
+                let t = t.clone();
+                tokio::task::spawn_local(async move {
+                    loop {
+                        match conn.next_event().await {
+                            QuicEvent::Data { stream, data } => {
+                                let _ = conn.write(stream, &data);
+                            }
+                            QuicEvent::Datagram(d) => {
+                                let _ = conn.send_datagram(d);
+                            }
+                            QuicEvent::PathChanged(a) => t.borrow_mut().paths_seen.push(a),
+                            QuicEvent::Lost(l) => {
+                                if let Lost::Closed { code, .. } = l {
+                                    t.borrow_mut().closed_with = Some(code);
+                                }
+                                break;
+                            }
+                            _ => {}
+                        }
+                    }
+                });
+            }
+        }
+    });
+
+    let t = tally.clone();
+    world.client("phone", addr::PHONE, async move {
+        let rng = seed.crypto("phone");
+        let provider = crypto_provider(&rng.sub("tls"));
+        let certs = cloud_certs();
+        let client = quic_client_config(&provider, &sim_clock(), &certs, ClientResumption::Disabled, rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
+        let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
+        let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
+        let conn = ep.connect(client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME)?;
+        loop {
+            match conn.next_event().await {
+                QuicEvent::Connected => break,
+                QuicEvent::Lost(l) => return Err(format!("connection lost before it opened: {l:?}").into()),
+                _ => {}
+            }
+        }
+        let stream = conn.open_bi().ok_or("no stream")?;
+        let mut next_send = time::now();
+        let mut sent = 0;
+        let mut pending = String::new();
+        while t.borrow().echoes.len() < MESSAGES {
+            if sent < MESSAGES && time::now() >= next_send {
+                let msg = format!("m{sent};");
+                conn.write(stream, msg.as_bytes())?;
+                let _ = conn.send_datagram(Bytes::from(format!("d{sent}")));
+                trace::record("phone", "app.send", msg);
+                sent += 1;
+                next_send += INTERVAL;
+            }
+            let ev = tokio::select! {
+                biased;
+                ev = conn.next_event() => ev,
+                _ = time::sleep_until(next_send), if sent < MESSAGES => continue,
+            };
+            match ev {
+                QuicEvent::Data { data, .. } => {
+                    pending.push_str(&String::from_utf8_lossy(&data));
+                    while let Some(i) = pending.find(';') {
+                        let m: String = pending.drain(..=i).collect();
+                        trace::record("phone", "app.echo", m.clone());
+                        t.borrow_mut().echoes.push(m);
+                    }
+                }
+                QuicEvent::Datagram(_) => t.borrow_mut().datagrams_back += 1,
+                QuicEvent::Lost(l) => return Err(format!("connection lost: {l:?}").into()),
+                _ => {}
+            }
+        }
+        conn.close(1000, "done");
+        // Let the close reach the cloud.
+        time::sleep(Duration::from_millis(200)).await;
+        Ok(())
+    });
+
+    let outcome = world.run();
+    let t = tally.borrow();
+    let expected: Vec<String> = (0..MESSAGES).map(|i| format!("m{i};")).collect();
+    let lossless = spec.plan.phone.loss_pct == 0.0 && spec.plan.faults.is_empty();
+    let checks = vec![
+        Check { property: "echo-in-order".into(), ok: t.echoes == expected, detail: format!("echoes {:?}", t.echoes) },
+        Check { property: "one-connection".into(), ok: t.accepted == 1, detail: format!("the cloud accepted {} connections", t.accepted) },
+        Check {
+            property: "datagrams-echoed".into(),
+            ok: if lossless { t.datagrams_back as usize == MESSAGES } else { t.datagrams_back as usize <= MESSAGES },
+            detail: format!("{} of {MESSAGES} datagrams came back", t.datagrams_back),
+        },
+        Check { property: "clean-close".into(), ok: t.closed_with == Some(1000), detail: format!("the cloud saw close {:?}", t.closed_with) },
+    ];
+    drop(t);
+    RunReport { outcome, checks }
+}

@@ -1,0 +1,330 @@
+//! End-to-end tests: two stacks over an in-memory link with 20 ms one-way delay, on tokio's
+//! paused clock (simulated time; no real waiting).
+
+use core::time::Duration;
+use std::io;
+
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+use tokio::task::LocalSet;
+
+use crate::testkit::*;
+use crate::{TcpListener, TcpState, TcpStream};
+
+const ECHO_PORT: u16 = 7;
+/// smoltcp's minimum RTO (`RTTE_MIN_RTO` in socket/tcp.rs).
+const SMOLTCP_MIN_RTO: Duration = Duration::from_secs(1);
+
+async fn echo_server(listener: TcpListener) {
+    loop {
+        let Ok((mut s, _)) = listener.accept().await else { return };
+        tokio::task::spawn_local(async move {
+            let mut buf = vec![0u8; 4096];
+            loop {
+                match s.read(&mut buf).await {
+                    Ok(0) | Err(_) => break,
+                    Ok(n) => {
+                        if s.write_all(&buf[..n]).await.is_err() {
+                            break;
+                        }
+                    }
+                }
+            }
+            let _ = s.shutdown().await;
+        });
+    }
+}
+
+#[tokio::test(start_paused = true)]
+async fn handshake_and_echo() {
+    LocalSet::new()
+        .run_until(async {
+            let w = world(WorldSpec::new(1));
+            let listener = TcpListener::bind(&w.b, ECHO_PORT).unwrap();
+            tokio::task::spawn_local(echo_server(listener));
+
+            let t0 = w.now();
+            let mut c = TcpStream::connect(&w.a, w.b_addr(ECHO_PORT)).await.unwrap();
+            let connect_time = w.now() - t0;
+            // One round trip (40 ms), not less; no timeout involved.
+            assert!(connect_time >= 2 * ONE_WAY_DELAY, "{connect_time:?}");
+            assert!(connect_time < 2 * ONE_WAY_DELAY + Duration::from_millis(5), "{connect_time:?}");
+            assert_eq!(c.peer_addr().unwrap(), w.b_addr(ECHO_PORT));
+            assert_eq!(c.local_addr().unwrap().port(), crate::consts::EPHEMERAL_PORT_FIRST);
+
+            c.write_all(b"hello, box").await.unwrap();
+            let mut got = [0u8; 10];
+            c.read_exact(&mut got).await.unwrap();
+            assert_eq!(&got, b"hello, box");
+            assert_eq!(w.a.borrow().counters().retransmits, 0);
+
+            // Many connections through one listener.
+            let mut clients = Vec::new();
+            for i in 0..5u8 {
+                let mut s = TcpStream::connect(&w.a, w.b_addr(ECHO_PORT)).await.unwrap();
+                s.write_all(&[i; 3]).await.unwrap();
+                clients.push(s);
+            }
+            for (i, s) in clients.iter_mut().enumerate() {
+                let mut got = [0u8; 3];
+                s.read_exact(&mut got).await.unwrap();
+                assert_eq!(got, [i as u8; 3]);
+            }
+        })
+        .await;
+}
+
+/// Write `data`, shut down, and read everything the peer sends until EOF.
+async fn transfer(w: &World, data: &[u8]) -> (Vec<u8>, Duration) {
+    let listener = TcpListener::bind(&w.b, 9).unwrap();
+    let sink = tokio::task::spawn_local(async move {
+        let (mut s, _) = listener.accept().await.unwrap();
+        let mut got = Vec::new();
+        s.read_to_end(&mut got).await.unwrap();
+        got
+    });
+    let t0 = w.now();
+    let mut c = TcpStream::connect(&w.a, w.b_addr(9)).await.unwrap();
+    c.write_all(data).await.unwrap();
+    c.shutdown().await.unwrap();
+    let got = sink.await.unwrap();
+    (got, w.now() - t0)
+}
+
+#[tokio::test(start_paused = true)]
+async fn megabyte_in_order_under_five_percent_loss() {
+    LocalSet::new()
+        .run_until(async {
+            let mut spec = WorldSpec::new(7);
+            spec.loss = 0.05;
+            let w = world(spec);
+            let data = payload(99, 1 << 20);
+            let (got, took) = tokio::time::timeout(Duration::from_secs(3600), transfer(&w, &data))
+                .await
+                .expect("1 MB within an hour of sim time");
+            assert_eq!(got.len(), data.len());
+            assert!(got == data, "stream corrupted or reordered");
+            let lost = w.link.borrow().log.len();
+            let rtx = w.a.borrow().counters().retransmits;
+            assert!(rtx > 0, "5 % loss must cost retransmissions");
+            eprintln!("1 MB at 5 % loss: {took:?} sim time, {lost} packets, {rtx} retransmits");
+        })
+        .await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn dropped_segment_is_retransmitted_once() {
+    LocalSet::new()
+        .run_until(async {
+            let mut spec = WorldSpec::new(3);
+            spec.drop_data_nth[A_TO_B] = vec![0];
+            let w = world(spec);
+            let listener = TcpListener::bind(&w.b, 9).unwrap();
+            let sink = tokio::task::spawn_local(async move {
+                let (mut s, _) = listener.accept().await.unwrap();
+                let mut got = Vec::new();
+                s.read_to_end(&mut got).await.unwrap();
+                got
+            });
+            let mut c = TcpStream::connect(&w.a, w.b_addr(9)).await.unwrap();
+            let data = payload(5, 100);
+            let t0 = w.now();
+            c.write_all(&data).await.unwrap();
+            c.shutdown().await.unwrap();
+            let got = sink.await.unwrap();
+            let took = w.now() - t0;
+            assert_eq!(got, data);
+            assert_eq!(w.link.borrow().deliberate_drops(), 1);
+            assert_eq!(c.retransmits(), 1, "exactly the dropped segment went again");
+            assert_eq!(w.a.borrow().counters().retransmits, 1);
+            // It came back on the retransmission timer, not earlier.
+            assert!(took >= SMOLTCP_MIN_RTO, "{took:?}");
+        })
+        .await;
+}
+
+/// Latency of message 2 when message 1 (sent just before it) is lost or not.
+async fn second_message_latency(drop_first: bool) -> (Duration, Vec<u8>) {
+    let mut spec = WorldSpec::new(11);
+    if drop_first {
+        spec.drop_data_nth[A_TO_B] = vec![0];
+    }
+    let w = world(spec);
+    let listener = TcpListener::bind(&w.b, 9).unwrap();
+    let (done_tx, done_rx) = tokio::sync::oneshot::channel();
+    tokio::task::spawn_local(async move {
+        let (mut s, _) = listener.accept().await.unwrap();
+        let mut got = vec![0u8; 200];
+        s.read_exact(&mut got).await.unwrap();
+        let _ = done_tx.send(got);
+    });
+    let mut c = TcpStream::connect(&w.a, w.b_addr(9)).await.unwrap();
+    c.set_nodelay(true).unwrap();
+    c.write_all(&[1u8; 100]).await.unwrap();
+    // Let message 1 leave on its own, then send message 2 right behind it.
+    tokio::time::sleep(Duration::from_millis(1)).await;
+    let t2 = w.now();
+    c.write_all(&[2u8; 100]).await.unwrap();
+    let got = done_rx.await.unwrap();
+    (w.now() - t2, got)
+}
+
+#[tokio::test(start_paused = true)]
+async fn head_of_line_blocking_behind_a_lost_segment() {
+    LocalSet::new()
+        .run_until(async {
+            let (clean, got) = second_message_latency(false).await;
+            assert_eq!(&got[..100], &[1u8; 100]);
+            assert_eq!(&got[100..], &[2u8; 100]);
+            assert!(clean < Duration::from_millis(25), "clean path: {clean:?}");
+
+            let (blocked, got) = second_message_latency(true).await;
+            // In order although message 1 arrived after message 2 was already there.
+            assert_eq!(&got[..100], &[1u8; 100]);
+            assert_eq!(&got[100..], &[2u8; 100]);
+            assert!(blocked > SMOLTCP_MIN_RTO, "message 2 waited for the RTO: {blocked:?}");
+            assert!(blocked < SMOLTCP_MIN_RTO + Duration::from_millis(100), "{blocked:?}");
+        })
+        .await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn connect_to_closed_port_is_refused_promptly() {
+    LocalSet::new()
+        .run_until(async {
+            let w = world(WorldSpec::new(4));
+            let t0 = w.now();
+            let err = TcpStream::connect(&w.a, w.b_addr(81)).await.unwrap_err();
+            let took = w.now() - t0;
+            assert_eq!(err.kind(), io::ErrorKind::ConnectionRefused);
+            // One round trip: SYN out, RST back.
+            assert!(took >= 2 * ONE_WAY_DELAY && took < Duration::from_millis(100), "{took:?}");
+            assert_eq!(w.b.borrow().counters().resets_out, 1);
+            assert_eq!(w.a.borrow().conn_count(), 0, "the failed socket is released");
+        })
+        .await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn connect_into_a_black_hole_times_out_like_linux() {
+    LocalSet::new()
+        .run_until(async {
+            let mut spec = WorldSpec::new(5);
+            spec.loss = 1.0;
+            let w = world(spec);
+            let t0 = w.now();
+            let err = TcpStream::connect(&w.a, w.b_addr(ECHO_PORT)).await.unwrap_err();
+            let took = w.now() - t0;
+            assert_eq!(err.kind(), io::ErrorKind::TimedOut);
+            // Linux: tcp_syn_retries = 6, 127 s.
+            assert!(took >= Duration::from_secs(127) && took < Duration::from_secs(128), "{took:?}");
+            // SYN at 0, 1, 3, 7, 15, 31, 63 s: six retransmissions.
+            assert_eq!(w.a.borrow().counters().retransmits, 6);
+        })
+        .await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn fin_gives_eof_and_half_close_still_carries_the_other_way() {
+    LocalSet::new()
+        .run_until(async {
+            let w = world(WorldSpec::new(6));
+            let listener = TcpListener::bind(&w.b, 9).unwrap();
+            let server = tokio::task::spawn_local(async move {
+                let (mut s, _) = listener.accept().await.unwrap();
+                let mut got = Vec::new();
+                s.read_to_end(&mut got).await.unwrap(); // EOF after the client's FIN
+                assert_eq!(got, b"bye");
+                let mut again = [0u8; 1];
+                assert_eq!(s.read(&mut again).await.unwrap(), 0, "EOF is sticky");
+                s.write_all(b"after your fin").await.unwrap();
+                s.shutdown().await.unwrap();
+            });
+            let mut c = TcpStream::connect(&w.a, w.b_addr(9)).await.unwrap();
+            c.write_all(b"bye").await.unwrap();
+            c.shutdown().await.unwrap();
+            assert!(c.write_all(b"x").await.is_err(), "no writes after shutdown");
+            let mut back = Vec::new();
+            c.read_to_end(&mut back).await.unwrap();
+            assert_eq!(back, b"after your fin");
+            server.await.unwrap();
+            assert_eq!(w.a.borrow().counters().resets_out + w.b.borrow().counters().resets_out, 0);
+        })
+        .await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn reset_reaches_the_peer_as_an_error() {
+    LocalSet::new()
+        .run_until(async {
+            let w = world(WorldSpec::new(8));
+            let listener = TcpListener::bind(&w.b, 9).unwrap();
+            let server = tokio::task::spawn_local(async move {
+                let (mut s, _) = listener.accept().await.unwrap();
+                let mut buf = [0u8; 16];
+                let n = s.read(&mut buf).await.unwrap();
+                assert_eq!(&buf[..n], b"hi");
+                let err = s.read(&mut buf).await.unwrap_err();
+                assert_eq!(err.kind(), io::ErrorKind::ConnectionReset);
+                let err = s.write_all(b"late").await.unwrap_err();
+                assert_eq!(err.kind(), io::ErrorKind::ConnectionReset);
+            });
+            let mut c = TcpStream::connect(&w.a, w.b_addr(9)).await.unwrap();
+            c.write_all(b"hi").await.unwrap();
+            tokio::time::sleep(Duration::from_millis(100)).await;
+            c.abort();
+            server.await.unwrap();
+            assert_eq!(w.a.borrow().counters().resets_out, 1);
+            assert_eq!(w.b.borrow().counters().resets_in, 1);
+        })
+        .await;
+}
+
+#[tokio::test(start_paused = true)]
+async fn idle_connection_has_no_deadline() {
+    LocalSet::new()
+        .run_until(async {
+            let w = world(WorldSpec::new(9));
+            let listener = TcpListener::bind(&w.b, ECHO_PORT).unwrap();
+            tokio::task::spawn_local(echo_server(listener));
+            let mut c = TcpStream::connect(&w.a, w.b_addr(ECHO_PORT)).await.unwrap();
+            c.write_all(b"ping").await.unwrap();
+            let mut got = [0u8; 4];
+            c.read_exact(&mut got).await.unwrap();
+            // Let delayed ACKs go out, then nothing is pending anywhere.
+            tokio::time::sleep(Duration::from_secs(1)).await;
+            let now = w.now();
+            assert_eq!(w.a.borrow_mut().poll_at(now), None);
+            assert_eq!(w.b.borrow_mut().poll_at(now), None);
+            let sent = w.link.borrow().log.len();
+            tokio::time::sleep(Duration::from_secs(3600)).await;
+            assert_eq!(w.link.borrow().log.len(), sent, "no packet in an idle hour");
+            assert_eq!(w.a.borrow().state(c.id()), TcpState::Established);
+        })
+        .await;
+}
+
+/// A lossy transfer; returns the packet log hash.
+fn lossy_run(seed: u64) -> u64 {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .build()
+        .unwrap();
+    LocalSet::new().block_on(&rt, async {
+        let mut spec = WorldSpec::new(seed);
+        spec.loss = 0.05;
+        let w = world(spec);
+        let data = payload(seed, 100_000);
+        let (got, _) = transfer(&w, &data).await;
+        assert!(got == data);
+        let h = w.link.borrow().hash();
+        h
+    })
+}
+
+#[test]
+fn same_seed_same_packets() {
+    let first = lossy_run(42);
+    assert_eq!(first, lossy_run(42), "same seed, same bytes");
+    assert_ne!(first, lossy_run(43), "another seed, other bytes");
+}

@@ -1,0 +1,58 @@
+//! Exact replay of the first real scenario: same seed, same hash; another
+//! seed, another hash; skipping idle time changes nothing.
+
+use ftw_sim::scenario::{self, FaultKind, RunSpec, TimedFault, Verdict};
+use ftw_sim::trace::{describe_divergence, first_divergence};
+use ftw_sim::RunSeed;
+
+fn run(spec: &RunSpec) -> scenario::RunReport {
+    scenario::run(spec).expect("spec is valid")
+}
+
+#[test]
+fn quic_echo_passes_and_replays_exactly() {
+    let spec = RunSpec::new("quic-echo", RunSeed(1));
+    let a = run(&spec);
+    assert_eq!(a.verdict(), Verdict::Pass, "{:?}", a.checks);
+    let b = run(&spec);
+    if let Some(d) = first_divergence(a.outcome.trace.events(), b.outcome.trace.events()) {
+        panic!("same seed diverged: {}", describe_divergence(&d));
+    }
+    assert_eq!(a.outcome.trace.hash(), b.outcome.trace.hash());
+    assert!(a.outcome.trace.len() > 50, "a real run has many events");
+}
+
+#[test]
+fn another_seed_gives_another_hash() {
+    let a = run(&RunSpec::new("quic-echo", RunSeed(1)));
+    let b = run(&RunSpec::new("quic-echo", RunSeed(2)));
+    assert_eq!(b.verdict(), Verdict::Pass);
+    assert_ne!(a.outcome.trace.hash(), b.outcome.trace.hash());
+}
+
+#[test]
+fn skipping_idle_time_changes_no_event() {
+    // Loss and a NAT rebind, with QUIC traffic: skipping on and off must agree.
+    let mut spec = RunSpec::new("quic-echo", RunSeed(3));
+    spec.plan.phone.loss_pct = 5.0;
+    spec.plan.faults.push(TimedFault { at_ms: 4_500, fault: FaultKind::Rebind { host: "phone".into() } });
+    let skip = run(&spec);
+    spec.skip_idle = false;
+    let step = run(&spec);
+    if let Some(d) = first_divergence(skip.outcome.trace.events(), step.outcome.trace.events()) {
+        panic!("skipping changed the run: {}", describe_divergence(&d));
+    }
+    assert_eq!(skip.outcome.trace.hash(), step.outcome.trace.hash());
+    assert!(skip.outcome.steps * 5 < step.outcome.steps, "skipping took {} steps, stepping {}", skip.outcome.steps, step.outcome.steps);
+    assert_eq!(skip.verdict(), Verdict::Pass, "{:?}", skip.checks);
+}
+
+#[test]
+#[ignore]
+fn debug_dump() {
+    let a = run(&RunSpec::new("quic-echo", RunSeed(1)));
+    for e in a.outcome.trace.events().iter().take(40) {
+        eprintln!("{e:?}");
+    }
+    eprintln!("{:?}", a.outcome.result);
+}
