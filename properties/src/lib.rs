@@ -1,1 +1,3 @@
-//! The laws and the corpus.
+//! The laws, the corpus and the `ftwsim` command.
+
+pub mod corpus;

@@ -44,6 +44,14 @@ pub struct SwitchDef {
     pub about: &'static str,
 }
 
+/// Every property a scenario checks: (name, the law).
+pub const PROPERTIES: &[(&str, &str)] = &[
+    ("echo-in-order", "every stream message comes back once, in order"),
+    ("one-connection", "the cloud accepts one connection: faults never force a new handshake"),
+    ("datagrams-echoed", "without loss every datagram comes back; with loss never more than were sent"),
+    ("clean-close", "the cloud sees the phone's close code 1000"),
+];
+
 /// Every bug switch, by the name users type.
 pub const SWITCHES: &[SwitchDef] = &[
     SwitchDef { name: "ws-first-cancels-probe", about: "WebSocket-first race cancels the QUIC learning probe and refreshes the WebSocket entry (QUIC PR review)" },

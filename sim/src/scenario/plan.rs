@@ -32,7 +32,7 @@ impl Default for LinkPlan {
 
 /// What a timed fault does.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "kind", deny_unknown_fields)]
+#[serde(rename_all = "snake_case", tag = "kind")]
 pub enum FaultKind {
     /// The host's NAT rebinds (same inside flow, new outside port).
     Rebind { host: String },
@@ -48,7 +48,6 @@ pub enum FaultKind {
 
 /// A fault at a time.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
 pub struct TimedFault {
     pub at_ms: u64,
     #[serde(flatten)]

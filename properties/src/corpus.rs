@@ -1,0 +1,162 @@
+//! The corpus: failures (and hard cases) kept as data, one TOML file an entry.
+//!
+//! ```toml
+//! scenario = "quic-echo"
+//! seed = 1                     # or "0xdeadbeef"; TOML integers stop at 2^63-1
+//! switches = []                # bug switches on
+//! expect = "pass"              # or "fails <property>"
+//! note = "why this entry exists"
+//! [plan.phone]                 # the concrete fault plan (ftw_sim::scenario::FaultPlan)
+//! loss_pct = 5.0
+//! [[plan.faults]]
+//! at_ms = 4500
+//! kind = "rebind"
+//! host = "phone"
+//! ```
+//!
+//! A bad entry is reported with its file, field and value; the other entries
+//! still run.
+
+use std::path::{Path, PathBuf};
+
+use ftw_sim::scenario::{self, FaultPlan, RunSpec, Switches, Verdict};
+use ftw_sim::{parse_seed, RunSeed};
+use serde::{Deserialize, Serialize};
+
+/// What an entry expects.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Expect {
+    Pass,
+    Fails(String),
+}
+
+impl Expect {
+    pub fn parse(s: &str) -> Result<Expect, String> {
+        let s = s.trim();
+        if s == "pass" {
+            return Ok(Expect::Pass);
+        }
+        match s.strip_prefix("fails ") {
+            Some(p) if !p.trim().is_empty() => Ok(Expect::Fails(p.trim().to_string())),
+            _ => Err(format!("{s:?}: expected \"pass\" or \"fails <property>\"")),
+        }
+    }
+    pub fn render(&self) -> String {
+        match self {
+            Expect::Pass => "pass".into(),
+            Expect::Fails(p) => format!("fails {p}"),
+        }
+    }
+    pub fn met_by(&self, v: &Verdict) -> bool {
+        match (self, v) {
+            (Expect::Pass, Verdict::Pass) => true,
+            (Expect::Fails(p), Verdict::Fail { property, .. }) => p == property,
+            _ => false,
+        }
+    }
+}
+
+#[derive(Debug, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+struct RawEntry {
+    scenario: String,
+    seed: toml::Value,
+    #[serde(default)]
+    switches: Vec<String>,
+    expect: String,
+    #[serde(default)]
+    note: String,
+    #[serde(default)]
+    plan: FaultPlan,
+}
+
+/// A checked corpus entry.
+#[derive(Clone, Debug)]
+pub struct Entry {
+    pub path: PathBuf,
+    pub spec: RunSpec,
+    pub expect: Expect,
+    pub note: String,
+}
+
+/// Read and check one entry; errors name the file, the field and the value.
+pub fn load(path: &Path) -> Result<Entry, String> {
+    let p = path.display();
+    let text = std::fs::read_to_string(path).map_err(|e| format!("{p}: cannot read: {e}"))?;
+    let raw: RawEntry = toml::from_str(&text).map_err(|e| format!("{p}: {}", e.to_string().trim_end().replace('\n', "\n    ")))?;
+    scenario::find(&raw.scenario).map_err(|e| format!("{p}: field `scenario`: {e}"))?;
+    let seed = match &raw.seed {
+        toml::Value::Integer(i) if *i >= 0 => RunSeed(*i as u64),
+        toml::Value::String(s) => parse_seed(s).map_err(|e| format!("{p}: field `seed`: {e}"))?,
+        other => return Err(format!("{p}: field `seed`: bad seed {other}: expected a whole number from 0, or a string like \"0x1f\"")),
+    };
+    let switches = Switches::parse(raw.switches.iter().map(String::as_str)).map_err(|e| format!("{p}: field `switches`: {e}"))?;
+    let expect = Expect::parse(&raw.expect).map_err(|e| format!("{p}: field `expect`: {e}"))?;
+    raw.plan.validate().map_err(|e| format!("{p}: field `{}", e.replacen(": ", "`: ", 1)))?;
+    let mut spec = RunSpec::new(&raw.scenario, seed);
+    spec.switches = switches;
+    spec.plan = raw.plan;
+    Ok(Entry { path: path.to_path_buf(), spec, expect, note: raw.note })
+}
+
+/// Render an entry as TOML (for new failures).
+pub fn render(spec: &RunSpec, expect: &Expect, note: &str) -> String {
+    let raw = RawEntry {
+        scenario: spec.scenario.clone(),
+        seed: if spec.seed.0 <= i64::MAX as u64 { toml::Value::Integer(spec.seed.0 as i64) } else { toml::Value::String(format!("{:#x}", spec.seed.0)) },
+        switches: spec.switches.0.iter().cloned().collect(),
+        expect: expect.render(),
+        note: note.to_string(),
+        plan: spec.plan.clone(),
+    };
+    toml::to_string(&raw).expect("entry renders")
+}
+
+/// Every `.toml` file under the given paths (files or directories), sorted.
+pub fn collect(paths: &[PathBuf]) -> Result<Vec<PathBuf>, String> {
+    let mut out = Vec::new();
+    for p in paths {
+        if p.is_dir() {
+            let mut files: Vec<PathBuf> = std::fs::read_dir(p)
+                .map_err(|e| format!("{}: cannot read directory: {e}", p.display()))?
+                .filter_map(|e| e.ok().map(|e| e.path()))
+                .filter(|f| f.extension().is_some_and(|x| x == "toml"))
+                .collect();
+            files.sort();
+            out.extend(files);
+        } else if p.exists() {
+            out.push(p.clone());
+        } else {
+            return Err(format!("{}: no such file or directory", p.display()));
+        }
+    }
+    Ok(out)
+}
+
+/// The result of replaying one file.
+pub struct Replayed {
+    pub path: PathBuf,
+    /// Err: the entry could not be read (corrupt, unknown names).
+    pub outcome: Result<(Entry, Verdict, String), String>,
+}
+
+impl Replayed {
+    pub fn met(&self) -> bool {
+        matches!(&self.outcome, Ok((e, v, _)) if e.expect.met_by(v))
+    }
+}
+
+/// Replay every entry; a bad entry does not stop the others.
+pub fn replay(files: &[PathBuf]) -> Vec<Replayed> {
+    files
+        .iter()
+        .map(|f| Replayed {
+            path: f.clone(),
+            outcome: load(f).and_then(|e| {
+                let report = scenario::run(&e.spec)?;
+                let hash = report.outcome.trace.hash();
+                Ok((e, report.verdict(), hash))
+            }),
+        })
+        .collect()
+}
