@@ -48,6 +48,11 @@ enum Cmd {
     Replay { paths: Vec<PathBuf> },
     /// Scenarios, properties and bug switches, one a line.
     List,
+    /// Measure speed: a simulated idle day (idle-link) and a 90 s session (quic-stream).
+    Bench {
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 fn replay_command(spec: &RunSpec, plan: &Option<PathBuf>) -> String {
@@ -70,6 +75,31 @@ fn main() -> ExitCode {
     trace::init_logging();
     let cli = Cli::parse();
     match cli.cmd {
+        Cmd::Bench { json } => {
+            let timed = |name: &str| {
+                let wall = std::time::Instant::now(); // the tool's own wall clock, never seen by the run
+                let r = scenario::run(&RunSpec::new(name, ftw_sim::RunSeed(1))).expect("known scenario");
+                let wall_s = wall.elapsed().as_secs_f64();
+                (r.verdict(), r.outcome.sim_elapsed.as_secs_f64(), wall_s, r.outcome.steps)
+            };
+            let (v1, day_sim, day_wall, day_steps) = timed("idle-link");
+            let (v2, ses_sim, ses_wall, ses_steps) = timed("quic-stream");
+            if json {
+                println!("{}", serde_json::json!({
+                    "idle_day_wall_s": day_wall,
+                    "idle_day_sim_s_per_wall_s": day_sim / day_wall,
+                    "idle_day_steps": day_steps,
+                    "session_speedup": ses_sim / ses_wall,
+                    "session_wall_s": ses_wall,
+                    "session_steps": ses_steps,
+                    "verdicts": [format!("{v1:?}"), format!("{v2:?}")],
+                }));
+            } else {
+                println!("idle day (idle-link, seed 1): {day_sim:.0} sim s in {day_wall:.2} wall s = {:.0} sim s per wall s, {day_steps} steps [{v1:?}]", day_sim / day_wall);
+                println!("90 s session (quic-stream, seed 1): {ses_sim:.1} sim s in {ses_wall:.3} wall s = {:.0}x real time, {ses_steps} steps [{v2:?}]", ses_sim / ses_wall);
+            }
+            ExitCode::SUCCESS
+        }
         Cmd::List => {
             for s in SCENARIOS {
                 println!("scenario {}  {}", s.name, s.about);

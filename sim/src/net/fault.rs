@@ -253,3 +253,135 @@ impl Chain {
         self.0.iter().map(|p| p.name()).collect::<Vec<_>>().join(" > ")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rand_chacha::rand_core::SeedableRng;
+
+    fn d(i: u32) -> InFlight {
+        InFlight {
+            delay: Duration::ZERO,
+            src: "10.0.0.1:1000".parse().unwrap(),
+            dst: "10.0.0.2:2000".parse().unwrap(),
+            payload: bytes::Bytes::from(i.to_be_bytes().to_vec()),
+        }
+    }
+
+    /// Push `n` datagrams a millisecond apart through `chain`; return what came out.
+    fn pump(chain: &mut Chain, n: u32, seed: u64) -> Vec<(u32, Duration)> {
+        let mut rng = ChaCha20Rng::seed_from_u64(seed);
+        let mut out = Vec::new();
+        for i in 0..n {
+            let now = Duration::from_millis(i as u64);
+            let mut ctx = Ctx { now, rng: &mut rng };
+            for o in chain.run(&mut ctx, d(i)).unwrap() {
+                out.push((u32::from_be_bytes(o.payload[..4].try_into().unwrap()), now + o.delay));
+            }
+        }
+        out
+    }
+
+    #[test]
+    fn loss_drops_its_share_and_the_same_ones_for_the_same_seed() {
+        let mut c = Chain::default();
+        c.push(Loss(0.05));
+        let a = pump(&mut c, 10_000, 1);
+        let lost = 10_000 - a.len();
+        assert!((400..=600).contains(&lost), "5 % of 10,000 lost {lost}");
+        let b = pump(&mut c, 10_000, 1);
+        assert_eq!(a, b, "same seed, same drops");
+        let other = pump(&mut c, 10_000, 2);
+        assert_ne!(a, other);
+    }
+
+    #[test]
+    fn bursty_loss_comes_in_runs() {
+        let mut c = Chain::default();
+        c.push(GilbertElliott { p_enter_bad: 0.01, p_leave_bad: 0.2, loss_good: 0.0, loss_bad: 0.9, bad: false });
+        let out = pump(&mut c, 20_000, 3);
+        let got: std::collections::BTreeSet<u32> = out.iter().map(|x| x.0).collect();
+        let lost: Vec<u32> = (0..20_000).filter(|i| !got.contains(i)).collect();
+        // Expected share: 1/21 of the time bad, 90 % lost there: about 4.3 %.
+        assert!((500..=1300).contains(&lost.len()), "lost {}", lost.len());
+        // Bursts: far more adjacent losses than independent loss at that rate would give (~4 %).
+        let adjacent = lost.windows(2).filter(|w| w[1] == w[0] + 1).count();
+        assert!(adjacent * 2 > lost.len(), "{adjacent} adjacent of {} lost", lost.len());
+    }
+
+    #[test]
+    fn delay_and_jitter_reorder() {
+        let mut c = Chain::default();
+        c.push(Delay(Duration::from_millis(20))).push(Jitter(Duration::from_millis(5)));
+        let out = pump(&mut c, 1000, 4);
+        assert_eq!(out.len(), 1000);
+        assert!(out.iter().all(|(i, at)| *at >= Duration::from_millis(*i as u64 + 20) && *at <= Duration::from_millis(*i as u64 + 25)));
+        let mut by_arrival = out.clone();
+        by_arrival.sort_by_key(|x| (x.1, x.0));
+        let inversions = by_arrival.windows(2).filter(|w| w[1].0 < w[0].0).count();
+        assert!(inversions > 50, "jitter larger than the gap reorders ({inversions})");
+    }
+
+    #[test]
+    fn duplication_adds_copies() {
+        let mut c = Chain::default();
+        c.push(Duplicate { rate: 0.1, gap: Duration::from_millis(1) });
+        let out = pump(&mut c, 10_000, 5);
+        let extra = out.len() - 10_000;
+        assert!((850..=1150).contains(&extra), "10 % duplicated gave {extra} copies");
+    }
+
+    #[test]
+    fn reorder_holds_one_behind_k_others() {
+        let mut c = Chain::default();
+        c.push(Reorder::new(1.0 / 16.0, 3));
+        let out = pump(&mut c, 2000, 6);
+        let mut by_arrival = out.clone();
+        by_arrival.sort_by_key(|x| x.1);
+        let late = by_arrival.windows(2).filter(|w| w[1].0 < w[0].0).count();
+        assert!(late > 60, "held datagrams arrive behind later ones ({late})");
+        // Nothing is lost by reordering except what is still held at the end.
+        assert!(out.len() >= 2000 - 8);
+    }
+
+    #[test]
+    fn mtu_drops_oversized() {
+        let mut c = Chain::default();
+        c.push(Mtu(1200));
+        let mut rng = ChaCha20Rng::seed_from_u64(7);
+        let mut ctx = Ctx { now: Duration::ZERO, rng: &mut rng };
+        let mut small = d(1);
+        small.payload = bytes::Bytes::from(vec![0u8; 1172]);
+        let mut big = d(2);
+        big.payload = bytes::Bytes::from(vec![0u8; 1173]);
+        assert_eq!(c.run(&mut ctx, small).unwrap().len(), 1);
+        assert_eq!(c.run(&mut ctx, big).unwrap().len(), 0);
+    }
+
+    #[test]
+    fn windows_open_and_close() {
+        let mut rng = ChaCha20Rng::seed_from_u64(8);
+        let from = Duration::from_secs(10);
+        let until = Duration::from_secs(20);
+        let mut tcp = d(0);
+        tcp.src.set_port(IP_TUNNEL_PORT);
+        tcp.dst.set_port(IP_TUNNEL_PORT);
+        for (outage, at, udp_passes, tcp_passes, refused) in [
+            (Outage::Blackhole, 15, false, false, false),
+            (Outage::UdpBlocked, 15, false, true, false),
+            (Outage::UdpRefused, 15, false, true, true),
+            (Outage::Blackhole, 20, true, true, false),
+            (Outage::UdpRefused, 9, true, true, false),
+        ] {
+            let mut w = Window { from, until, outage };
+            let mut ctx = Ctx { now: Duration::from_secs(at), rng: &mut rng };
+            let mut out = Vec::new();
+            let r = w.process(&mut ctx, d(0), &mut out);
+            assert_eq!(r.is_err(), refused, "{outage:?} at {at}");
+            assert_eq!(out.len() == 1, udp_passes, "{outage:?} at {at} udp");
+            let mut out = Vec::new();
+            w.process(&mut ctx, tcp.clone(), &mut out).unwrap();
+            assert_eq!(out.len() == 1, tcp_passes, "{outage:?} at {at} tcp");
+        }
+    }
+}

@@ -2,6 +2,7 @@
 //! a set of bug switches, ending in checks that name the law they test.
 
 pub mod plan;
+pub mod idle_link;
 mod quic_echo;
 
 use std::collections::BTreeSet;
@@ -50,6 +51,7 @@ pub const PROPERTIES: &[(&str, &str)] = &[
     ("one-connection", "the cloud accepts one connection: faults never force a new handshake"),
     ("datagrams-echoed", "without loss every datagram comes back; with loss never more than were sent"),
     ("clean-close", "the cloud sees the phone's close code 1000"),
+    ("keepalive-holds", "a 15 s keepalive holds a 30 s NAT mapping: an idle connection lives for a day"),
 ];
 
 /// Every bug switch, by the name users type.
@@ -150,11 +152,23 @@ pub struct ScenarioDef {
 }
 
 /// Every scenario.
-pub const SCENARIOS: &[ScenarioDef] = &[ScenarioDef {
-    name: "quic-echo",
-    about: "a phone behind a NAT and the cloud over real QUIC: stream echoes and datagrams, through the plan's faults",
-    run: quic_echo::run,
-}];
+pub const SCENARIOS: &[ScenarioDef] = &[
+    ScenarioDef {
+        name: "quic-echo",
+        about: "a phone behind a NAT and the cloud over real QUIC: ten stream echoes and datagrams, through the plan's faults",
+        run: quic_echo::run,
+    },
+    ScenarioDef {
+        name: "quic-stream",
+        about: "a 90 s streaming session at 1 Hz (stream messages and datagrams), as quic-echo",
+        run: quic_echo::run_stream,
+    },
+    ScenarioDef {
+        name: "idle-link",
+        about: "a phone and a box each hold a QUIC connection to the cloud for a simulated day: keepalives only",
+        run: idle_link::run,
+    },
+];
 
 /// Find a scenario, or explain which exist.
 pub fn find(name: &str) -> Result<&'static ScenarioDef, String> {

@@ -1,0 +1,95 @@
+//! `idle-link`: a phone and a box each keep a QUIC connection to the cloud for a
+//! simulated day with nothing to say: only keepalive PINGs every 15 s hold their
+//! 30 s NAT mappings. The bench's idle day; it also proves the keepalive holds.
+
+use std::cell::RefCell;
+use std::net::SocketAddr;
+use std::rc::Rc;
+use std::time::Duration;
+
+use ftw_crypto::{
+    crypto_provider, new_server_session_store, quic_client_config, quic_endpoint_config, quic_server_config,
+    seeded_cid_factory, ClientResumption, QuicTransportParams,
+};
+
+use super::{addr, cloud_certs, sim_clock, world_for, Check, RunReport, RunSpec, Topology};
+use crate::quic::{QuicEndpoint, QuicEvent};
+use crate::time;
+
+/// One simulated day.
+pub const DAY: Duration = Duration::from_secs(24 * 3600);
+
+#[derive(Default)]
+struct Tally {
+    accepted: u32,
+    held: Vec<&'static str>,
+    lost: Vec<String>,
+}
+
+pub fn run(spec: &RunSpec) -> RunReport {
+    let mut world = world_for(spec, DAY + Duration::from_secs(60));
+    Topology::build(&mut world, &spec.plan);
+    let seed = spec.seed;
+    let tally = Rc::new(RefCell::new(Tally::default()));
+
+    let t = tally.clone();
+    world.host("cloud", addr::CLOUD, move || {
+        let t = t.clone();
+        async move {
+            let rng = seed.crypto("cloud");
+            let provider = crypto_provider(&rng.sub("tls"));
+            let server = quic_server_config(&provider, &sim_clock(), &cloud_certs(), new_server_session_store(), rng.sub_seed("quic/token-key"), &QuicTransportParams::default());
+            let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
+            let ep = QuicEndpoint::bind("cloud", SocketAddr::from(([0, 0, 0, 0], addr::CLOUD_PORT)), ep_cfg, Some(server)).await?;
+            loop {
+                let conn = ep.accept().await;
+                t.borrow_mut().accepted += 1;
+                tokio::task::spawn_local(async move { while !matches!(conn.next_event().await, QuicEvent::Lost(_)) {} });
+            }
+        }
+    });
+
+    for (name, ip, is_client) in [("box", addr::BOX, false), ("phone", addr::PHONE, true)] {
+        let t = tally.clone();
+        let software = move || {
+            let t = t.clone();
+            async move {
+                let rng = seed.crypto(name);
+                let provider = crypto_provider(&rng.sub("tls"));
+                let client = quic_client_config(&provider, &sim_clock(), &cloud_certs(), ClientResumption::Disabled, rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
+                let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
+                let ep = QuicEndpoint::bind(name, "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
+                let conn = ep.connect(client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME)?;
+                let until = DAY;
+                let lost = loop {
+                    tokio::select! {
+                        biased;
+                        ev = conn.next_event() => if let QuicEvent::Lost(l) = ev { break Some(l) },
+                        _ = time::sleep_until(until) => break None,
+                    }
+                };
+                match lost {
+                    None => t.borrow_mut().held.push(name),
+                    Some(l) => t.borrow_mut().lost.push(format!("{name}: {l:?}")),
+                }
+                conn.close(1000, "day over");
+                time::sleep(Duration::from_millis(100)).await;
+                Ok(())
+            }
+        };
+        if is_client {
+            world.client(name, ip, software());
+        } else {
+            world.host(name, ip, software);
+        }
+    }
+
+    let outcome = world.run();
+    let t = tally.borrow();
+    let checks = vec![
+        Check { property: "keepalive-holds".into(), ok: t.lost.is_empty() && t.held.contains(&"phone"), detail: format!("held: {:?}, lost: {:?}", t.held, t.lost) },
+        Check { property: "one-connection".into(), ok: t.accepted == 2, detail: format!("the cloud accepted {} connections (phone and box: 2)", t.accepted) },
+    ];
+    drop(t);
+    RunReport { outcome, checks }
+}
