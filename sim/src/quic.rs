@@ -194,6 +194,7 @@ impl QuicEndpoint {
                 _ = sleep => {
                     let now = quinn_now();
                     let mut st = self.st.borrow_mut();
+                    trace::record(&st.host.clone(), "timer", "quic");
                     for s in st.conns.values_mut() {
                         if s.conn.poll_timeout().is_some_and(|t| t <= now) {
                             s.conn.handle_timeout(now);

@@ -116,18 +116,24 @@ impl Drop for Sleep {
     }
 }
 
-/// Per-host wall clock: the epoch, plus elapsed time, plus any jump applied to
-/// this host (a phone asleep for hours sees its wall clock move on).
-#[derive(Clone, Debug, Default)]
-pub struct WallClock {
-    jump: Duration,
+thread_local! {
+    static WALL_JUMPS: RefCell<BTreeMap<String, Duration>> = const { RefCell::new(BTreeMap::new()) };
 }
 
-impl WallClock {
-    pub fn jump(&mut self, by: Duration) {
-        self.jump += by;
-    }
-    pub fn unix_ms_at(&self, elapsed: Duration) -> u64 {
-        EPOCH_UNIX_MS + (elapsed + self.jump).as_millis() as u64
-    }
+pub(crate) fn reset_wall_jumps() {
+    WALL_JUMPS.with(|j| j.borrow_mut().clear());
+}
+
+/// Move `host`'s wall clock forward by `by` (a phone asleep for hours sees its
+/// wall clock jump; its monotonic clock, and everyone else's, do not).
+pub fn jump_wall(host: &str, by: Duration) {
+    WALL_JUMPS.with(|j| *j.borrow_mut().entry(host.to_string()).or_default() += by);
+    crate::trace::record(host, "clock.jump", format!("wall +{}", crate::trace::fmt_time(by)));
+}
+
+/// `host`'s wall clock now, since the Unix epoch: the fixed epoch, plus elapsed
+/// time, plus the host's jumps.
+pub fn wall_since_unix(host: &str) -> Duration {
+    let jump = WALL_JUMPS.with(|j| j.borrow().get(host).copied().unwrap_or_default());
+    Duration::from_millis(EPOCH_UNIX_MS) + turmoil::sim_elapsed().unwrap_or_default() + jump
 }

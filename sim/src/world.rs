@@ -62,6 +62,7 @@ pub struct World {
 impl World {
     pub fn new(cfg: WorldConfig) -> Self {
         time::reset_timers();
+        time::reset_wall_jumps();
         crate::quic::reset_base();
         trace::begin(cfg.keep_events);
         let mut sim = turmoil::Builder::new()

@@ -47,12 +47,3 @@ fn skipping_idle_time_changes_no_event() {
     assert_eq!(skip.verdict(), Verdict::Pass, "{:?}", skip.checks);
 }
 
-#[test]
-#[ignore]
-fn debug_dump() {
-    let a = run(&RunSpec::new("quic-echo", RunSeed(1)));
-    for e in a.outcome.trace.events().iter().take(40) {
-        eprintln!("{e:?}");
-    }
-    eprintln!("{:?}", a.outcome.result);
-}

@@ -38,7 +38,7 @@ pub fn run(spec: &RunSpec) -> RunReport {
         async move {
             let rng = seed.crypto("cloud");
             let provider = crypto_provider(&rng.sub("tls"));
-            let server = quic_server_config(&provider, &sim_clock(), &cloud_certs(), new_server_session_store(), rng.sub_seed("quic/token-key"), &QuicTransportParams::default());
+            let server = quic_server_config(&provider, &sim_clock("cloud"), &cloud_certs(), new_server_session_store(), rng.sub_seed("quic/token-key"), &QuicTransportParams::default());
             let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
             let ep = QuicEndpoint::bind("cloud", SocketAddr::from(([0, 0, 0, 0], addr::CLOUD_PORT)), ep_cfg, Some(server)).await?;
             loop {
@@ -56,7 +56,7 @@ pub fn run(spec: &RunSpec) -> RunReport {
             async move {
                 let rng = seed.crypto(name);
                 let provider = crypto_provider(&rng.sub("tls"));
-                let client = quic_client_config(&provider, &sim_clock(), &cloud_certs(), ClientResumption::Disabled, rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
+                let client = quic_client_config(&provider, &sim_clock(name), &cloud_certs(), ClientResumption::Disabled, rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
                 let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
                 let ep = QuicEndpoint::bind(name, "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
                 let conn = ep.connect(client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME)?;

@@ -15,7 +15,6 @@ use rustls::pki_types::UnixTime;
 
 use crate::net::NetAction;
 use crate::seed::RunSeed;
-use crate::time::EPOCH_UNIX_MS;
 use crate::world::{RunOutcome, World, WorldConfig};
 pub use plan::{FaultKind, FaultPlan, LinkPlan, TimedFault};
 
@@ -230,11 +229,9 @@ pub fn world_for(spec: &RunSpec, limit: Duration) -> World {
     World::new(cfg)
 }
 
-/// The sim's wall clock for rustls and quinn-proto (inside a host).
-pub fn sim_clock() -> SimClock {
-    SimClock::new(Arc::new(|| {
-        UnixTime::since_unix_epoch(turmoil::since_epoch().unwrap_or(Duration::from_millis(EPOCH_UNIX_MS)))
-    }))
+/// `host`'s wall clock for rustls and quinn-proto (epoch + elapsed + the host's jumps).
+pub fn sim_clock(host: &'static str) -> SimClock {
+    SimClock::new(Arc::new(move || UnixTime::since_unix_epoch(crate::time::wall_since_unix(host))))
 }
 
 /// The cloud's certificates (fixed seed: identical in every run).

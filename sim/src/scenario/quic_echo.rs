@@ -58,7 +58,7 @@ fn run_n(spec: &RunSpec, messages: usize) -> RunReport {
             let rng = seed.crypto("cloud");
             let provider = crypto_provider(&rng.sub("tls"));
             let certs = cloud_certs();
-            let server = quic_server_config(&provider, &sim_clock(), &certs, new_server_session_store(), rng.sub_seed("quic/token-key"), &QuicTransportParams::default());
+            let server = quic_server_config(&provider, &sim_clock("cloud"), &certs, new_server_session_store(), rng.sub_seed("quic/token-key"), &QuicTransportParams::default());
             let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
             let ep = QuicEndpoint::bind("cloud", SocketAddr::from(([0, 0, 0, 0], addr::CLOUD_PORT)), ep_cfg, Some(server)).await?;
             loop {
@@ -94,7 +94,7 @@ fn run_n(spec: &RunSpec, messages: usize) -> RunReport {
         let rng = seed.crypto("phone");
         let provider = crypto_provider(&rng.sub("tls"));
         let certs = cloud_certs();
-        let client = quic_client_config(&provider, &sim_clock(), &certs, ClientResumption::Disabled, rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
+        let client = quic_client_config(&provider, &sim_clock("phone"), &certs, ClientResumption::Disabled, rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
         let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
         let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
         let conn = ep.connect(client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME)?;
