@@ -1,6 +1,7 @@
 //! ftw-sim's world: seeds, simulated time, the network and its faults, NATs,
 //! drivers that bind the IO-free models to turmoil sockets, and the trace.
 
+pub mod link;
 pub mod net;
 pub mod quic;
 pub mod scenario;

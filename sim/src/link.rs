@@ -1,0 +1,299 @@
+//! The upper layer's view of a transport, the same over QUIC and the WebSocket
+//! ("nothing above the socket changes", seed 000): dial or accept, send a
+//! message, send a datagram, receive, close with a code, and the transport's
+//! name. Close codes are the WebSocket's numbers on both (1000 normal, 4403,
+//! 4408, ...; 1005 no code, 1006 the connection died without a close).
+//!
+//! QUIC framing (SPEC section 3): the phone's control stream is bidirectional
+//! and phone-opened; it starts with the target (the URL's path and query) and
+//! then each message goes with its QUIC varint length. The target itself is
+//! sent varint-length-prefixed too (chosen here). The service's bulk goes on a
+//! unidirectional stream the service opens, framed the same way. Datagrams
+//! carry one message each. The QUIC application error code is the close code.
+
+use std::collections::BTreeMap;
+use std::net::SocketAddr;
+
+use bytes::{Buf, BufMut, Bytes, BytesMut};
+use quinn_proto::StreamId;
+
+use crate::quic::{Lost, QuicConn, QuicEndpoint, QuicEvent};
+
+/// Which transport carries a link.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum TransportKind {
+    Quic,
+    WebSocket,
+}
+
+impl TransportKind {
+    pub fn name(self) -> &'static str {
+        match self {
+            TransportKind::Quic => "QUIC",
+            TransportKind::WebSocket => "WebSocket",
+        }
+    }
+}
+
+/// Close codes, as a browser or URLSession sees them.
+pub mod close {
+    pub const NORMAL: u16 = 1000;
+    pub const NO_STATUS: u16 = 1005;
+    pub const ABNORMAL: u16 = 1006;
+    pub const FORBIDDEN: u16 = 4403;
+    pub const TIMED_OUT: u16 = 4408;
+}
+
+/// How a link ended.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct CloseInfo {
+    pub code: u16,
+    pub reason: String,
+    /// The peer (or the network) ended it, not this side.
+    pub by_peer: bool,
+}
+
+/// What arrives on a link.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum LinkEvent {
+    /// A message on a stream (control or bulk) or a WebSocket binary message.
+    Message(Bytes),
+    /// A message that came as a QUIC datagram.
+    Datagram(Bytes),
+    Closed(CloseInfo),
+}
+
+/// Why a dial failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum DialError {
+    /// Refused at once (QUIC: ICMP port unreachable; TCP: RST).
+    Refused,
+    /// Closed before it opened, with this code.
+    Closed(CloseInfo),
+    Other(String),
+}
+
+/// One open link.
+pub enum Link {
+    Quic(QuicLink),
+}
+
+impl Link {
+    pub fn transport(&self) -> TransportKind {
+        match self {
+            Link::Quic(_) => TransportKind::Quic,
+        }
+    }
+
+    /// Send a control message (phone: on its control stream; service: on the
+    /// control stream's return direction).
+    pub fn send(&mut self, msg: &[u8]) -> Result<(), String> {
+        match self {
+            Link::Quic(q) => q.send_on(q.control, msg),
+        }
+    }
+
+    /// Send bulk (service side: on the stream it opens for bulk; over the
+    /// WebSocket, the same as `send`).
+    pub fn send_bulk(&mut self, msg: &[u8]) -> Result<(), String> {
+        match self {
+            Link::Quic(q) => {
+                let s = match q.bulk_out {
+                    Some(s) => s,
+                    None => {
+                        let s = q.conn.open_uni().ok_or("no uni stream credit")?;
+                        q.bulk_out = Some(s);
+                        s
+                    }
+                };
+                q.send_on(s, msg)
+            }
+        }
+    }
+
+    /// Send as a datagram where the transport has them; returns whether it went
+    /// as a datagram (false: sent as a message instead).
+    pub fn send_datagram(&mut self, msg: &[u8]) -> Result<bool, String> {
+        match self {
+            Link::Quic(q) => q.conn.send_datagram(Bytes::copy_from_slice(msg)).map(|_| true),
+        }
+    }
+
+    /// The next event.
+    pub async fn recv(&mut self) -> LinkEvent {
+        match self {
+            Link::Quic(q) => q.recv().await,
+        }
+    }
+
+    pub fn close(&mut self, code: u16, reason: &str) {
+        match self {
+            Link::Quic(q) => q.conn.close(code as u32, reason),
+        }
+    }
+
+    pub fn remote(&self) -> Option<SocketAddr> {
+        match self {
+            Link::Quic(q) => q.conn.remote(),
+        }
+    }
+}
+
+/// Append `v` as a QUIC varint (RFC 9000 section 16).
+pub fn put_varint(out: &mut BytesMut, v: u64) {
+    if v < 1 << 6 {
+        out.put_u8(v as u8);
+    } else if v < 1 << 14 {
+        out.put_u16(0x4000 | v as u16);
+    } else if v < 1 << 30 {
+        out.put_u32(0x8000_0000 | v as u32);
+    } else {
+        assert!(v < 1 << 62, "varint range");
+        out.put_u64(0xc000_0000_0000_0000 | v);
+    }
+}
+
+/// Take one varint-length-prefixed message from the front of `buf`, if whole.
+pub fn take_framed(buf: &mut BytesMut) -> Option<Bytes> {
+    if buf.is_empty() {
+        return None;
+    }
+    let len_len = 1usize << (buf[0] >> 6);
+    if buf.len() < len_len {
+        return None;
+    }
+    let mut v = (buf[0] & 0x3f) as u64;
+    for b in &buf[1..len_len] {
+        v = (v << 8) | *b as u64;
+    }
+    if buf.len() < len_len + v as usize {
+        return None;
+    }
+    buf.advance(len_len);
+    Some(buf.split_to(v as usize).freeze())
+}
+
+fn framed(msg: &[u8]) -> BytesMut {
+    let mut out = BytesMut::with_capacity(msg.len() + 8);
+    put_varint(&mut out, msg.len() as u64);
+    out.extend_from_slice(msg);
+    out
+}
+
+/// A link over one QUIC connection.
+pub struct QuicLink {
+    conn: QuicConn,
+    control: StreamId,
+    bulk_out: Option<StreamId>,
+    bufs: BTreeMap<StreamId, BytesMut>,
+    ready: std::collections::VecDeque<LinkEvent>,
+    closed: bool,
+}
+
+impl QuicLink {
+    fn send_on(&mut self, s: StreamId, msg: &[u8]) -> Result<(), String> {
+        self.conn.write(s, &framed(msg))
+    }
+
+    async fn recv(&mut self) -> LinkEvent {
+        loop {
+            if let Some(ev) = self.ready.pop_front() {
+                return ev;
+            }
+            if self.closed {
+                return LinkEvent::Closed(CloseInfo { code: close::ABNORMAL, reason: "closed".into(), by_peer: false });
+            }
+            match self.conn.next_event().await {
+                QuicEvent::Data { stream, data } => {
+                    let buf = self.bufs.entry(stream).or_default();
+                    buf.extend_from_slice(&data);
+                    while let Some(m) = take_framed(buf) {
+                        self.ready.push_back(LinkEvent::Message(m));
+                    }
+                }
+                QuicEvent::Datagram(d) => self.ready.push_back(LinkEvent::Datagram(d)),
+                QuicEvent::Lost(l) => {
+                    self.closed = true;
+                    self.ready.push_back(LinkEvent::Closed(close_of(&l)));
+                }
+                _ => {}
+            }
+        }
+    }
+}
+
+/// The WebSocket-numbered close a QUIC loss means.
+pub fn close_of(l: &Lost) -> CloseInfo {
+    match l {
+        Lost::Closed { code, by_peer } => CloseInfo { code: (*code).min(u16::MAX as u64) as u16, reason: String::new(), by_peer: *by_peer },
+        Lost::TimedOut | Lost::Refused | Lost::Other(_) => CloseInfo { code: close::ABNORMAL, reason: format!("{l:?}"), by_peer: true },
+    }
+}
+
+/// Dial QUIC and open the control stream with `target` (path and query).
+/// The target goes out at once (it may ride the handshake's flights); the link
+/// is returned only once the handshake is done.
+pub async fn dial_quic(ep: &QuicEndpoint, config: quinn_proto::ClientConfig, remote: SocketAddr, server_name: &str, target: &str) -> Result<Link, DialError> {
+    let conn = ep.connect(config, remote, server_name).map_err(DialError::Other)?;
+    loop {
+        match conn.next_event().await {
+            QuicEvent::Connected => break,
+            QuicEvent::Lost(Lost::Refused) => return Err(DialError::Refused),
+            QuicEvent::Lost(l) => return Err(DialError::Closed(close_of(&l))),
+            _ => {}
+        }
+    }
+    let control = conn.open_bi().ok_or_else(|| DialError::Other("no stream credit".into()))?;
+    conn.write(control, &framed(target.as_bytes())).map_err(DialError::Other)?;
+    Ok(Link::Quic(QuicLink { conn, control, bulk_out: None, bufs: BTreeMap::new(), ready: Default::default(), closed: false }))
+}
+
+/// Accept a QUIC link: wait for the phone's control stream and its target.
+pub async fn accept_quic(conn: QuicConn) -> Result<(Link, String), DialError> {
+    let mut buf = BytesMut::new();
+    let mut control = None;
+    let mut early = std::collections::VecDeque::new();
+    loop {
+        match conn.next_event().await {
+            QuicEvent::Data { stream, data } if control.is_none() || control == Some(stream) => {
+                control = Some(stream);
+                buf.extend_from_slice(&data);
+                if let Some(t) = take_framed(&mut buf) {
+                    let target = String::from_utf8_lossy(&t).into_owned();
+                    let mut bufs = BTreeMap::new();
+                    let mut ready = std::collections::VecDeque::new();
+                    while let Some(m) = take_framed(&mut buf) {
+                        ready.push_back(LinkEvent::Message(m));
+                    }
+                    ready.extend(early);
+                    bufs.insert(stream, buf);
+                    let link = QuicLink { conn, control: stream, bulk_out: None, bufs, ready, closed: false };
+                    return Ok((Link::Quic(link), target));
+                }
+            }
+            QuicEvent::Datagram(d) => early.push_back(LinkEvent::Datagram(d)),
+            QuicEvent::Lost(l) => return Err(DialError::Closed(close_of(&l))),
+            _ => {}
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn varint_framing_round_trips_at_every_width() {
+        for len in [0usize, 1, 63, 64, 16_383, 16_384, 70_000] {
+            let msg = vec![7u8; len];
+            let mut buf = framed(&msg);
+            buf.extend_from_slice(&framed(b"next"));
+            assert_eq!(take_framed(&mut buf).unwrap().len(), len);
+            assert_eq!(&take_framed(&mut buf).unwrap()[..], b"next");
+            assert!(take_framed(&mut buf).is_none());
+        }
+        let mut partial = framed(&[1, 2, 3]);
+        partial.truncate(3);
+        assert!(take_framed(&mut partial).is_none());
+    }
+}
