@@ -537,7 +537,8 @@ impl TcpStack {
                     }
                 }
             }
-            if c.detached && st == State::Closed {
+            // A closed socket that still has a tuple has an RST to send first.
+            if c.detached && st == State::Closed && socket.remote_endpoint().is_none() {
                 gone.push(id);
             }
         }
@@ -1055,7 +1056,11 @@ impl TcpStack {
         c.detached = true;
         let s = self.sockets.get_mut::<tcp::Socket>(c.handle);
         if s.state() == State::Closed {
-            self.remove_conn(id);
+            if s.remote_endpoint().is_none() {
+                self.remove_conn(id);
+            } else {
+                self.mark_dirty(); // its RST is still to go out
+            }
             return;
         }
         if s.recv_queue() > 0 {
