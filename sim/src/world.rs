@@ -106,10 +106,9 @@ impl World {
 
     /// A NAT with its public address; returns its index.
     pub fn nat(&mut self, name: &str, public_ip: IpAddr, idle_timeout: Duration) -> usize {
+        // The NAT is the hook; its public address needs no turmoil host (patched
+        // turmoil delivers hooked datagrams without links).
         self.name(public_ip, name);
-        // The public address must exist in turmoil so its links exist; the NAT
-        // itself is the hook, so this host runs nothing.
-        self.sim.host(public_ip, || std::future::pending::<turmoil::Result>());
         let mut net = self.net.borrow_mut();
         net.nats.push(Nat::new(name, public_ip, idle_timeout));
         net.nats.len() - 1

@@ -27,6 +27,13 @@ pub(crate) struct Topology {
     /// ftw-sim patch: the topology clock at elapsed zero, so that exact send
     /// times (a `Duration` since the start) convert to this clock.
     base: Instant,
+
+    /// ftw-sim patch: datagrams the hook placed, in delivery order (time, then
+    /// send order). They bypass the links (so a NAT's public address needs no
+    /// host) and are delivered to the destination host at its first step that
+    /// starts at or after their time.
+    hooked: std::collections::BTreeMap<(Instant, u64), Envelope>,
+    hooked_seq: u64,
 }
 
 /// This type is used as the key in the [`Topology::links`] map. See [`new`]
@@ -185,6 +192,8 @@ impl Topology {
             links: IndexMap::new(),
             rt,
             base,
+            hooked: std::collections::BTreeMap::new(),
+            hooked_seq: 0,
         }
     }
 
@@ -257,6 +266,19 @@ impl Topology {
 
     // Move messages from any network links to the `dst` host.
     pub(crate) fn deliver_messages(&mut self, rand: &mut dyn RngCore, dst: &mut Host) {
+        // ftw-sim patch: hooked datagrams due by now, in delivery order.
+        let now = self.rt.now();
+        let due: Vec<(Instant, u64)> = self
+            .hooked
+            .iter()
+            .take_while(|(k, _)| k.0 <= now)
+            .filter(|(_, e)| e.dst.ip() == dst.addr)
+            .map(|(k, _)| *k)
+            .collect();
+        for k in due {
+            let envelope = self.hooked.remove(&k).expect("due datagram");
+            let _ = dst.receive_from_network(envelope);
+        }
         for (pair, link) in &mut self.links {
             if pair.0 == dst.addr || pair.1 == dst.addr {
                 link.deliver_messages(&self.config, rand, dst);
@@ -295,31 +317,18 @@ impl Topology {
         self.rt.now() - self.base
     }
 
-    /// ftw-sim patch: queue a message for delivery at `at` (since the start),
-    /// exactly, honouring the link's partition and hold state. A pair with no
-    /// link (an address no host has) is dropped.
+    /// ftw-sim patch: queue a hooked datagram for delivery at `at` (since the
+    /// start), exactly. The caller has checked that `dst`'s host exists.
     pub(crate) fn enqueue_at(&mut self, src: SocketAddr, dst: SocketAddr, message: Protocol, at: Duration) {
         let deliver_at = self.base + at;
-        if src.ip() == dst.ip() {
-            tracing::trace!(target: TRACING_TARGET, ?src, ?dst, "Drop (hook: same address)");
-            return;
-        }
-        if let Some(link) = self.links.get_mut(&Pair::new(src.ip(), dst.ip())) {
-            let status = match link.get_state_for_message(src.ip(), dst.ip()) {
-                State::Healthy => DeliveryStatus::DeliverAfter(deliver_at),
-                State::Hold => DeliveryStatus::Hold,
-                _ => return,
-            };
-            link.sent.push_back(Sent { src, dst, status, protocol: message });
-        } else {
-            tracing::trace!(target: TRACING_TARGET, ?src, ?dst, "Drop (hook: no link)");
-        }
+        self.hooked_seq += 1;
+        self.hooked.insert((deliver_at, self.hooked_seq), Envelope { src, dst, message });
     }
 
     /// ftw-sim patch: the earliest time (since the start) at which a message
     /// on any link becomes deliverable, or `Some(now)` when one already is.
     pub(crate) fn next_delivery(&self) -> Option<Duration> {
-        let mut next: Option<Instant> = None;
+        let mut next: Option<Instant> = self.hooked.keys().next().map(|k| k.0);
         for link in self.links.values() {
             if link.deliverable.values().any(|q| !q.is_empty()) {
                 next = Some(link.now.min(next.unwrap_or(link.now)));

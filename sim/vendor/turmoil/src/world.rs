@@ -280,6 +280,10 @@ impl World {
             };
             let emits = hook.on_send(now, src, dst, &datagram.0)?;
             for emit in emits {
+                if !self.hosts.contains_key(&emit.dst.ip()) {
+                    tracing::trace!(target: TRACING_TARGET, src = ?emit.src, dst = ?emit.dst, "Drop (hook: no such host)");
+                    continue;
+                }
                 let at = now + emit.delay;
                 self.topology.enqueue_at(
                     emit.src,
