@@ -331,3 +331,125 @@ fn same_seed_same_packets() {
     assert_eq!(first, lossy_run(42), "same seed, same bytes");
     assert_ne!(first, lossy_run(43), "another seed, other bytes");
 }
+
+#[tokio::test(start_paused = true)]
+async fn websocket_runs_over_the_stream_under_loss() {
+    use futures_util::{SinkExt, StreamExt};
+    use tokio_tungstenite::tungstenite::Message;
+    LocalSet::new()
+        .run_until(async {
+            let mut spec = WorldSpec::new(21);
+            spec.loss = 0.05;
+            let w = world(spec);
+            let listener = TcpListener::bind(&w.b, 80).unwrap();
+            let server = tokio::task::spawn_local(async move {
+                let (s, _) = listener.accept().await.unwrap();
+                let mut ws = tokio_tungstenite::accept_async(s).await.unwrap();
+                while let Some(msg) = ws.next().await {
+                    match msg.unwrap() {
+                        Message::Binary(b) => ws.send(Message::Binary(b)).await.unwrap(),
+                        Message::Close(_) => break,
+                        _ => {}
+                    }
+                }
+            });
+            let s = TcpStream::connect(&w.a, w.b_addr(80)).await.unwrap();
+            let (mut ws, _) = tokio_tungstenite::client_async("ws://10.0.0.2/", s).await.unwrap();
+            for i in 0..50u64 {
+                let msg = payload(i, 300);
+                ws.send(Message::Binary(msg.clone())).await.unwrap();
+                match ws.next().await.unwrap().unwrap() {
+                    Message::Binary(b) => assert_eq!(b, msg),
+                    other => panic!("unexpected {other:?}"),
+                }
+            }
+            ws.close(None).await.unwrap();
+            while ws.next().await.is_some() {}
+            server.await.unwrap();
+            assert!(w.a.borrow().counters().retransmits + w.b.borrow().counters().retransmits > 0);
+        })
+        .await;
+}
+
+/// The core without tokio: two stacks pumped by hand with a zero-delay wire.
+mod sync_core {
+    use super::*;
+    use crate::{TcpConfig, TcpStack};
+    use std::net::SocketAddrV4;
+
+    fn pump(a: &mut TcpStack, b: &mut TcpStack, now: Duration) {
+        loop {
+            a.poll(now);
+            b.poll(now);
+            let mut moved = false;
+            while let Some(p) = a.pop_tx() {
+                b.push_rx(p);
+                moved = true;
+            }
+            while let Some(p) = b.pop_tx() {
+                a.push_rx(p);
+                moved = true;
+            }
+            if !moved {
+                return;
+            }
+        }
+    }
+
+    fn data_packets(s: &mut TcpStack, now: Duration) -> Vec<Vec<u8>> {
+        s.poll(now);
+        std::iter::from_fn(|| s.pop_tx()).collect()
+    }
+
+    #[test]
+    fn nagle_holds_a_small_segment_until_the_ack_and_nodelay_releases_it() {
+        let t = Duration::ZERO;
+        let mut a = TcpStack::new(ADDR_A, 1, TcpConfig::default());
+        let mut b = TcpStack::new(ADDR_B, 2, TcpConfig::default());
+        b.listen(9).unwrap();
+        let c = a.connect(0, SocketAddrV4::new(ADDR_B, 9)).unwrap();
+        pump(&mut a, &mut b, t);
+        assert_eq!(a.state(c), TcpState::Established);
+        let (s, peer) = b.accept(9).unwrap().expect("established");
+        assert_eq!(peer, a.local_addr(c).unwrap());
+        assert!(!a.nodelay(c).unwrap(), "Nagle on by default, as Linux");
+
+        assert_eq!(a.send_slice(c, b"x").unwrap(), 1);
+        assert_eq!(data_packets(&mut a, t).len(), 1, "first small segment goes at once");
+        assert_eq!(a.send_slice(c, b"y").unwrap(), 1);
+        assert!(data_packets(&mut a, t).is_empty(), "Nagle: 'x' unacknowledged, 'y' waits");
+        a.set_nodelay(c, true).unwrap();
+        let out = data_packets(&mut a, t);
+        assert_eq!(out.len(), 1, "nodelay sends 'y' without waiting");
+        // Deliver only the 'y' packet: it is out of order ('x' was never delivered).
+        for p in out {
+            b.push_rx(p);
+        }
+        b.poll(t);
+        let mut buf = [0u8; 8];
+        assert_eq!(
+            b.recv_slice(s, &mut buf).unwrap_err().kind(),
+            io::ErrorKind::WouldBlock,
+            "'y' waits behind the missing 'x'"
+        );
+        // The retransmission timer brings 'x' back; then both arrive in order.
+        let rto = a.poll_at(t).expect("retransmission pending");
+        assert!(rto >= SMOLTCP_MIN_RTO, "{rto:?}");
+        pump(&mut a, &mut b, rto);
+        assert_eq!(b.recv_slice(s, &mut buf).unwrap(), 2);
+        assert_eq!(&buf[..2], b"xy");
+        assert!(a.retransmits(c) >= 1);
+    }
+
+    #[test]
+    fn initial_sequence_numbers_follow_the_seed() {
+        let syn = |seed: u64| {
+            let mut a = TcpStack::new(ADDR_A, seed, TcpConfig::default());
+            a.connect(0, SocketAddrV4::new(ADDR_B, 9)).unwrap();
+            a.poll(Duration::ZERO);
+            a.pop_tx().expect("a SYN")
+        };
+        assert_eq!(syn(5), syn(5));
+        assert_ne!(syn(5), syn(6));
+    }
+}
