@@ -72,7 +72,11 @@ pub async fn run_stack<P: PacketPipe, S: Sleeper>(
         // Guard against a stack that keeps reporting work due at this very instant.
         let mut deadline = deadline;
         if deadline.is_some_and(|d| d <= now) {
-            immediate_polls = if last_now == Some(now) { immediate_polls + 1 } else { 0 };
+            immediate_polls = if last_now == Some(now) {
+                immediate_polls + 1
+            } else {
+                0
+            };
             if immediate_polls >= consts::IMMEDIATE_POLLS_MAX {
                 stack.borrow_mut().note_stall();
                 deadline = Some(now + consts::STALL_BACKOFF);
@@ -126,7 +130,10 @@ impl TcpStream {
     ) -> io::Result<TcpStream> {
         let id = stack.borrow_mut().connect(local_port, remote)?;
         // Built first, so a cancelled connect still releases the socket.
-        let stream = TcpStream { stack: stack.clone(), id };
+        let stream = TcpStream {
+            stack: stack.clone(),
+            id,
+        };
         poll_fn(|cx| stream.stack.borrow_mut().poll_connect(id, Some(cx.waker()))).await?;
         Ok(stream)
     }
@@ -198,7 +205,9 @@ impl AsyncWrite for TcpStream {
         data: &[u8],
     ) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
-        this.stack.borrow_mut().poll_send(this.id, data, Some(cx.waker()))
+        this.stack
+            .borrow_mut()
+            .poll_send(this.id, data, Some(cx.waker()))
     }
 
     fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -229,7 +238,10 @@ impl TcpListener {
     /// Listen on `port` of the stack's address.
     pub fn bind(stack: &SharedStack, port: u16) -> io::Result<TcpListener> {
         stack.borrow_mut().listen(port)?;
-        Ok(TcpListener { stack: stack.clone(), port })
+        Ok(TcpListener {
+            stack: stack.clone(),
+            port,
+        })
     }
 
     /// The port listened on.
@@ -239,9 +251,19 @@ impl TcpListener {
 
     /// The next established connection and its peer's address.
     pub async fn accept(&self) -> io::Result<(TcpStream, SocketAddrV4)> {
-        let (id, peer) =
-            poll_fn(|cx| self.stack.borrow_mut().poll_accept(self.port, Some(cx.waker()))).await?;
-        Ok((TcpStream { stack: self.stack.clone(), id }, peer))
+        let (id, peer) = poll_fn(|cx| {
+            self.stack
+                .borrow_mut()
+                .poll_accept(self.port, Some(cx.waker()))
+        })
+        .await?;
+        Ok((
+            TcpStream {
+                stack: self.stack.clone(),
+                id,
+            },
+            peer,
+        ))
     }
 }
 

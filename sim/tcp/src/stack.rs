@@ -289,7 +289,10 @@ impl core::fmt::Debug for TcpStack {
 impl TcpStack {
     /// A stack with one address. `seed` seeds smoltcp's RNG (initial sequence numbers).
     pub fn new(addr: Ipv4Addr, seed: u64, config: TcpConfig) -> TcpStack {
-        assert!(config.mtu_bytes >= consts::MTU_BYTES_MIN, "MTU below IPv4 minimum");
+        assert!(
+            config.mtu_bytes >= consts::MTU_BYTES_MIN,
+            "MTU below IPv4 minimum"
+        );
         assert!(config.ephemeral_port_first > 0);
         assert!(config.ephemeral_port_first <= config.ephemeral_port_last);
         assert!(config.rx_buffer_len > 0 && config.tx_buffer_len > 0);
@@ -370,7 +373,11 @@ impl TcpStack {
 
     /// Process received packets, timers and socket work at time `now` (since sim start).
     pub fn poll(&mut self, now: Duration) {
-        assert!(now >= self.now, "time went backwards: {now:?} < {:?}", self.now);
+        assert!(
+            now >= self.now,
+            "time went backwards: {now:?} < {:?}",
+            self.now
+        );
         self.now = now;
         let ts = to_smol_instant(now);
         // One packet at a time, so that a listener has a fresh LISTEN socket for every SYN
@@ -419,7 +426,9 @@ impl TcpStack {
 
     fn egress(&mut self, ts: SmolInstant) {
         let mut rounds = 0u32;
-        while self.iface.poll_egress(ts, &mut self.device, &mut self.sockets)
+        while self
+            .iface
+            .poll_egress(ts, &mut self.device, &mut self.sockets)
             != smoltcp::iface::PollResult::None
         {
             rounds += 1;
@@ -449,7 +458,11 @@ impl TcpStack {
         let end = info.seq + info.seg_len;
         let retransmit = match self.seg_track.get_mut(&key) {
             Some(t) if info.syn && t.syn_seq != Some(info.seq) => {
-                *t = SegTrack { syn_seq: Some(info.seq), snd_max: end, retransmits: 0 };
+                *t = SegTrack {
+                    syn_seq: Some(info.seq),
+                    snd_max: end,
+                    retransmits: 0,
+                };
                 false
             }
             Some(t) => {
@@ -462,8 +475,14 @@ impl TcpStack {
             }
             None => {
                 let syn_seq = info.syn.then_some(info.seq);
-                self.seg_track
-                    .insert(key, SegTrack { syn_seq, snd_max: end, retransmits: 0 });
+                self.seg_track.insert(
+                    key,
+                    SegTrack {
+                        syn_seq,
+                        snd_max: end,
+                        retransmits: 0,
+                    },
+                );
                 false
             }
         };
@@ -494,8 +513,8 @@ impl TcpStack {
                 c.fin_received = true;
             }
             if st == State::Closed && c.last_state != State::Closed && c.error.is_none() {
-                let rst_here = ingress
-                    .is_some_and(|i| i.rst && c.tuple == Some((i.dst.port(), i.src)));
+                let rst_here =
+                    ingress.is_some_and(|i| i.rst && c.tuple == Some((i.dst.port(), i.src)));
                 c.error = match c.last_state {
                     _ if c.aborted_locally => None,
                     State::TimeWait => None,
@@ -529,7 +548,10 @@ impl TcpStack {
                     State::SynReceived => {}
                     _ => {
                         c.queued_for_accept = true;
-                        let l = self.listeners.get_mut(&port).expect("listener of pending conn");
+                        let l = self
+                            .listeners
+                            .get_mut(&port)
+                            .expect("listener of pending conn");
                         l.ready.push_back(id);
                         if let Some(w) = l.waker.take() {
                             w.wake();
@@ -579,13 +601,21 @@ impl TcpStack {
             .values()
             .filter(|c| c.listener_port == Some(port))
             .count();
-        if unaccepted < consts::ACCEPT_BACKLOG_MAX && self.sockets.iter().count() < consts::SOCKETS_PER_STACK_MAX {
+        if unaccepted < consts::ACCEPT_BACKLOG_MAX
+            && self.sockets.iter().count() < consts::SOCKETS_PER_STACK_MAX
+        {
             let mut socket = self.new_socket();
             socket
-                .listen(IpListenEndpoint { addr: Some(IpAddress::Ipv4(self.addr)), port })
+                .listen(IpListenEndpoint {
+                    addr: Some(IpAddress::Ipv4(self.addr)),
+                    port,
+                })
                 .expect("fresh socket listens");
             let h = self.sockets.add(socket);
-            self.listeners.get_mut(&port).expect("listener exists").listen_handle = Some(h);
+            self.listeners
+                .get_mut(&port)
+                .expect("listener exists")
+                .listen_handle = Some(h);
         }
     }
 
@@ -622,8 +652,7 @@ impl TcpStack {
                 .fin_unacked_since
                 .is_some_and(|s| now >= s + self.config.retransmit_timeout);
             let orphan_late = c.detached
-                && c
-                    .fin_wait2_since
+                && c.fin_wait2_since
                     .is_some_and(|s| now >= s + self.config.fin_wait2_orphan_timeout);
             if fin_late || orphan_late {
                 if fin_late && c.error.is_none() {
@@ -700,12 +729,18 @@ impl TcpStack {
                 return Ok(port);
             }
         }
-        Err(io::Error::new(io::ErrorKind::AddrNotAvailable, "no free ephemeral port"))
+        Err(io::Error::new(
+            io::ErrorKind::AddrNotAvailable,
+            "no free ephemeral port",
+        ))
     }
 
     fn check_socket_room(&self) -> io::Result<()> {
         if self.sockets.iter().count() >= consts::SOCKETS_PER_STACK_MAX {
-            return Err(io::Error::new(io::ErrorKind::OutOfMemory, "too many sockets"));
+            return Err(io::Error::new(
+                io::ErrorKind::OutOfMemory,
+                "too many sockets",
+            ));
         }
         Ok(())
     }
@@ -725,7 +760,10 @@ impl TcpStack {
             .connect(
                 self.iface.context(),
                 IpEndpoint::new(IpAddress::Ipv4(*remote.ip()), remote.port()),
-                IpListenEndpoint { addr: Some(IpAddress::Ipv4(self.addr)), port },
+                IpListenEndpoint {
+                    addr: Some(IpAddress::Ipv4(self.addr)),
+                    port,
+                },
             )
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("{e:?}")))?;
         let handle = self.sockets.add(socket);
@@ -757,7 +795,10 @@ impl TcpStack {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "port 0"));
         }
         if self.listeners.contains_key(&port) {
-            return Err(io::Error::new(io::ErrorKind::AddrInUse, "already listening"));
+            return Err(io::Error::new(
+                io::ErrorKind::AddrInUse,
+                "already listening",
+            ));
         }
         self.check_socket_room()?;
         self.listeners.insert(port, Listener::default());
@@ -767,7 +808,9 @@ impl TcpStack {
 
     /// Stop listening; connections not yet accepted are reset (as Linux does on close).
     pub fn unlisten(&mut self, port: u16) {
-        let Some(l) = self.listeners.remove(&port) else { return };
+        let Some(l) = self.listeners.remove(&port) else {
+            return;
+        };
         if let Some(h) = l.listen_handle {
             self.sockets.remove(h);
         }
@@ -794,7 +837,10 @@ impl TcpStack {
         waker: Option<&Waker>,
     ) -> Poll<io::Result<(ConnId, SocketAddrV4)>> {
         let Some(l) = self.listeners.get_mut(&port) else {
-            return Poll::Ready(Err(io::Error::new(io::ErrorKind::NotConnected, "not listening")));
+            return Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::NotConnected,
+                "not listening",
+            )));
         };
         let Some(id) = l.ready.pop_front() else {
             l.waker = waker.cloned();
@@ -866,7 +912,9 @@ impl TcpStack {
     /// TCP_NODELAY: `true` turns Nagle's algorithm off.
     pub fn set_nodelay(&mut self, id: ConnId, nodelay: bool) -> io::Result<()> {
         let h = self.conn(id)?.handle;
-        self.sockets.get_mut::<tcp::Socket>(h).set_nagle_enabled(!nodelay);
+        self.sockets
+            .get_mut::<tcp::Socket>(h)
+            .set_nagle_enabled(!nodelay);
         self.mark_dirty();
         Ok(())
     }
@@ -961,7 +1009,10 @@ impl TcpStack {
                 }
                 Poll::Pending
             }
-            _ => Poll::Ready(Err(io::Error::new(io::ErrorKind::NotConnected, "not connected"))),
+            _ => Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::NotConnected,
+                "not connected",
+            ))),
         }
     }
 
@@ -1002,7 +1053,10 @@ impl TcpStack {
                 }
                 Poll::Pending
             }
-            _ => Poll::Ready(Err(io::Error::new(io::ErrorKind::BrokenPipe, "write half closed"))),
+            _ => Poll::Ready(Err(io::Error::new(
+                io::ErrorKind::BrokenPipe,
+                "write half closed",
+            ))),
         }
     }
 
@@ -1024,9 +1078,9 @@ impl TcpStack {
 
     /// Bytes queued but not yet acknowledged by the peer.
     pub fn send_queue(&self, id: ConnId) -> usize {
-        self.conns
-            .get(&id)
-            .map_or(0, |c| self.sockets.get::<tcp::Socket>(c.handle).send_queue())
+        self.conns.get(&id).map_or(0, |c| {
+            self.sockets.get::<tcp::Socket>(c.handle).send_queue()
+        })
     }
 
     /// Close the write half: a FIN follows the queued data (`shutdown(SHUT_WR)`).
@@ -1052,7 +1106,9 @@ impl TcpStack {
     /// The app is done with the connection (its stream was dropped). As Linux `close()`:
     /// a FIN, or an RST if received data was left unread. The socket lingers until closed.
     pub fn release(&mut self, id: ConnId) {
-        let Some(c) = self.conns.get_mut(&id) else { return };
+        let Some(c) = self.conns.get_mut(&id) else {
+            return;
+        };
         c.detached = true;
         let s = self.sockets.get_mut::<tcp::Socket>(c.handle);
         if s.state() == State::Closed {

@@ -87,7 +87,11 @@ pub type Link = Rc<RefCell<LinkState>>;
 fn tcp_payload_len(pkt: &[u8]) -> usize {
     Ipv4Packet::new_checked(pkt)
         .ok()
-        .and_then(|ip| TcpPacket::new_checked(ip.payload()).ok().map(|t| t.payload().len()))
+        .and_then(|ip| {
+            TcpPacket::new_checked(ip.payload())
+                .ok()
+                .map(|t| t.payload().len())
+        })
         .unwrap_or(0)
 }
 
@@ -110,7 +114,12 @@ impl PacketPipe for MemPipe {
             l.data_seen[dir] += 1;
             deliberate = l.drop_data_nth[dir].contains(&nth);
         }
-        l.log.push(LoggedPacket { at, dir, bytes: pkt.clone(), dropped: deliberate });
+        l.log.push(LoggedPacket {
+            at,
+            dir,
+            bytes: pkt.clone(),
+            dropped: deliberate,
+        });
         if !(lost || deliberate) {
             let wire = &mut l.wires[dir];
             wire.queue.push_back((at + ONE_WAY_DELAY, pkt));
@@ -174,7 +183,12 @@ pub struct WorldSpec {
 
 impl WorldSpec {
     pub fn new(seed: u64) -> WorldSpec {
-        WorldSpec { seed, loss: 0.0, drop_data_nth: [vec![], vec![]], config: TcpConfig::default() }
+        WorldSpec {
+            seed,
+            loss: 0.0,
+            drop_data_nth: [vec![], vec![]],
+            config: TcpConfig::default(),
+        }
     }
 }
 
@@ -183,8 +197,16 @@ pub fn world(spec: WorldSpec) -> World {
     let start = Instant::now();
     let sleeper = TokioSleeper { start };
     // Each host its own stream, derived from the run seed.
-    let a = shared(TcpStack::new(ADDR_A, spec.seed.wrapping_mul(2).wrapping_add(1), spec.config.clone()));
-    let b = shared(TcpStack::new(ADDR_B, spec.seed.wrapping_mul(2).wrapping_add(2), spec.config));
+    let a = shared(TcpStack::new(
+        ADDR_A,
+        spec.seed.wrapping_mul(2).wrapping_add(1),
+        spec.config.clone(),
+    ));
+    let b = shared(TcpStack::new(
+        ADDR_B,
+        spec.seed.wrapping_mul(2).wrapping_add(2),
+        spec.config,
+    ));
     let link = Rc::new(RefCell::new(LinkState {
         start,
         rng: ChaCha20Rng::seed_from_u64(spec.seed),
@@ -196,15 +218,26 @@ pub fn world(spec: WorldSpec) -> World {
     }));
     tokio::task::spawn_local(run_stack(
         a.clone(),
-        MemPipe { link: link.clone(), dir_out: A_TO_B },
+        MemPipe {
+            link: link.clone(),
+            dir_out: A_TO_B,
+        },
         sleeper,
     ));
     tokio::task::spawn_local(run_stack(
         b.clone(),
-        MemPipe { link: link.clone(), dir_out: B_TO_A },
+        MemPipe {
+            link: link.clone(),
+            dir_out: B_TO_A,
+        },
         sleeper,
     ));
-    World { a, b, link, sleeper }
+    World {
+        a,
+        b,
+        link,
+        sleeper,
+    }
 }
 
 /// Deterministic test payload.
