@@ -71,7 +71,8 @@ use std::collections::{BTreeMap, VecDeque};
 
 use ciborium::Value;
 use ftw_wire::envelope::{
-    fit_delta, Clock, CmdAck, CmdResult, FieldDef, Hb, HelloOk, IdMap, Live, Snap, SourceInfo, Subscription,
+    fit_delta, Clock, CmdAck, CmdResult, FieldDef, Hb, HelloOk, IdMap, Live, Snap, SourceInfo,
+    Subscription,
 };
 use ftw_wire::noise::{HandshakeParams, Key, Keypair, Responder, SeededResolver};
 use ftw_wire::{BugSwitches, ControlBucket, Frame, Msg, Session};
@@ -158,10 +159,15 @@ pub struct BoxStats {
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum UplinkState {
     /// Waiting to dial at `next_dial_ms`.
-    Down { next_dial_ms: u64 },
+    Down {
+        next_dial_ms: u64,
+    },
     /// A dial was asked for; no answer yet.
     Dialing,
-    Up { datagrams: bool, since_ms: u64 },
+    Up {
+        datagrams: bool,
+        since_ms: u64,
+    },
 }
 
 #[derive(Debug)]
@@ -262,7 +268,9 @@ impl BoxNode {
     }
     /// The `live` sent to `phone` with `live_seq`.
     pub fn live_sent(&self, phone: &Key, live_seq: u64) -> Option<&SentLive> {
-        self.lives.iter().find(|l| &l.phone == phone && l.live_seq == live_seq)
+        self.lives
+            .iter()
+            .find(|l| &l.phone == phone && l.live_seq == live_seq)
     }
     /// The box's wall clock.
     pub fn wall_ms(&self, now_ms: u64) -> u64 {
@@ -298,7 +306,11 @@ impl BoxNode {
     }
 
     fn clock(&mut self, now_ms: u64) {
-        assert!(now_ms >= self.last_now_ms, "time went back: {now_ms} < {}", self.last_now_ms);
+        assert!(
+            now_ms >= self.last_now_ms,
+            "time went back: {now_ms} < {}",
+            self.last_now_ms
+        );
         self.last_now_ms = now_ms;
         self.site.advance_to(now_ms);
     }
@@ -310,7 +322,9 @@ impl BoxNode {
             if now_ms >= next_dial_ms {
                 self.uplink = UplinkState::Dialing;
                 self.stats.dials += 1;
-                self.out.push_back(BoxOutput::Dial { target: self.target() });
+                self.out.push_back(BoxOutput::Dial {
+                    target: self.target(),
+                });
             }
         }
         // Command results, in due order (ties in arrival order).
@@ -335,15 +349,26 @@ impl BoxNode {
     /// The dial asked for by `Dial` opened.
     pub fn handle_uplink_up(&mut self, now_ms: u64, datagrams: bool) {
         self.clock(now_ms);
-        assert_eq!(self.uplink, UplinkState::Dialing, "uplink up without a dial");
-        self.uplink = UplinkState::Up { datagrams, since_ms: now_ms };
+        assert_eq!(
+            self.uplink,
+            UplinkState::Dialing,
+            "uplink up without a dial"
+        );
+        self.uplink = UplinkState::Up {
+            datagrams,
+            since_ms: now_ms,
+        };
         self.stats.uplinks_up += 1;
     }
 
     /// The dial asked for by `Dial` failed.
     pub fn handle_uplink_failed(&mut self, now_ms: u64) {
         self.clock(now_ms);
-        assert_eq!(self.uplink, UplinkState::Dialing, "dial failure without a dial");
+        assert_eq!(
+            self.uplink,
+            UplinkState::Dialing,
+            "dial failure without a dial"
+        );
         self.schedule_redial(now_ms);
     }
 
@@ -362,7 +387,10 @@ impl BoxNode {
     /// Close the uplink from the box's side (e.g. a test); sessions die, a redial is scheduled.
     pub fn close_uplink(&mut self, now_ms: u64) {
         if matches!(self.uplink, UplinkState::Up { .. }) {
-            self.out.push_back(BoxOutput::Link(LinkOp::Close { code: close::NORMAL, reason: "box closes".into() }));
+            self.out.push_back(BoxOutput::Link(LinkOp::Close {
+                code: close::NORMAL,
+                reason: "box closes".into(),
+            }));
             self.handle_closed(now_ms, close::NORMAL);
         }
     }
@@ -375,11 +403,14 @@ impl BoxNode {
     /// The delay before dial number `attempt + 1` after a failure: equal jitter on a doubling
     /// ceiling (see the crate docs).
     fn schedule_redial(&mut self, now_ms: u64) {
-        let ceiling = (consts::BACKOFF_BASE_MS << self.attempt.min(consts::BACKOFF_DOUBLINGS_MAX)).min(consts::BACKOFF_CAP_MS);
+        let ceiling = (consts::BACKOFF_BASE_MS << self.attempt.min(consts::BACKOFF_DOUBLINGS_MAX))
+            .min(consts::BACKOFF_CAP_MS);
         let delay = ceiling / 2 + self.rng.random_range(0..=ceiling / 2);
         assert!(delay <= consts::BACKOFF_CAP_MS);
         self.attempt = (self.attempt + 1).min(consts::BACKOFF_DOUBLINGS_MAX);
-        self.uplink = UplinkState::Down { next_dial_ms: now_ms + delay };
+        self.uplink = UplinkState::Down {
+            next_dial_ms: now_ms + delay,
+        };
     }
 
     /// A stream message on the uplink.
@@ -414,9 +445,22 @@ impl BoxNode {
     }
 
     fn send_up(&mut self, m: UpMsg, kind: SendKind) {
-        let datagrams = matches!(self.uplink, UplinkState::Up { datagrams: true, .. });
-        let kind = if kind == SendKind::Datagram && !datagrams { SendKind::Message } else { kind };
-        self.out.push_back(BoxOutput::Link(LinkOp::Send { kind, bytes: m.encode() }));
+        let datagrams = matches!(
+            self.uplink,
+            UplinkState::Up {
+                datagrams: true,
+                ..
+            }
+        );
+        let kind = if kind == SendKind::Datagram && !datagrams {
+            SendKind::Message
+        } else {
+            kind
+        };
+        self.out.push_back(BoxOutput::Link(LinkOp::Send {
+            kind,
+            bytes: m.encode(),
+        }));
     }
 
     fn open_session(&mut self, chan: u32, m1: &[u8]) {
@@ -424,7 +468,9 @@ impl BoxNode {
             self.stats.dropped += 1;
             return;
         }
-        let params = HandshakeParams::box_session_responder(self.cfg.key.clone(), self.resolver.clone()).with_switches(self.cfg.switches);
+        let params =
+            HandshakeParams::box_session_responder(self.cfg.key.clone(), self.resolver.clone())
+                .with_switches(self.cfg.switches);
         let responder = Responder::new(&params).expect("box responder builds");
         let Ok((got, _payload)) = responder.read_msg1(m1) else {
             self.stats.dropped += 1;
@@ -444,10 +490,25 @@ impl BoxNode {
             return;
         }
         let (m2, session) = got.write_msg2(b"").expect("message 2 writes");
-        self.sessions.insert(chan, Sess { phone, session, open: None, lane0_seq: 0 });
+        self.sessions.insert(
+            chan,
+            Sess {
+                phone,
+                session,
+                open: None,
+                lane0_seq: 0,
+            },
+        );
         assert!(self.sessions.len() <= consts::SESSIONS_MAX);
         self.stats.sessions_opened += 1;
-        self.send_up(UpMsg { kind: Kind::Data, chan, payload: m2 }, SendKind::Message);
+        self.send_up(
+            UpMsg {
+                kind: Kind::Data,
+                chan,
+                payload: m2,
+            },
+            SendKind::Message,
+        );
     }
 
     fn session_data(&mut self, now_ms: u64, chan: u32, msg: &[u8]) {
@@ -475,7 +536,11 @@ impl BoxNode {
             proto: consts::PROTO_VERSION,
             mode: "full".into(),
             caps: vec!["live".into()],
-            clock: Clock { source: "sim".into(), synced_at_ms: self.cfg.wall_base_ms, uptime_ms: now_ms },
+            clock: Clock {
+                source: "sim".into(),
+                synced_at_ms: self.cfg.wall_base_ms,
+                uptime_ms: now_ms,
+            },
             boot: self.cfg.box_id.clone(),
             hint: None,
         };
@@ -495,7 +560,13 @@ impl BoxNode {
                 o.table_rev_sent = rev;
             }
             None => {
-                s.open = Some(Open { sub, next_tick_ms: now_ms + period, last_fields: fields, table_rev_sent: rev, live_table_rev_sent: None });
+                s.open = Some(Open {
+                    sub,
+                    next_tick_ms: now_ms + period,
+                    last_fields: fields,
+                    table_rev_sent: rev,
+                    live_table_rev_sent: None,
+                });
             }
         }
         self.send_msg(chan, &Msg::Snap(snap), None, Kind::Bulk);
@@ -504,13 +575,36 @@ impl BoxNode {
     fn snap(&self, now_ms: u64) -> Snap {
         let t = self.site.table();
         let dict = IdMap(
-            t.fields.iter().map(|f| (f.fid, FieldDef { name: f.name.clone(), unit: f.unit.clone(), src_id: "site".into() })).collect(),
+            t.fields
+                .iter()
+                .map(|f| {
+                    (
+                        f.fid,
+                        FieldDef {
+                            name: f.name.clone(),
+                            unit: f.unit.clone(),
+                            src_id: "site".into(),
+                        },
+                    )
+                })
+                .collect(),
         );
         let sources = BTreeMap::from([(
             "site".to_string(),
-            SourceInfo { kind: "sim".into(), name: None, last_ok_ms: self.wall_ms(now_ms), stale_after_ms: 10_000, state: "live".into() },
+            SourceInfo {
+                kind: "sim".into(),
+                name: None,
+                last_ok_ms: self.wall_ms(now_ms),
+                stale_after_ms: 10_000,
+                state: "live".into(),
+            },
         )]);
-        Snap { rev: t.src_rev, dict, fields: IdMap(self.site.values_by_fid()), sources }
+        Snap {
+            rev: t.src_rev,
+            dict,
+            fields: IdMap(self.site.values_by_fid()),
+            sources,
+        }
     }
 
     fn cmd(&mut self, now_ms: u64, chan: u32, id: Option<u32>, c: ftw_wire::envelope::Cmd) {
@@ -523,19 +617,36 @@ impl BoxNode {
         } else {
             (false, Some("E_UNKNOWN_OP".to_string()))
         };
-        let ack = CmdAck { cmd_id: c.cmd_id.clone(), accepted, code };
+        let ack = CmdAck {
+            cmd_id: c.cmd_id.clone(),
+            accepted,
+            code,
+        };
         self.send_msg(chan, &Msg::CmdAck(ack), id, Kind::Data);
         if !accepted {
             return;
         }
         let (ok, code) = if c.op == "battery.hold" {
             let setpoint = arg_i64(&c.args, "setpoint_w").unwrap_or(0);
-            if self.site.hold_battery(setpoint) { (true, None) } else { (false, Some("E_PRECONDITION".to_string())) }
+            if self.site.hold_battery(setpoint) {
+                (true, None)
+            } else {
+                (false, Some("E_PRECONDITION".to_string()))
+            }
         } else {
             (true, None)
         };
-        let result = CmdResult { cmd_id: c.cmd_id, ok, code };
-        self.pending.push(PendingResult { due_ms: now_ms + consts::CMD_APPLY_MS, chan, id, result });
+        let result = CmdResult {
+            cmd_id: c.cmd_id,
+            ok,
+            code,
+        };
+        self.pending.push(PendingResult {
+            due_ms: now_ms + consts::CMD_APPLY_MS,
+            chan,
+            id,
+            result,
+        });
     }
 
     fn lane0_tick(&mut self, now_ms: u64, chan: u32) {
@@ -557,11 +668,17 @@ impl BoxNode {
             snap_needed = o.table_rev_sent != rev;
             o.table_rev_sent = rev;
             let wanted = |fid: &u32| o.sub.fields.is_empty() || o.sub.fields.contains(fid);
-            let changed: BTreeMap<u32, i64> =
-                by_fid.iter().filter(|(f, v)| wanted(f) && o.last_fields.get(f) != Some(v)).map(|(f, v)| (*f, *v)).collect();
+            let changed: BTreeMap<u32, i64> = by_fid
+                .iter()
+                .filter(|(f, v)| wanted(f) && o.last_fields.get(f) != Some(v))
+                .map(|(f, v)| (*f, *v))
+                .collect();
             s.lane0_seq += 1;
             let frame = if changed.is_empty() {
-                Msg::Tick { seq: Some(s.lane0_seq) }.to_frame(None)
+                Msg::Tick {
+                    seq: Some(s.lane0_seq),
+                }
+                .to_frame(None)
             } else {
                 let (frame, dropped) = fit_delta(s.lane0_seq, &IdMap(changed.clone()), bucket);
                 for (f, v) in changed.iter().filter(|(f, _)| !dropped.contains(f)) {
@@ -589,11 +706,25 @@ impl BoxNode {
             let live_seq = *seq_slot;
             *seq_slot += 1;
             let table = with_table.then(|| table_names.clone());
-            let live = Live { live_seq, src_rev: rev, wall_ms, values: values.clone() };
+            let live = Live {
+                live_seq,
+                src_rev: rev,
+                wall_ms,
+                values: values.clone(),
+            };
             let payload = live_payload(&live, table.as_deref());
             self.send_frame(chan, &Frame::control(payload), Kind::Dgram);
             self.send_msg(chan, &Msg::Hb(Hb { live_seq }), None, Kind::Dgram);
-            self.lives.push(SentLive { phone, chan, live_seq, src_rev: rev, wall_ms, sent_at_ms: now_ms, values, table });
+            self.lives.push(SentLive {
+                phone,
+                chan,
+                live_seq,
+                src_rev: rev,
+                wall_ms,
+                sent_at_ms: now_ms,
+                values,
+                table,
+            });
             self.stats.lives_sent += 1;
         }
     }
@@ -605,7 +736,9 @@ impl BoxNode {
 
     fn send_frame(&mut self, chan: u32, frame: &Frame, kind: Kind) {
         let bucket = self.cfg.control_bucket;
-        let Some(s) = self.sessions.get_mut(&chan) else { return };
+        let Some(s) = self.sessions.get_mut(&chan) else {
+            return;
+        };
         let bytes = frame.encode(bucket).expect("box frames fit their bucket");
         let sealed = s.session.seal(&bytes).expect("session seals");
         let send_kind = match kind {
@@ -613,12 +746,23 @@ impl BoxNode {
             Kind::Dgram => SendKind::Datagram,
             _ => SendKind::Message,
         };
-        self.send_up(UpMsg { kind, chan, payload: sealed }, send_kind);
+        self.send_up(
+            UpMsg {
+                kind,
+                chan,
+                payload: sealed,
+            },
+            send_kind,
+        );
     }
 }
 
 fn period_ms(sub: &Subscription) -> u64 {
-    if sub.hidden { consts::LANE0_HIDDEN_PERIOD_MS } else { consts::LANE0_VISIBLE_PERIOD_MS }
+    if sub.hidden {
+        consts::LANE0_HIDDEN_PERIOD_MS
+    } else {
+        consts::LANE0_VISIBLE_PERIOD_MS
+    }
 }
 
 fn arg_i64(args: &Value, key: &str) -> Option<i64> {
@@ -633,7 +777,10 @@ fn arg_i64(args: &Value, key: &str) -> Option<i64> {
 pub fn live_payload(live: &Live, table: Option<&[String]>) -> Vec<u8> {
     let mut env = Msg::Live(live.clone()).to_envelope(None);
     if let (Some(names), Some(Value::Map(body))) = (table, env.b.as_mut()) {
-        body.push((Value::Text("table".into()), Value::Array(names.iter().map(|n| Value::Text(n.clone())).collect())));
+        body.push((
+            Value::Text("table".into()),
+            Value::Array(names.iter().map(|n| Value::Text(n.clone())).collect()),
+        ));
     }
     env.encode()
 }
@@ -641,8 +788,12 @@ pub fn live_payload(live: &Live, table: Option<&[String]>) -> Vec<u8> {
 /// The `table` key of a `live` envelope's body, if present (see [`live_payload`]).
 pub fn live_table(envelope_bytes: &[u8]) -> Option<Vec<String>> {
     let env = ftw_wire::Envelope::decode(envelope_bytes).ok()?;
-    let Some(Value::Map(body)) = env.b else { return None };
-    let (_, v) = body.into_iter().find(|(k, _)| k.as_text() == Some("table"))?;
+    let Some(Value::Map(body)) = env.b else {
+        return None;
+    };
+    let (_, v) = body
+        .into_iter()
+        .find(|(k, _)| k.as_text() == Some("table"))?;
     let Value::Array(items) = v else { return None };
     items.into_iter().map(|i| i.into_text().ok()).collect()
 }
