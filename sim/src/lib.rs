@@ -1,6 +1,8 @@
 //! ftw-sim's world: seeds, simulated time, the network and its faults, NATs,
 //! drivers that bind the IO-free models to turmoil sockets, and the trace.
 
+pub mod app;
+pub mod fleet;
 pub mod link;
 pub mod net;
 pub mod quic;

@@ -1,0 +1,4 @@
+//! Drivers that bind the IO-free application models (phone, box, cloud) to the
+//! simulated network.
+
+pub mod race;
