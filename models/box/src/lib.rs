@@ -381,6 +381,9 @@ impl BoxNode {
             }
             self.drop_all_sessions();
             self.schedule_redial(now_ms);
+        } else if self.uplink == UplinkState::Dialing {
+            // A dial that ended before it opened: the same as `handle_uplink_failed`.
+            self.schedule_redial(now_ms);
         }
     }
 

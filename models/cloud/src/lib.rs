@@ -53,6 +53,18 @@
 //! closes its phone links with 1001.
 //!
 //! Any number of phones may be relayed to one box; the box refuses past four (4429).
+//!
+//! # Choices and deviations (SPEC.md leaves them open or this model simplifies)
+//!
+//! * The box session's messages ride inside the outer tunnel (outer transport messages whose
+//!   plaintext is a box-session transport message), so both layers have a replay window; the
+//!   phone reports a replay found by either as `Replay`.
+//! * `live` is sealed in the box session like every other frame: the "readable copy" the
+//!   cloud may read (SPEC.md §3) is not modelled; the cloud stays blind to all of it.
+//! * Sessions off closes with 1013 after the outer message 2 (a close from 1000 up other than
+//!   1005/1006: it does not count toward the phone's QUIC demotion, seed 000).
+//! * Unpaired at the cloud: 4403 from the cloud. Paired at the cloud but not pinned at the
+//!   box: the box refuses (4403 relayed), also without its message 2.
 
 pub mod consts;
 pub mod phone;

@@ -28,6 +28,15 @@
 //! instead of 1 Hz (and answers with `hello_ok` and a fresh `snap`, as to any `hello`).
 //!
 //! The phone has no deadlines of its own (keepalives are the transport's).
+//!
+//! # Feeding the phone model (ftw-phone)
+//!
+//! * `CloudCarrier::judge(arrival, opened)` with [`Received::arrival`] / [`Received::opened`]
+//!   (same variant names); on `EndSession` call [`PhoneSession::close`].
+//! * `CloudView::handle_live(&view::Live { live_seq, src_rev, wall_ms, table:
+//!   received.live_table, values: values as f64 })` for a delivered `Msg::Live`, and
+//!   `CloudView::handle_hb(hb.live_seq)` for a delivered `Msg::Hb`.
+//! * Which values the box sent: `ftw_box::BoxNode::live_sent(phone_pub, live_seq)`.
 
 use std::collections::VecDeque;
 

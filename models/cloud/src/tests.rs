@@ -41,6 +41,8 @@ struct World {
     cloud_saw: Vec<Vec<u8>>,
     events: Vec<Vec<PhoneEvent>>,
     taps: Taps,
+    /// Drop everything the box sends (a box that is up but does not answer).
+    box_mute: bool,
 }
 
 impl World {
@@ -84,6 +86,7 @@ impl World {
             cloud_saw: vec![],
             events: vec![vec![]; phones_n as usize],
             taps: Taps::default(),
+            box_mute: false,
         }
     }
 
@@ -130,6 +133,7 @@ impl World {
                             self.bx.handle_uplink_failed(now);
                         }
                     }
+                    BoxOutput::Link(LinkOp::Send { .. }) if self.box_mute => {}
                     BoxOutput::Link(LinkOp::Send { kind, bytes }) => {
                         assert!(self.uplink_open);
                         self.cloud_saw.push(bytes.clone());
@@ -724,4 +728,41 @@ fn same_seeds_same_bytes() {
         w.cloud_saw.concat()
     };
     assert_eq!(run(), run());
+}
+
+#[test]
+fn a_box_that_is_up_but_does_not_answer_also_gives_4408() {
+    let mut w = World::new(1, 1);
+    w.run_until(0);
+    w.box_mute = true;
+    w.now = 500;
+    w.dial(0);
+    assert_eq!(w.bx.session_count(), 1, "the box got the Open");
+    w.run_until(500 + consts::BOX_WAIT_MS - 1);
+    assert_eq!(w.closed(0), None);
+    w.run_until(500 + consts::BOX_WAIT_MS);
+    assert_eq!(w.closed(0), Some(close::TIMED_OUT));
+    // The box is told the phone left.
+    assert_eq!(w.bx.session_count(), 0);
+}
+
+#[test]
+fn what_the_phone_is_shown_depends_on_the_site_seed_only_through_the_box() {
+    let lives = |site_seed: u64| {
+        let mut w = World::new(1, 1);
+        let cfg = w.bx.config().clone();
+        w.bx = BoxNode::new(BoxConfig { site_seed, ..cfg }, [2; 32]);
+        w.run_until(0);
+        w.dial(0);
+        w.run_until(4_000);
+        w.received(0)
+            .into_iter()
+            .filter_map(|r| match r.msg {
+                Some(Msg::Live(l)) => Some(l.values),
+                _ => None,
+            })
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(lives(4242), lives(4242));
+    assert_ne!(lives(4242), lives(4243));
 }
