@@ -38,7 +38,9 @@
 //!
 //! 1. `Open(chan, m1)`: read the box session's message 1 (`Noise_IK`, box = responder). If the
 //!    phone's static key is not pinned in [`BoxConfig::paired`]: `Close(chan, 4403)`, nothing
-//!    else. With [`SESSIONS_MAX`](consts::SESSIONS_MAX) sessions open: `Close(chan, 4429)`.
+//!    else. A session the same phone still has on another channel is ended (`Close(old, 1000)`:
+//!    one session per phone). With [`SESSIONS_MAX`](consts::SESSIONS_MAX) sessions open:
+//!    `Close(chan, 4429)`.
 //!    Otherwise write message 2 back (`Data`).
 //! 2. `hello` (with `sub`) → `hello_ok` and `snap` on the bulk lane (`Bulk`). A later `hello`
 //!    in the same session updates the subscription and is answered the same way.
@@ -486,6 +488,19 @@ impl BoxNode {
             self.stats.refused_unpaired += 1;
             self.send_up(UpMsg::close(chan, close::FORBIDDEN), SendKind::Message);
             return;
+        }
+        // One session per phone: a phone that opens again has forgotten its old one (its old
+        // link may not have been seen to end yet). The old one is ended and frees its slot.
+        let stale: Vec<u32> = self
+            .sessions
+            .iter()
+            .filter(|(_, s)| s.phone == phone)
+            .map(|(c, _)| *c)
+            .collect();
+        for old in stale {
+            self.sessions.remove(&old);
+            self.pending.retain(|p| p.chan != old);
+            self.send_up(UpMsg::close(old, close::NORMAL), SendKind::Message);
         }
         if self.sessions.len() >= consts::SESSIONS_MAX {
             self.stats.refused_busy += 1;

@@ -418,3 +418,26 @@ fn a_message_that_does_not_open_is_dropped() {
     assert_eq!(b.stats().dropped, 1);
     assert_eq!(b.session_count(), 1);
 }
+
+#[test]
+fn a_phone_that_opens_again_replaces_its_old_session() {
+    let mut phones: Vec<TestPhone> = (0..4)
+        .map(|i| TestPhone::new(10 + i, 100 + i as u32))
+        .collect();
+    let mut b = new_box(phones.iter().map(|p| p.key.public).collect());
+    up(&mut b, 0);
+    for p in phones.iter_mut() {
+        handshake(&mut b, p, 0, false);
+    }
+    assert_eq!(b.session_count(), 4);
+    // Phone 0 again, on a new channel, while its old session is still there: not busy.
+    let mut again = TestPhone::new(10, 200);
+    let box_pub = b.config().key.public;
+    b.handle_message(1, &again.open_msg(box_pub));
+    let out = drain(&mut b);
+    assert_eq!(out[0], (SendKind::Message, UpMsg::close(100, 1000)));
+    assert_eq!(out[1].1.kind, Kind::Data);
+    assert_eq!(out[1].1.chan, 200);
+    assert_eq!(b.session_count(), 4);
+    assert!(b.session_phones().iter().all(|(c, _)| *c != 100));
+}
