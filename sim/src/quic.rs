@@ -2,6 +2,12 @@
 //! driven by a task. quinn-proto stays IO-free; this binds it to turmoil's
 //! socket, to the sim-owned timers (so idle time can be skipped) and to the
 //! trace. Applications hold [`QuicConn`] handles and await [`QuicEvent`]s.
+//!
+//! Two ways to bind: [`QuicEndpoint::bind`] owns its socket and reads it;
+//! [`QuicEndpoint::on_shared_socket`] sends from a socket someone else reads
+//! (the cloud's reactor fleet, `crate::fleet`), which feeds it datagrams with
+//! [`QuicEndpoint::feed`] and learns about its connections through an
+//! [`EpNote`] observer.
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
@@ -96,10 +102,31 @@ struct Slot {
     remote: SocketAddr,
 }
 
+/// What an endpoint tells an observer about its connections (server side: the
+/// fleet needs to know where each connection's peer is and when it ends).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EpNote {
+    /// A connection was accepted from `peer`.
+    Opened { conn: ConnectionHandle, peer: SocketAddr },
+    /// A datagram was handled by `conn`, whose peer address is now `remote` (a
+    /// path report: sent on every datagram, as an engine does while it
+    /// validates a path).
+    Handled { conn: ConnectionHandle, remote: SocketAddr },
+    /// The connection is drained and gone.
+    Drained { conn: ConnectionHandle },
+}
+
+/// Receives [`EpNote`]s, synchronously, from inside the endpoint (it must not
+/// call back into the endpoint).
+pub type Observer = Rc<dyn Fn(EpNote)>;
+
 struct EpState {
     host: String,
     ep: Endpoint,
     socket: Rc<UdpSocket>,
+    /// The driver reads `socket` (false: someone else feeds datagrams).
+    reads_socket: bool,
+    observer: Option<Observer>,
     conns: BTreeMap<ConnectionHandle, Slot>,
     accepted: VecDeque<ConnectionHandle>,
     accept_notify: Rc<Notify>,
@@ -117,21 +144,74 @@ impl QuicEndpoint {
     /// Bind `addr` and start the driver task on the current host.
     pub async fn bind(host: &str, addr: SocketAddr, config: EndpointConfig, server: Option<ServerConfig>) -> std::io::Result<Self> {
         let socket = Rc::new(UdpSocket::bind(addr).await?);
+        Ok(Self::start(host, socket, true, config, server, None, Rc::new(Notify::new())))
+    }
+
+    /// An endpoint that sends from `socket` but never reads it: datagrams come
+    /// in through [`QuicEndpoint::feed`]. `observer` hears about its
+    /// connections; `accept_notify` is notified on each accepted connection
+    /// (share one between endpoints to accept from all of them).
+    pub fn on_shared_socket(
+        host: &str,
+        socket: Rc<UdpSocket>,
+        config: EndpointConfig,
+        server: Option<ServerConfig>,
+        observer: Option<Observer>,
+        accept_notify: Rc<Notify>,
+    ) -> Self {
+        Self::start(host, socket, false, config, server, observer, accept_notify)
+    }
+
+    fn start(
+        host: &str,
+        socket: Rc<UdpSocket>,
+        reads_socket: bool,
+        config: EndpointConfig,
+        server: Option<ServerConfig>,
+        observer: Option<Observer>,
+        accept_notify: Rc<Notify>,
+    ) -> Self {
         let server_config = server.map(Arc::new);
         let ep = Endpoint::new(Arc::new(config), server_config.clone(), true, None);
         let st = Rc::new(RefCell::new(EpState {
             host: host.to_string(),
             ep,
             socket,
+            reads_socket,
+            observer,
             conns: BTreeMap::new(),
             accepted: VecDeque::new(),
-            accept_notify: Rc::new(Notify::new()),
+            accept_notify,
             server_config,
         }));
         let me = QuicEndpoint { st, wake: Rc::new(Notify::new()) };
         let driver = me.clone();
         tokio::task::spawn_local(async move { driver.drive().await });
-        Ok(me)
+        me
+    }
+
+    /// Hand the endpoint a datagram from `from` (endpoints made with
+    /// [`QuicEndpoint::on_shared_socket`]); it is handled now and the driver
+    /// flushes what it causes.
+    pub fn feed(&self, from: SocketAddr, data: &[u8]) {
+        self.on_datagram(from, data);
+        self.wake.notify_one();
+    }
+
+    /// An accepted connection, if one is waiting.
+    pub fn try_accept(&self) -> Option<QuicConn> {
+        let h = self.st.borrow_mut().accepted.pop_front()?;
+        Some(QuicConn { ep: self.clone(), h })
+    }
+
+    /// Whether `conn` belongs to this endpoint.
+    pub fn owns(&self, conn: &QuicConn) -> bool {
+        Rc::ptr_eq(&self.st, &conn.ep.st)
+    }
+
+    /// Live connections (not yet drained).
+    pub fn connection_count(&self) -> usize {
+        self.st.borrow().conns.len()
     }
 
     pub fn local_addr(&self) -> SocketAddr {
@@ -173,10 +253,10 @@ impl QuicEndpoint {
         let mut buf = vec![0u8; RECV_BUF_BYTES];
         loop {
             self.flush();
-            let (socket, timeout) = {
+            let (socket, reads, timeout) = {
                 let mut st = self.st.borrow_mut();
                 let t = st.conns.values_mut().filter(|s| !s.done).filter_map(|s| s.conn.poll_timeout()).min();
-                (st.socket.clone(), t.map(since_start))
+                (st.socket.clone(), st.reads_socket, t.map(since_start))
             };
             let sleep = async {
                 match timeout {
@@ -186,7 +266,7 @@ impl QuicEndpoint {
             };
             tokio::select! {
                 biased;
-                r = socket.recv_from(&mut buf) => {
+                r = socket.recv_from(&mut buf), if reads => {
                     if let Ok((n, from)) = r {
                         self.on_datagram(from, &buf[..n]);
                     }
@@ -221,6 +301,9 @@ impl QuicEndpoint {
                         st.conns.insert(h, Slot { conn, events: VecDeque::new(), notify: Rc::new(Notify::new()), done: false, remote: from });
                         st.accepted.push_back(h);
                         st.accept_notify.notify_one();
+                        if let Some(o) = &st.observer {
+                            o(EpNote::Opened { conn: h, peer: from });
+                        }
                     }
                     Err(e) => {
                         if let Some(t) = e.response {
@@ -233,6 +316,10 @@ impl QuicEndpoint {
             Some(DatagramEvent::ConnectionEvent(h, cev)) => {
                 if let Some(s) = st.conns.get_mut(&h) {
                     s.conn.handle_event(cev);
+                    let remote = s.conn.remote_address();
+                    if let Some(o) = &st.observer {
+                        o(EpNote::Handled { conn: h, remote });
+                    }
                 }
             }
             Some(DatagramEvent::Response(t)) => {
@@ -321,6 +408,9 @@ impl QuicEndpoint {
             }
             if s.conn.is_drained() {
                 st.conns.remove(&h);
+                if let Some(o) = &st.observer {
+                    o(EpNote::Drained { conn: h });
+                }
             }
         }
     }
@@ -438,6 +528,17 @@ impl QuicConn {
     /// Whether 0-RTT was accepted (client side, after Connected).
     pub fn accepted_0rtt(&self) -> bool {
         self.ep.st.borrow().conns.get(&self.h).is_some_and(|s| s.conn.accepted_0rtt())
+    }
+
+    /// Whether the client has 0-RTT keys (a resumed session): data written
+    /// before `Connected` goes out as 0-RTT.
+    pub fn has_0rtt(&self) -> bool {
+        self.ep.st.borrow().conns.get(&self.h).is_some_and(|s| s.conn.has_0rtt())
+    }
+
+    /// The connection's handle within its endpoint.
+    pub fn handle(&self) -> ConnectionHandle {
+        self.h
     }
 
     /// Whether the handshake used 0-RTT keys (client side).

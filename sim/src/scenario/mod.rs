@@ -3,6 +3,7 @@
 
 pub mod plan;
 pub mod idle_link;
+pub mod fleet_migrate;
 mod quic_echo;
 
 use std::collections::BTreeSet;
@@ -51,6 +52,16 @@ pub const PROPERTIES: &[(&str, &str)] = &[
     ("datagrams-echoed", "without loss every datagram comes back; with loss never more than were sent"),
     ("clean-close", "the cloud sees the phone's close code 1000"),
     ("keepalive-holds", "a 15 s keepalive holds a 30 s NAT mapping: an idle connection lives for a day"),
+    ("same-connection", "through rebinds and network moves behind the reactor fleet, the same QUIC connection carries on: one handshake, every echo"),
+    ("long-headers-stay", "a long header is read by the reactor the kernel chose: never forwarded by its client-chosen byte 0"),
+    ("owner-reads-what-was-sent", "the reactor that owns a connection reads the bytes that arrived, never a reused buffer"),
+    ("one-pin-per-move", "one pin claim per address change, not one per path report"),
+    ("forwarding-stops-after-pin", "forwarding happens only in the moments after a move: once the owner pins the new address it stops"),
+    ("kernel-filter-forwards-nothing", "with the kernel filter nothing is forwarded and nothing pinned"),
+    ("still-fleet-quiet", "a fleet whose clients never move forwards nothing, pins nothing, drops nothing as stale"),
+    ("close-code-arrives", "the service's close code (4408) arrives at the box as the QUIC application error code"),
+    ("box-resumes-0rtt", "the box reconnects with 0-RTT and its first flight is answered in one round trip"),
+    ("phone-full-handshake", "the phone never resumes: a full handshake, its first message answered after two round trips"),
 ];
 
 /// Every bug switch, by the name users type.
@@ -166,6 +177,26 @@ pub const SCENARIOS: &[ScenarioDef] = &[
         name: "idle-link",
         about: "a phone and a box each hold a QUIC connection to the cloud for a simulated day: keepalives only",
         run: idle_link::run,
+    },
+    ScenarioDef {
+        name: "fleet-migrate",
+        about: "a phone rebinds and moves Wi-Fi to cellular behind the cloud's 4-reactor QUIC fleet (Forward): the same connection, forwarded then pinned",
+        run: fleet_migrate::run,
+    },
+    ScenarioDef {
+        name: "fleet-migrate-kernel-filter",
+        about: "fleet-migrate with the KernelFilter routing: the kernel routes by connection id, nothing forwarded",
+        run: fleet_migrate::run_kernel_filter,
+    },
+    ScenarioDef {
+        name: "fleet-still",
+        about: "a phone and a box that never move, behind the 4-reactor fleet: nothing forwarded, nothing pinned",
+        run: fleet_migrate::run_still,
+    },
+    ScenarioDef {
+        name: "fleet-resume",
+        about: "the cloud closes the box with 4408; the box reconnects with 0-RTT (answered in one round trip), the phone makes a full handshake",
+        run: fleet_migrate::run_resume,
     },
 ];
 

@@ -1,0 +1,388 @@
+//! The cloud's QUIC door as a reactor fleet (SPEC section 5): one simulated UDP
+//! socket on the shared port (the kernel's receive side), N quinn-proto
+//! endpoints (the reactors), and the IO-free [`ftw_fleet::Fleet`] deciding which
+//! reactor reads which datagram.
+//!
+//! The driver task reads every datagram waiting on the socket at once (a
+//! batch, as `recvmmsg` would), hands each to [`Fleet::on_datagram`], then
+//! drains [`Fleet::poll_delivery`] into the chosen reactor's endpoint. Every
+//! reactor sends from the shared socket (pins only receive). The endpoints tell
+//! the fleet what they learn through [`EpNote`]s: new connections, a path
+//! report on every datagram a connection handles, drained connections. The pin
+//! sweep's timer goes through [`crate::time::sleep_until`] and is armed only
+//! while a connection has moved, so an idle fleet never wakes.
+//!
+//! What the driver adds to the fleet's own counters ([`DoorStats`]): reads whose
+//! bytes differ from what arrived (`forward-reference`), long headers that were
+//! forwarded (`forward-long-headers`), and the times of moves and forwards, so
+//! scenarios can state the laws. Trace kinds: `fleet.forward`, `fleet.pin`,
+//! `fleet.unpin`, `fleet.stale`, `fleet.drop`, `fleet.move`, `fleet.counters`.
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, VecDeque};
+use std::net::SocketAddr;
+use std::rc::Rc;
+use std::sync::{Arc, Mutex};
+
+use ftw_crypto::CidFactory;
+use ftw_fleet::{
+    ConnectionHandle, Counters, Fleet, FleetBugs, FleetConfig, FleetEvent, MintedCids, ReactorId, Routing,
+    ShardCidGenerator, Via,
+};
+use quinn_proto::{EndpointConfig, ServerConfig};
+use tokio::sync::Notify;
+use turmoil::net::UdpSocket;
+
+use crate::quic::{EpNote, QuicConn, QuicEndpoint};
+use crate::scenario::Switches;
+use crate::time;
+use crate::trace;
+
+/// The largest UDP payload read from the shared socket.
+const RECV_BUF_BYTES: usize = 65_536;
+
+/// The fleet's bug switches on in a run (names of SPEC section 7's catalogue).
+pub fn bugs_from(switches: &Switches) -> FleetBugs {
+    FleetBugs {
+        no_routing: switches.on("no-routing"),
+        forward_long_headers: switches.on("forward-long-headers"),
+        claim_per_path_report: switches.on("claim-per-path-report"),
+        forward_reference: switches.on("forward-reference"),
+    }
+}
+
+/// A routing mode by name: `forward` or `kernel-filter`.
+pub fn routing_from(name: &str) -> Result<Routing, String> {
+    match name {
+        "forward" => Ok(Routing::Forward),
+        "kernel-filter" => Ok(Routing::KernelFilter),
+        other => Err(format!("unknown routing {other:?}; known: forward, kernel-filter")),
+    }
+}
+
+/// What the driver observed, beyond the fleet's counters.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct DoorStats {
+    /// Deliveries whose bytes differ from the datagram that arrived.
+    pub corrupt_reads: u64,
+    /// Deliveries of long-header datagrams that came by a forward.
+    pub long_headers_forwarded: u64,
+    /// Connections accepted, per reactor.
+    pub accepted_by_reactor: Vec<u64>,
+    /// Datagrams handed to each reactor's endpoint.
+    pub delivered_by_reactor: Vec<u64>,
+    /// Path reports made (one per datagram a server connection handled).
+    pub path_reports: u64,
+    /// A server connection's peer address changed: (time ms, reactor, conn, new address).
+    pub moves: Vec<(u64, usize, usize, SocketAddr)>,
+    /// When each forwarded datagram was read by its owner (ms).
+    pub forward_times_ms: Vec<u64>,
+    /// Pins claimed: (time ms, reactor, peer).
+    pub pins: Vec<(u64, usize, SocketAddr)>,
+    /// Connections drained, per reactor.
+    pub drained_by_reactor: Vec<u64>,
+}
+
+struct DoorState {
+    host: String,
+    fleet: Fleet,
+    stats: DoorStats,
+    /// Peer address last reported, per (reactor, connection).
+    peers: BTreeMap<(usize, ConnectionHandle), SocketAddr>,
+    notes: VecDeque<(usize, EpNote)>,
+    /// Bytes of each datagram queued in the fleet, by datagram id, until read
+    /// (emptied after every batch).
+    arrived: BTreeMap<u64, Vec<u8>>,
+    last_counters: Counters,
+}
+
+/// The cloud's QUIC door: N reactors behind one port.
+#[derive(Clone)]
+pub struct FleetDoor {
+    st: Rc<RefCell<DoorState>>,
+    reactors: Vec<QuicEndpoint>,
+    accept_notify: Rc<Notify>,
+    note_notify: Rc<Notify>,
+}
+
+impl FleetDoor {
+    /// Bind `addr` and start the fleet on the current host. Reactor `r`'s
+    /// endpoint is `endpoint_config(r, factory)`, where `factory` makes its
+    /// shard-stamped id generator (seeded from `cid_seed`); all reactors share
+    /// `server` (so one session store, one token key).
+    pub async fn bind(
+        host: &str,
+        addr: SocketAddr,
+        cfg: FleetConfig,
+        cid_seed: [u8; 32],
+        endpoint_config: impl Fn(usize, CidFactory) -> EndpointConfig,
+        server: ServerConfig,
+    ) -> std::io::Result<Self> {
+        let socket = Rc::new(UdpSocket::bind(addr).await?);
+        let n = cfg.reactor_count;
+        let accept_notify = Rc::new(Notify::new());
+        let note_notify = Rc::new(Notify::new());
+        let st = Rc::new(RefCell::new(DoorState {
+            host: host.to_string(),
+            fleet: Fleet::new(FleetConfig { record_events: true, ..cfg }),
+            arrived: BTreeMap::new(),
+            stats: DoorStats {
+                accepted_by_reactor: vec![0; n],
+                delivered_by_reactor: vec![0; n],
+                drained_by_reactor: vec![0; n],
+                ..DoorStats::default()
+            },
+            peers: BTreeMap::new(),
+            notes: VecDeque::new(),
+            last_counters: Counters::default(),
+        }));
+        let mut gens = ShardCidGenerator::for_fleet(n, cid_seed);
+        let mut reactors = Vec::with_capacity(n);
+        for r in 0..n {
+            let log = MintedCids::new();
+            st.borrow_mut().fleet.attach_minted(ReactorId::new(r), log.clone());
+            let gen = Mutex::new(Some(gens.remove(0).with_minted_log(log)));
+            let factory: CidFactory = Arc::new(move || {
+                Box::new(gen.lock().expect("single-threaded").take().expect("one endpoint per reactor"))
+            });
+            let observer = {
+                let st = st.clone();
+                let note_notify = note_notify.clone();
+                Rc::new(move |note: EpNote| {
+                    st.borrow_mut().notes.push_back((r, note));
+                    note_notify.notify_one();
+                })
+            };
+            reactors.push(QuicEndpoint::on_shared_socket(
+                &format!("{host}.r{r}"),
+                socket.clone(),
+                endpoint_config(r, factory),
+                Some(server.clone()),
+                Some(observer),
+                accept_notify.clone(),
+            ));
+        }
+        let door = FleetDoor { st, reactors, accept_notify, note_notify };
+        let driver = door.clone();
+        tokio::task::spawn_local(async move { driver.drive(socket).await });
+        Ok(door)
+    }
+
+    /// The next accepted connection, from any reactor, with its reactor.
+    pub async fn accept(&self) -> (usize, QuicConn) {
+        loop {
+            for (r, ep) in self.reactors.iter().enumerate() {
+                if let Some(c) = ep.try_accept() {
+                    return (r, c);
+                }
+            }
+            self.accept_notify.notified().await;
+        }
+    }
+
+    pub fn reactor_count(&self) -> usize {
+        self.reactors.len()
+    }
+
+    /// The reactor serving `conn`.
+    pub fn reactor_of(&self, conn: &QuicConn) -> Option<usize> {
+        self.reactors.iter().position(|ep| ep.owns(conn))
+    }
+
+    /// Live connections per reactor.
+    pub fn connections(&self) -> Vec<usize> {
+        self.reactors.iter().map(|ep| ep.connection_count()).collect()
+    }
+
+    /// One reactor's counters.
+    pub fn counters(&self, r: usize) -> Counters {
+        self.st.borrow().fleet.counters(ReactorId::new(r))
+    }
+
+    /// The fleet's counters, summed.
+    pub fn totals(&self) -> Counters {
+        self.st.borrow().fleet.totals()
+    }
+
+    /// What the driver observed.
+    pub fn stats(&self) -> DoorStats {
+        self.st.borrow().stats.clone()
+    }
+
+    /// The address pinned for `conn` on reactor `r`, if any.
+    pub fn pin_of(&self, r: usize, conn: &QuicConn) -> Option<SocketAddr> {
+        self.st.borrow().fleet.pin_of(ReactorId::new(r), conn.handle())
+    }
+
+    /// The reactor the kernel's hash picks for `src`.
+    pub fn hash_reactor(&self, src: SocketAddr) -> usize {
+        self.st.borrow().fleet.kernel().hash_reactor(src).index()
+    }
+
+    /// Record the counters (summed and per reactor) in the trace as `kind`.
+    pub fn record_counters(&self, kind: &str) {
+        let st = self.st.borrow();
+        trace::record(&st.host, kind, counters_line(&st.fleet));
+    }
+
+    async fn drive(&self, socket: Rc<UdpSocket>) {
+        let mut buf = vec![0u8; RECV_BUF_BYTES];
+        loop {
+            self.apply_notes();
+            let sweep = self.st.borrow().fleet.poll_timeout();
+            let sleep = async {
+                match sweep {
+                    Some(ms) => time::sleep_until(std::time::Duration::from_millis(ms)).await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                biased;
+                r = socket.recv_from(&mut buf) => {
+                    if let Ok((n, from)) = r {
+                        let now_ms = now_ms();
+                        self.arrive(now_ms, from, &buf[..n]);
+                        // Everything else already waiting: one batch.
+                        while let Ok((n, from)) = socket.try_recv_from(&mut buf) {
+                            self.arrive(now_ms, from, &buf[..n]);
+                        }
+                        self.deliver(now_ms);
+                    }
+                }
+                _ = sleep => {
+                    let now_ms = now_ms();
+                    trace::record(&self.st.borrow().host, "timer", "fleet.sweep");
+                    self.st.borrow_mut().fleet.handle_timeout(now_ms);
+                    self.after(now_ms);
+                }
+                _ = self.note_notify.notified() => {}
+            }
+        }
+    }
+
+    fn arrive(&self, now_ms: u64, from: SocketAddr, bytes: &[u8]) {
+        let mut st = self.st.borrow_mut();
+        let a = st.fleet.on_datagram(now_ms, from, bytes);
+        if !a.queued {
+            let host = st.host.clone();
+            trace::record(&host, "fleet.drop", format!("d{} rcvbuf full at {}", a.datagram.0, a.socket));
+        }
+        if a.queued {
+            st.arrived.insert(a.datagram.0, bytes.to_vec());
+        }
+    }
+
+    /// Read everything queued into the reactors' endpoints.
+    fn deliver(&self, now_ms: u64) {
+        loop {
+            let d = self.st.borrow_mut().fleet.poll_delivery(now_ms);
+            let Some(d) = d else { break };
+            let r = d.reactor.index();
+            {
+                let mut st = self.st.borrow_mut();
+                let sent = st.arrived.remove(&d.datagram.0);
+                if sent.as_deref() != Some(&d.bytes[..]) {
+                    st.stats.corrupt_reads += 1;
+                    let host = st.host.clone();
+                    trace::record(&host, "fleet.corrupt", format!("d{} read at r{r} differs from what arrived", d.datagram.0));
+                }
+                st.stats.delivered_by_reactor[r] += 1;
+                if let Via::Forwarded { .. } = d.via {
+                    st.stats.forward_times_ms.push(now_ms);
+                    if d.bytes.first().is_some_and(|b| b & 0x80 != 0) {
+                        st.stats.long_headers_forwarded += 1;
+                    }
+                }
+            }
+            self.reactors[r].feed(d.src, &d.bytes);
+        }
+        // Every queue is empty: what was not delivered was dropped (and counted).
+        {
+            let mut st = self.st.borrow_mut();
+            st.arrived.clear();
+            for r in 0..self.reactors.len() {
+                assert_eq!(st.fleet.queued_len(ReactorId::new(r)), 0, "r{r} left work queued");
+            }
+        }
+        self.apply_notes();
+    }
+
+    /// Tell the fleet what the endpoints said.
+    fn apply_notes(&self) {
+        let now_ms = now_ms();
+        loop {
+            let mut st = self.st.borrow_mut();
+            let Some((r, note)) = st.notes.pop_front() else { break };
+            let rid = ReactorId::new(r);
+            match note {
+                EpNote::Opened { conn, peer } => {
+                    st.fleet.connection_opened(now_ms, rid, conn, peer);
+                    st.peers.insert((r, conn), peer);
+                    st.stats.accepted_by_reactor[r] += 1;
+                }
+                EpNote::Handled { conn, remote } => {
+                    st.stats.path_reports += 1;
+                    let was = st.peers.insert((r, conn), remote);
+                    if was.is_some_and(|w| w != remote) {
+                        st.stats.moves.push((now_ms, r, conn.0, remote));
+                        let host = st.host.clone();
+                        trace::record(&host, "fleet.move", format!("r{r} conn {} {} -> {remote}", conn.0, was.expect("known")));
+                    }
+                    st.fleet.path_report(now_ms, rid, conn, remote);
+                }
+                EpNote::Drained { conn } => {
+                    st.fleet.connection_closed(now_ms, rid, conn);
+                    st.peers.remove(&(r, conn));
+                    st.stats.drained_by_reactor[r] += 1;
+                }
+            }
+        }
+        self.after(now_ms);
+    }
+
+    /// Trace the fleet's events, and its counters when a named one changed.
+    fn after(&self, now_ms: u64) {
+        let mut st = self.st.borrow_mut();
+        let host = st.host.clone();
+        while let Some(e) = st.fleet.poll_event() {
+            let kind = match &e {
+                FleetEvent::Forwarded { .. } => "fleet.forward",
+                FleetEvent::ForwardDropped { .. } => "fleet.drop",
+                FleetEvent::Pinned { reactor, peer, .. } => {
+                    st.stats.pins.push((now_ms, reactor.index(), *peer));
+                    "fleet.pin"
+                }
+                FleetEvent::PinReleased { .. } => "fleet.unpin",
+                FleetEvent::StaleDrop { .. } => "fleet.stale",
+                FleetEvent::BufferDrop { .. } => "fleet.drop",
+            };
+            trace::record(&host, kind, e.to_string());
+        }
+        let c = st.fleet.totals();
+        let named = |c: &Counters| (c.forwards_sent, c.forwards_received, c.forwards_dropped, c.stale_datagrams, c.pins_created, c.pins_open);
+        if named(&c) != named(&st.last_counters) {
+            st.last_counters = c;
+            trace::record(&host, "fleet.counters", counters_line(&st.fleet));
+        }
+    }
+}
+
+fn now_ms() -> u64 {
+    time::now().as_millis() as u64
+}
+
+/// `ForwardsSent=.. ForwardsReceived=.. ForwardsDropped=.. StaleDatagrams=..
+/// PinsCreated=.. PinsOpen=..` summed, then per reactor.
+pub fn counters_line(fleet: &Fleet) -> String {
+    let one = |c: Counters| {
+        format!(
+            "ForwardsSent={} ForwardsReceived={} ForwardsDropped={} StaleDatagrams={} PinsCreated={} PinsOpen={}",
+            c.forwards_sent, c.forwards_received, c.forwards_dropped, c.stale_datagrams, c.pins_created, c.pins_open
+        )
+    };
+    let mut s = format!("all: {}", one(fleet.totals()));
+    for r in 0..fleet.reactor_count() {
+        s.push_str(&format!(" | r{r}: {}", one(fleet.counters(ReactorId::new(r)))));
+    }
+    s
+}

@@ -1,0 +1,526 @@
+//! The cloud's QUIC door as a fleet of reactors (SPEC section 5).
+//!
+//! * `fleet-migrate`: a phone behind its Wi-Fi NAT talks to the cloud's echo
+//!   service through a fleet of 4 reactors on one port; its NAT rebinds and it
+//!   moves to cellular (the plan's faults, or by default a rebind at 3 s, Wi-Fi
+//!   to cellular at 6 s and a rebind at 9 s). Each move re-hashes it to some
+//!   reactor; the same connection must carry on, forwarded and then pinned.
+//! * `fleet-still`: a phone and a box that never move: the fleet forwards
+//!   nothing and pins nothing.
+//! * `fleet-resume`: the cloud closes the box's connection with 4408; the box
+//!   reconnects (from a new socket) with 0-RTT and its first flight is answered
+//!   in one round trip; the phone makes a full handshake.
+
+use std::cell::RefCell;
+use std::rc::Rc;
+use std::time::Duration;
+
+use bytes::BytesMut;
+use ftw_crypto::{
+    crypto_provider, new_client_session_store, new_server_session_store, quic_client_config, quic_endpoint_config,
+    quic_server_config, seeded_cid_factory, ClientResumption, QuicTransportParams,
+};
+use ftw_fleet::{Counters, FleetConfig, Routing};
+
+use super::{addr, cloud_certs, sim_clock, world_for, Check, FaultKind, FaultPlan, RunReport, RunSpec, TimedFault, Topology};
+use crate::fleet::{bugs_from, DoorStats, FleetDoor};
+use crate::link::{accept_quic, close, dial_quic, put_varint, take_framed, LinkEvent};
+use crate::quic::{Lost, QuicEndpoint, QuicEvent};
+use crate::seed::RunSeed;
+use crate::time;
+use crate::trace;
+
+/// The phone's round: one stream message and this many datagrams, every second.
+pub const BURST_LEN: usize = 3;
+/// Bytes of each datagram of a burst (each fills most of a QUIC packet, so a
+/// burst is several UDP datagrams arriving together).
+pub const BURST_DATAGRAM_BYTES: usize = 900;
+/// Rounds the phone sends.
+pub const ROUNDS: usize = 12;
+const INTERVAL: Duration = Duration::from_secs(1);
+/// After a move the owner's sweep (every 250 ms) claims a pin once the path
+/// settles; forwards later than this after the move mean forwarding never stopped.
+pub const SETTLE_MS: u64 = 1_000;
+/// The service's target on the control stream.
+const TARGET: &str = "/app?box=fleet";
+
+/// How a fleet run is set up (the scenarios are presets of it).
+#[derive(Clone, Debug)]
+pub struct FleetRun {
+    pub routing: Routing,
+    pub reactor_count: usize,
+    /// Apply the default moves when the plan has no faults.
+    pub default_moves: bool,
+    /// Also run a box that never moves.
+    pub with_box: bool,
+}
+
+impl Default for FleetRun {
+    fn default() -> Self {
+        FleetRun { routing: Routing::Forward, reactor_count: ftw_fleet::consts::REACTOR_COUNT_DEFAULT, default_moves: true, with_box: false }
+    }
+}
+
+/// What a fleet run saw, for tests that look closer than the checks.
+#[derive(Clone, Debug, Default)]
+pub struct FleetSummary {
+    /// Connections the cloud accepted: (reactor, handle id).
+    pub accepted: Vec<(usize, usize)>,
+    pub echoes: Vec<String>,
+    pub datagrams_back: usize,
+    pub phone_lost: Option<String>,
+    pub totals: Counters,
+    pub per_reactor: Vec<Counters>,
+    pub stats: DoorStats,
+    pub moves_planned: usize,
+}
+
+#[derive(Default)]
+struct Tally {
+    door: Option<FleetDoor>,
+    accepted: Vec<(usize, usize)>,
+    echoes: Vec<String>,
+    datagrams_back: usize,
+    phone_lost: Option<String>,
+    box_done: bool,
+}
+
+/// The default moves: a rebind, Wi-Fi to cellular, a rebind.
+pub fn default_moves() -> Vec<TimedFault> {
+    let phone = || "phone".to_string();
+    vec![
+        TimedFault { at_ms: 3_000, fault: FaultKind::Rebind { host: phone() } },
+        TimedFault { at_ms: 6_000, fault: FaultKind::SwitchNetwork { host: phone() } },
+        TimedFault { at_ms: 9_000, fault: FaultKind::Rebind { host: phone() } },
+    ]
+}
+
+fn fleet_config(seed: RunSeed, spec: &RunSpec, run: &FleetRun) -> FleetConfig {
+    let salt = seed.crypto("cloud").sub_seed("fleet/hash-salt");
+    FleetConfig {
+        reactor_count: run.reactor_count,
+        routing: run.routing,
+        bugs: bugs_from(&spec.switches),
+        hash_salt: u64::from_le_bytes(salt[..8].try_into().expect("8 bytes")),
+        ..FleetConfig::default()
+    }
+}
+
+/// Start the cloud's door on the current host (`cloud`).
+async fn cloud_door(seed: RunSeed, cfg: FleetConfig) -> std::io::Result<FleetDoor> {
+    let rng = seed.crypto("cloud");
+    let provider = crypto_provider(&rng.sub("tls"));
+    let server = quic_server_config(&provider, &sim_clock("cloud"), &cloud_certs(), new_server_session_store(), rng.sub_seed("quic/token-key"), &QuicTransportParams::default());
+    let reset = rng.sub_seed("quic/reset-key");
+    FleetDoor::bind(
+        "cloud",
+        std::net::SocketAddr::from(([0, 0, 0, 0], addr::CLOUD_PORT)),
+        cfg,
+        rng.sub_seed("quic/cid"),
+        |r, factory| quic_endpoint_config(reset, rng.sub_seed(&format!("quic/endpoint/{r}")), factory),
+        server,
+    )
+    .await
+}
+
+fn client_endpoint_config(seed: RunSeed, host: &str, socket_no: u32) -> quinn_proto::EndpointConfig {
+    let rng = seed.crypto(host).sub(&format!("socket/{socket_no}"));
+    quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8))
+}
+
+/// `fleet-migrate`.
+pub fn run(spec: &RunSpec) -> RunReport {
+    run_with(spec, &FleetRun::default()).0
+}
+
+/// `fleet-migrate` with the kernel filter.
+pub fn run_kernel_filter(spec: &RunSpec) -> RunReport {
+    run_with(spec, &FleetRun { routing: Routing::KernelFilter, ..FleetRun::default() }).0
+}
+
+/// `fleet-still`.
+pub fn run_still(spec: &RunSpec) -> RunReport {
+    run_with(spec, &FleetRun { default_moves: false, with_box: true, ..FleetRun::default() }).0
+}
+
+/// A fleet run: the report and a summary.
+pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
+    let mut plan: FaultPlan = spec.plan.clone();
+    if plan.faults.is_empty() && run.default_moves {
+        plan.faults = default_moves();
+    }
+    let moves_planned = plan.faults.iter().filter(|f| matches!(f.fault, FaultKind::Rebind { .. } | FaultKind::SwitchNetwork { .. })).count();
+    let mut world = world_for(spec, INTERVAL * ROUNDS as u32 + Duration::from_secs(60));
+    Topology::build(&mut world, &plan);
+    let seed = spec.seed;
+    let cfg = fleet_config(seed, spec, run);
+    let tally = Rc::new(RefCell::new(Tally::default()));
+
+    let t = tally.clone();
+    world.host("cloud", addr::CLOUD, move || {
+        let t = t.clone();
+        async move {
+            let door = cloud_door(seed, cfg).await?;
+            t.borrow_mut().door = Some(door.clone());
+            loop {
+                let (r, conn) = door.accept().await;
+                t.borrow_mut().accepted.push((r, conn.id()));
+                trace::record("cloud", "app.accept", format!("r{r} h={}", conn.id()));
+                tokio::task::spawn_local(async move {
+                    let Ok((mut link, _target)) = accept_quic(conn).await else { return };
+                    loop {
+                        match link.recv().await {
+                            LinkEvent::Message(m) => {
+                                let _ = link.send(&m);
+                            }
+                            LinkEvent::Datagram(d) => {
+                                let _ = link.send_datagram(&d);
+                            }
+                            LinkEvent::Closed(_) => break,
+                        }
+                    }
+                });
+            }
+        }
+    });
+
+    if run.with_box {
+        let t = tally.clone();
+        world.host("box", addr::BOX, move || {
+            let t = t.clone();
+            async move {
+                let rng = seed.crypto("box");
+                let provider = crypto_provider(&rng.sub("tls"));
+                let client = quic_client_config(&provider, &sim_clock("box"), &cloud_certs(), ClientResumption::Disabled, rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
+                let ep = QuicEndpoint::bind("box", "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, "box", 0), None).await?;
+                let mut link = dial_quic(&ep, client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME, TARGET).await.map_err(|e| format!("{e:?}"))?;
+                for i in 0..ROUNDS {
+                    link.send_datagram(format!("hb{i}").as_bytes())?;
+                    time::sleep(INTERVAL).await;
+                }
+                t.borrow_mut().box_done = true;
+                std::future::pending::<()>().await;
+                Ok(())
+            }
+        });
+    }
+
+    let t = tally.clone();
+    world.client("phone", addr::PHONE, async move {
+        let rng = seed.crypto("phone");
+        let provider = crypto_provider(&rng.sub("tls"));
+        let client = quic_client_config(&provider, &sim_clock("phone"), &cloud_certs(), ClientResumption::Disabled, rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
+        let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, "phone", 0), None).await?;
+        let mut link = match dial_quic(&ep, client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME, TARGET).await {
+            Ok(l) => l,
+            Err(e) => {
+                t.borrow_mut().phone_lost = Some(format!("dial: {e:?}"));
+                return Ok(());
+            }
+        };
+        let start = time::now();
+        let mut next_send = start;
+        let give_up = start + INTERVAL * ROUNDS as u32 + Duration::from_secs(5);
+        let mut sent = 0;
+        while t.borrow().echoes.len() < ROUNDS {
+            if sent < ROUNDS && time::now() >= next_send {
+                let msg = format!("m{sent}");
+                link.send(msg.as_bytes())?;
+                for j in 0..BURST_LEN {
+                    let mut d = format!("d{sent}.{j}:").into_bytes();
+                    d.resize(BURST_DATAGRAM_BYTES, b'.');
+                    let _ = link.send_datagram(&d);
+                }
+                trace::record("phone", "app.send", msg);
+                sent += 1;
+                next_send += INTERVAL;
+            }
+            let wake = if sent < ROUNDS { next_send.min(give_up) } else { give_up };
+            let ev = tokio::select! {
+                biased;
+                ev = link.recv() => ev,
+                _ = time::sleep_until(wake) => {
+                    if time::now() >= give_up {
+                        t.borrow_mut().phone_lost = Some(format!("gave up with {} of {ROUNDS} echoes", t.borrow().echoes.len()));
+                        break;
+                    }
+                    continue;
+                }
+            };
+            match ev {
+                LinkEvent::Message(m) => {
+                    let m = String::from_utf8_lossy(&m).into_owned();
+                    trace::record("phone", "app.echo", m.clone());
+                    t.borrow_mut().echoes.push(m);
+                }
+                LinkEvent::Datagram(_) => t.borrow_mut().datagrams_back += 1,
+                LinkEvent::Closed(c) => {
+                    t.borrow_mut().phone_lost = Some(format!("closed: {c:?}"));
+                    break;
+                }
+            }
+        }
+        link.close(close::NORMAL, "done");
+        time::sleep(Duration::from_millis(200)).await;
+        Ok(())
+    });
+
+    let outcome = world.run();
+    let t = tally.borrow();
+    let door = t.door.clone().expect("the cloud started");
+    door.record_counters("fleet.counters");
+    let summary = FleetSummary {
+        accepted: t.accepted.clone(),
+        echoes: t.echoes.clone(),
+        datagrams_back: t.datagrams_back,
+        phone_lost: t.phone_lost.clone(),
+        totals: door.totals(),
+        per_reactor: (0..door.reactor_count()).map(|r| door.counters(r)).collect(),
+        stats: door.stats(),
+        moves_planned,
+    };
+    let expected: Vec<String> = (0..ROUNDS).map(|i| format!("m{i}")).collect();
+    let clients = 1 + usize::from(run.with_box);
+    let s = &summary;
+    let moves = s.stats.moves.len() as u64;
+    let mut checks = vec![
+        Check {
+            property: "same-connection".into(),
+            ok: s.accepted.len() == clients && s.phone_lost.is_none() && s.echoes == expected,
+            detail: format!("accepted {:?} (want {clients}), phone lost: {:?}, echoes {:?}", s.accepted, s.phone_lost, s.echoes),
+        },
+        Check {
+            property: "long-headers-stay".into(),
+            ok: s.stats.long_headers_forwarded == 0,
+            detail: format!("{} long-header datagrams were forwarded by their client-chosen byte 0", s.stats.long_headers_forwarded),
+        },
+        Check {
+            property: "owner-reads-what-was-sent".into(),
+            ok: s.stats.corrupt_reads == 0,
+            detail: format!("{} reads differed from the datagram that arrived", s.stats.corrupt_reads),
+        },
+    ];
+    match run.routing {
+        Routing::Forward => {
+            checks.push(Check {
+                property: "one-pin-per-move".into(),
+                ok: s.totals.pins_created <= moves && (moves == 0 || s.totals.pins_created >= 1),
+                detail: format!("{} pins for {moves} address changes ({} path reports)", s.totals.pins_created, s.stats.path_reports),
+            });
+            let late: Vec<u64> = s
+                .stats
+                .forward_times_ms
+                .iter()
+                .copied()
+                .filter(|&f| !s.stats.moves.iter().any(|&(m, ..)| m <= f + 1 && f <= m + SETTLE_MS))
+                .collect();
+            checks.push(Check {
+                property: "forwarding-stops-after-pin".into(),
+                ok: late.is_empty(),
+                detail: format!("{} forwards, {} not within {SETTLE_MS} ms after a move (first at {:?} ms); moves at {:?}", s.totals.forwards_sent, late.len(), late.first(), s.stats.moves.iter().map(|m| m.0).collect::<Vec<_>>()),
+            });
+        }
+        Routing::KernelFilter => {
+            checks.push(Check {
+                property: "kernel-filter-forwards-nothing".into(),
+                ok: s.totals.forwards_sent == 0 && s.totals.pins_created == 0,
+                detail: format!("{} forwards, {} pins", s.totals.forwards_sent, s.totals.pins_created),
+            });
+        }
+    }
+    if !run.default_moves && moves_planned == 0 {
+        checks.push(Check {
+            property: "still-fleet-quiet".into(),
+            ok: s.totals.forwards_sent == 0 && s.totals.pins_created == 0 && s.totals.stale_datagrams == 0,
+            detail: format!("clients never moved: {}", counters_short(&s.totals)),
+        });
+    }
+    drop(t);
+    (RunReport { outcome, checks }, summary)
+}
+
+fn counters_short(c: &Counters) -> String {
+    format!("ForwardsSent={} PinsCreated={} StaleDatagrams={}", c.forwards_sent, c.pins_created, c.stale_datagrams)
+}
+
+/// What `fleet-resume` saw.
+#[derive(Clone, Debug, Default)]
+pub struct ResumeSummary {
+    pub box_close: Option<Lost>,
+    /// The box's reconnect: had 0-RTT keys at connect, the cloud accepted them,
+    /// and ms from connect to the first reply.
+    pub box_had_0rtt: bool,
+    pub box_accepted_0rtt: bool,
+    pub box_first_reply_ms: Option<u64>,
+    pub phone_had_0rtt: bool,
+    pub phone_first_reply_ms: Option<u64>,
+    /// Reactors that accepted the box's two connections.
+    pub box_reactors: Vec<usize>,
+}
+
+#[derive(Default)]
+struct ResumeTally {
+    sum: ResumeSummary,
+    accepted: Vec<(usize, String)>,
+}
+
+/// Open the control stream at once (0-RTT when the session allows) with the
+/// target and one message; the ms until the first message comes back.
+async fn first_reply_ms(ep: &QuicEndpoint, config: quinn_proto::ClientConfig, msg: &str) -> Result<(bool, bool, u64), String> {
+    let t0 = time::now();
+    let conn = ep.connect(config, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME)?;
+    let had_0rtt = conn.has_0rtt();
+    let control = if had_0rtt { Some(conn.open_bi().ok_or("no 0-RTT stream")?) } else { None };
+    let mut out = BytesMut::new();
+    for part in [TARGET, msg] {
+        put_varint(&mut out, part.len() as u64);
+        out.extend_from_slice(part.as_bytes());
+    }
+    if let Some(s) = control {
+        conn.write(s, &out)?;
+    }
+    let mut buf = BytesMut::new();
+    loop {
+        match conn.next_event().await {
+            QuicEvent::Connected if control.is_none() => {
+                let s = conn.open_bi().ok_or("no stream")?;
+                conn.write(s, &out)?;
+            }
+            QuicEvent::Data { data, .. } => {
+                buf.extend_from_slice(&data);
+                if take_framed(&mut buf).is_some() {
+                    let ms = (time::now() - t0).as_millis() as u64;
+                    let accepted = conn.accepted_0rtt();
+                    conn.close(close::NORMAL as u32, "done");
+                    return Ok((had_0rtt, accepted, ms));
+                }
+            }
+            QuicEvent::Lost(l) => return Err(format!("lost: {l:?}")),
+            _ => {}
+        }
+    }
+}
+
+/// `fleet-resume`.
+pub fn run_resume(spec: &RunSpec) -> RunReport {
+    run_resume_with(spec).0
+}
+
+/// `fleet-resume`, with what it saw.
+pub fn run_resume_with(spec: &RunSpec) -> (RunReport, ResumeSummary) {
+    let mut world = world_for(spec, Duration::from_secs(60));
+    Topology::build(&mut world, &spec.plan);
+    let seed = spec.seed;
+    let cfg = fleet_config(seed, spec, &FleetRun::default());
+    let tally = Rc::new(RefCell::new(ResumeTally::default()));
+
+    let t = tally.clone();
+    world.host("cloud", addr::CLOUD, move || {
+        let t = t.clone();
+        async move {
+            let door = cloud_door(seed, cfg).await?;
+            loop {
+                let (r, conn) = door.accept().await;
+                let t = t.clone();
+                tokio::task::spawn_local(async move {
+                    let Ok((mut link, target)) = accept_quic(conn).await else { return };
+                    t.borrow_mut().accepted.push((r, target));
+                    while let LinkEvent::Message(m) = link.recv().await {
+                        let _ = link.send(&m);
+                        if &m[..] == b"first" {
+                            // The service ends the box's first session (time-out code).
+                            time::sleep(Duration::from_secs(1)).await;
+                            link.close(close::TIMED_OUT, "session over");
+                        }
+                    }
+                });
+            }
+        }
+    });
+
+    let t = tally.clone();
+    world.host("phone", addr::PHONE, move || {
+        let t = t.clone();
+        async move {
+            let rng = seed.crypto("phone");
+            let provider = crypto_provider(&rng.sub("tls"));
+            let client = quic_client_config(&provider, &sim_clock("phone"), &cloud_certs(), ClientResumption::Disabled, rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
+            let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, "phone", 0), None).await?;
+            time::sleep(Duration::from_secs(2)).await;
+            let (had, _, ms) = first_reply_ms(&ep, client, "phone").await?;
+            trace::record("phone", "app.first-reply", format!("{ms} ms, 0-RTT keys: {had}"));
+            let mut t = t.borrow_mut();
+            t.sum.phone_had_0rtt = had;
+            t.sum.phone_first_reply_ms = Some(ms);
+            drop(t);
+            std::future::pending::<()>().await;
+            Ok(())
+        }
+    });
+
+    let t = tally.clone();
+    world.client("box", addr::BOX, async move {
+        let rng = seed.crypto("box");
+        let provider = crypto_provider(&rng.sub("tls"));
+        let store = new_client_session_store();
+        let client = quic_client_config(&provider, &sim_clock("box"), &cloud_certs(), ClientResumption::Store(store), rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
+        let ep = QuicEndpoint::bind("box", "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, "box", 0), None).await?;
+        let conn = ep.connect(client.clone(), addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME)?;
+        let mut out = BytesMut::new();
+        for part in [TARGET, "first"] {
+            put_varint(&mut out, part.len() as u64);
+            out.extend_from_slice(part.as_bytes());
+        }
+        let lost = loop {
+            match conn.next_event().await {
+                QuicEvent::Connected => {
+                    let s = conn.open_bi().ok_or("no stream")?;
+                    conn.write(s, &out)?;
+                }
+                QuicEvent::Lost(l) => break l,
+                _ => {}
+            }
+        };
+        trace::record("box", "app.closed", format!("{lost:?}"));
+        t.borrow_mut().sum.box_close = Some(lost);
+        time::sleep(Duration::from_millis(500)).await;
+        // The box restarts its app: a new socket, the same session store.
+        let ep2 = QuicEndpoint::bind("box", "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, "box", 1), None).await?;
+        let (had, accepted, ms) = first_reply_ms(&ep2, client, "again").await?;
+        trace::record("box", "app.first-reply", format!("{ms} ms, 0-RTT keys: {had}, accepted: {accepted}"));
+        {
+            let mut t = t.borrow_mut();
+            t.sum.box_had_0rtt = had;
+            t.sum.box_accepted_0rtt = accepted;
+            t.sum.box_first_reply_ms = Some(ms);
+        }
+        time::sleep(Duration::from_millis(200)).await;
+        Ok(())
+    });
+
+    let outcome = world.run();
+    let mut t = tally.borrow_mut();
+    t.sum.box_reactors = t.accepted.iter().filter(|(_, target)| target == TARGET).map(|(r, _)| *r).collect();
+    let s = t.sum.clone();
+    drop(t);
+    let rtt_ms = spec.plan.box_.one_way_ms * 2;
+    let phone_rtt_ms = spec.plan.phone.one_way_ms * 2;
+    let checks = vec![
+        Check {
+            property: "close-code-arrives".into(),
+            ok: s.box_close == Some(Lost::Closed { code: close::TIMED_OUT as u64, by_peer: true }),
+            detail: format!("the box saw {:?}", s.box_close),
+        },
+        Check {
+            property: "box-resumes-0rtt".into(),
+            ok: s.box_had_0rtt && s.box_accepted_0rtt && s.box_first_reply_ms.is_some_and(|ms| ms < rtt_ms + rtt_ms / 2),
+            detail: format!("0-RTT keys {}, accepted {}, first reply after {:?} ms (one round trip: {rtt_ms} ms)", s.box_had_0rtt, s.box_accepted_0rtt, s.box_first_reply_ms),
+        },
+        Check {
+            property: "phone-full-handshake".into(),
+            ok: !s.phone_had_0rtt && s.phone_first_reply_ms.is_some_and(|ms| ms >= 2 * phone_rtt_ms),
+            detail: format!("0-RTT keys {}, first reply after {:?} ms (two round trips: {} ms)", s.phone_had_0rtt, s.phone_first_reply_ms, 2 * phone_rtt_ms),
+        },
+    ];
+    (RunReport { outcome, checks }, s)
+}
