@@ -12,7 +12,7 @@ use quinn_proto::{ConnectionId, ConnectionIdGenerator, InvalidCid};
 use rand::{Rng, RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 
-use crate::consts::{CID_LEN_MAX, LOCAL_CID_LEN, REACTOR_COUNT_MAX};
+use crate::consts::{LOCAL_CID_LEN, REACTOR_COUNT_MAX};
 use crate::ReactorId;
 
 /// A server-minted id: always [`LOCAL_CID_LEN`] bytes.
@@ -157,67 +157,8 @@ impl ConnectionIdGenerator for ShardCidGenerator {
     }
 }
 
-/// A seeded generator of plain random ids (no shard stamp), for client endpoints.
-pub struct SeededCidGenerator {
-    rng: ChaCha20Rng,
-    cid_len: usize,
-}
-
-impl SeededCidGenerator {
-    /// Ids of `cid_len` bytes (at most 20) drawn from a `ChaCha20Rng` seeded with `seed`.
-    pub fn new(seed: [u8; 32], cid_len: usize) -> Self {
-        assert!(cid_len <= CID_LEN_MAX, "cid_len {cid_len} > {CID_LEN_MAX}");
-        Self {
-            rng: ChaCha20Rng::from_seed(seed),
-            cid_len,
-        }
-    }
-}
-
-impl std::fmt::Debug for SeededCidGenerator {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("SeededCidGenerator")
-            .field("cid_len", &self.cid_len)
-            .finish_non_exhaustive()
-    }
-}
-
-impl ConnectionIdGenerator for SeededCidGenerator {
-    fn generate_cid(&mut self) -> ConnectionId {
-        let mut bytes = [0u8; CID_LEN_MAX];
-        self.rng.fill_bytes(&mut bytes[..self.cid_len]);
-        ConnectionId::new(&bytes[..self.cid_len])
-    }
-
-    fn cid_len(&self) -> usize {
-        self.cid_len
-    }
-
-    fn cid_lifetime(&self) -> Option<Duration> {
-        None
-    }
-}
-
-/// A seeded provider of a client's initial destination id, for
-/// `quinn_proto::ClientConfig::initial_dst_cid_provider`. `cid_len` must be 8..=20 (RFC 9000
-/// section 7.2: at least 8 unpredictable bytes).
-pub fn seeded_initial_dst_cid_provider(
-    seed: [u8; 32],
-    cid_len: usize,
-) -> Arc<dyn Fn() -> ConnectionId + Send + Sync> {
-    assert!(
-        (8..=CID_LEN_MAX).contains(&cid_len),
-        "initial dcid length {cid_len} not in 8..=20"
-    );
-    let rng = Mutex::new(ChaCha20Rng::from_seed(seed));
-    Arc::new(move || {
-        let mut bytes = [0u8; CID_LEN_MAX];
-        rng.lock()
-            .expect("initial-dcid rng poisoned")
-            .fill_bytes(&mut bytes[..cid_len]);
-        ConnectionId::new(&bytes[..cid_len])
-    })
-}
+// Client-side ids (plain seeded generators, the initial destination id) are the
+// crypto kit's: `ftw_crypto::SeededCidGenerator`, `ftw_crypto::seeded_initial_dcid_provider`.
 
 #[cfg(test)]
 mod tests {
@@ -268,20 +209,5 @@ mod tests {
         let mut g1 = gens.remove(0);
         assert_eq!(g1.owner(), ReactorId::new(1));
         assert_eq!(g1.next_cid()[0] % 4, 1);
-    }
-
-    #[test]
-    fn client_generators_replay_from_the_seed() {
-        let mut a = SeededCidGenerator::new(seed(1), 8);
-        let mut b = SeededCidGenerator::new(seed(1), 8);
-        for _ in 0..10 {
-            assert_eq!(a.generate_cid(), b.generate_cid());
-        }
-        let p = seeded_initial_dst_cid_provider(seed(2), 16);
-        let q = seeded_initial_dst_cid_provider(seed(2), 16);
-        let (x1, x2) = (p(), p());
-        assert_eq!(x1.len(), 16);
-        assert_ne!(x1, x2);
-        assert_eq!((q(), q()), (x1, x2));
     }
 }

@@ -37,9 +37,7 @@ pub mod packet;
 
 use std::fmt;
 
-pub use cid::{
-    seeded_initial_dst_cid_provider, Cid, MintedCids, SeededCidGenerator, ShardCidGenerator,
-};
+pub use cid::{Cid, MintedCids, ShardCidGenerator};
 pub use fleet::{
     Arrival, Counters, DatagramId, Delivery, Fleet, FleetEvent, PinReleaseReason, Via,
 };
