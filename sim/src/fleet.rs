@@ -73,14 +73,28 @@ pub struct DoorStats {
     pub delivered_by_reactor: Vec<u64>,
     /// Path reports made (one per datagram a server connection handled).
     pub path_reports: u64,
-    /// A server connection's peer address changed: (time ms, reactor, conn, new address).
-    pub moves: Vec<(u64, usize, usize, SocketAddr)>,
+    /// Every change of a server connection's peer address.
+    pub moves: Vec<Move>,
     /// When each forwarded datagram was read by its owner (ms).
     pub forward_times_ms: Vec<u64>,
     /// Pins claimed: (time ms, reactor, peer).
     pub pins: Vec<(u64, usize, SocketAddr)>,
     /// Connections drained, per reactor.
     pub drained_by_reactor: Vec<u64>,
+}
+
+/// A server connection's peer address changed.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Move {
+    pub at_ms: u64,
+    /// The reactor that owns the connection.
+    pub reactor: usize,
+    /// The connection's handle on that reactor.
+    pub conn: usize,
+    pub to: SocketAddr,
+    /// The reactor the kernel's hash picks for `to` (a move forwards iff it differs
+    /// from `reactor`, under `Forward`).
+    pub hashed: usize,
 }
 
 struct DoorState {
@@ -324,9 +338,10 @@ impl FleetDoor {
                     st.stats.path_reports += 1;
                     let was = st.peers.insert((r, conn), remote);
                     if was.is_some_and(|w| w != remote) {
-                        st.stats.moves.push((now_ms, r, conn.0, remote));
+                        let hashed = st.fleet.kernel().hash_reactor(remote).index();
+                        st.stats.moves.push(Move { at_ms: now_ms, reactor: r, conn: conn.0, to: remote, hashed });
                         let host = st.host.clone();
-                        trace::record(&host, "fleet.move", format!("r{r} conn {} {} -> {remote}", conn.0, was.expect("known")));
+                        trace::record(&host, "fleet.move", format!("r{r} conn {} {} -> {remote} (hashed to r{hashed})", conn.0, was.expect("known")));
                     }
                     st.fleet.path_report(now_ms, rid, conn, remote);
                 }

@@ -43,6 +43,8 @@ const INTERVAL: Duration = Duration::from_secs(1);
 pub const SETTLE_MS: u64 = 1_000;
 /// The service's target on the control stream.
 const TARGET: &str = "/app?box=fleet";
+/// The phone's target in `fleet-resume` (tells its connection from the box's).
+const PHONE_TARGET: &str = "/app?box=fleet&phone=1";
 
 /// How a fleet run is set up (the scenarios are presets of it).
 #[derive(Clone, Debug)]
@@ -107,7 +109,7 @@ fn fleet_config(seed: RunSeed, spec: &RunSpec, run: &FleetRun) -> FleetConfig {
 }
 
 /// Start the cloud's door on the current host (`cloud`).
-async fn cloud_door(seed: RunSeed, cfg: FleetConfig) -> std::io::Result<FleetDoor> {
+pub async fn cloud_door(seed: RunSeed, cfg: FleetConfig) -> std::io::Result<FleetDoor> {
     let rng = seed.crypto("cloud");
     let provider = crypto_provider(&rng.sub("tls"));
     let server = quic_server_config(&provider, &sim_clock("cloud"), &cloud_certs(), new_server_session_store(), rng.sub_seed("quic/token-key"), &QuicTransportParams::default());
@@ -312,12 +314,12 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
                 .forward_times_ms
                 .iter()
                 .copied()
-                .filter(|&f| !s.stats.moves.iter().any(|&(m, ..)| m <= f + 1 && f <= m + SETTLE_MS))
+                .filter(|&f| !s.stats.moves.iter().any(|m| m.at_ms <= f + 1 && f <= m.at_ms + SETTLE_MS))
                 .collect();
             checks.push(Check {
                 property: "forwarding-stops-after-pin".into(),
                 ok: late.is_empty(),
-                detail: format!("{} forwards, {} not within {SETTLE_MS} ms after a move (first at {:?} ms); moves at {:?}", s.totals.forwards_sent, late.len(), late.first(), s.stats.moves.iter().map(|m| m.0).collect::<Vec<_>>()),
+                detail: format!("{} forwards, {} not within {SETTLE_MS} ms after a move (first at {:?} ms); moves at {:?}", s.totals.forwards_sent, late.len(), late.first(), s.stats.moves.iter().map(|m| m.at_ms).collect::<Vec<_>>()),
             });
         }
         Routing::KernelFilter => {
@@ -366,13 +368,13 @@ struct ResumeTally {
 
 /// Open the control stream at once (0-RTT when the session allows) with the
 /// target and one message; the ms until the first message comes back.
-async fn first_reply_ms(ep: &QuicEndpoint, config: quinn_proto::ClientConfig, msg: &str) -> Result<(bool, bool, u64), String> {
+async fn first_reply_ms(ep: &QuicEndpoint, config: quinn_proto::ClientConfig, target: &str, msg: &str) -> Result<(bool, bool, u64), String> {
     let t0 = time::now();
     let conn = ep.connect(config, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME)?;
     let had_0rtt = conn.has_0rtt();
     let control = if had_0rtt { Some(conn.open_bi().ok_or("no 0-RTT stream")?) } else { None };
     let mut out = BytesMut::new();
-    for part in [TARGET, msg] {
+    for part in [target, msg] {
         put_varint(&mut out, part.len() as u64);
         out.extend_from_slice(part.as_bytes());
     }
@@ -446,8 +448,8 @@ pub fn run_resume_with(spec: &RunSpec) -> (RunReport, ResumeSummary) {
             let provider = crypto_provider(&rng.sub("tls"));
             let client = quic_client_config(&provider, &sim_clock("phone"), &cloud_certs(), ClientResumption::Disabled, rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
             let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, "phone", 0), None).await?;
-            time::sleep(Duration::from_secs(2)).await;
-            let (had, _, ms) = first_reply_ms(&ep, client, "phone").await?;
+            time::sleep(Duration::from_millis(300)).await;
+            let (had, _, ms) = first_reply_ms(&ep, client, PHONE_TARGET, "phone").await?;
             trace::record("phone", "app.first-reply", format!("{ms} ms, 0-RTT keys: {had}"));
             let mut t = t.borrow_mut();
             t.sum.phone_had_0rtt = had;
@@ -486,7 +488,7 @@ pub fn run_resume_with(spec: &RunSpec) -> (RunReport, ResumeSummary) {
         time::sleep(Duration::from_millis(500)).await;
         // The box restarts its app: a new socket, the same session store.
         let ep2 = QuicEndpoint::bind("box", "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, "box", 1), None).await?;
-        let (had, accepted, ms) = first_reply_ms(&ep2, client, "again").await?;
+        let (had, accepted, ms) = first_reply_ms(&ep2, client, TARGET, "again").await?;
         trace::record("box", "app.first-reply", format!("{ms} ms, 0-RTT keys: {had}, accepted: {accepted}"));
         {
             let mut t = t.borrow_mut();

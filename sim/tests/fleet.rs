@@ -1,0 +1,225 @@
+//! The cloud's QUIC door as a fleet of 4 reactors sharing one port (SPEC section 5),
+//! with real quinn-proto endpoints and real TLS, through the simulated network.
+//!
+//! Seed 1's default moves (rebind at 3 s, Wi-Fi to cellular at 6 s, rebind at 9 s)
+//! re-hash the phone to another reactor on every move (asserted below through the
+//! forwards they cause), so the laws are not passed vacuously.
+
+use std::cell::RefCell;
+use std::net::{IpAddr, Ipv4Addr, SocketAddr};
+use std::rc::Rc;
+use std::time::Duration;
+
+use ftw_fleet::{FleetConfig, Routing};
+use ftw_sim::fleet::FleetDoor;
+use ftw_sim::scenario::fleet_migrate::{self, FleetRun, FleetSummary};
+use ftw_sim::scenario::{addr, run, FaultKind, RunSpec, Switches, TimedFault, Verdict};
+use ftw_sim::{time, RunSeed, World, WorldConfig};
+
+fn spec(scenario: &str, seed: u64, switches: &[&str]) -> RunSpec {
+    let mut s = RunSpec::new(scenario, RunSeed(seed));
+    s.switches = Switches::parse(switches.iter().copied()).expect("known switches");
+    s
+}
+
+fn migrate(switches: &[&str], run_cfg: &FleetRun) -> (Verdict, Vec<(String, bool)>, FleetSummary) {
+    let (report, summary) = fleet_migrate::run_with(&spec("fleet-migrate", 1, switches), run_cfg);
+    assert!(report.outcome.result.is_ok(), "{:?}", report.outcome.result);
+    let checks = report.checks.iter().map(|c| (c.property.clone(), c.ok)).collect();
+    (report.verdict(), checks, summary)
+}
+
+fn failed(checks: &[(String, bool)], property: &str) -> bool {
+    checks.iter().any(|(p, ok)| p == property && !ok)
+}
+
+#[test]
+fn forward_keeps_the_same_connection_forwarded_then_pinned() {
+    let (verdict, _, s) = migrate(&[], &FleetRun::default());
+    assert_eq!(verdict, Verdict::Pass);
+    // The same connection object on the same reactor: one accept, one handshake.
+    assert_eq!(s.accepted.len(), 1, "{:?}", s.accepted);
+    let owner = s.accepted[0].0;
+    assert_eq!(s.stats.accepted_by_reactor.iter().sum::<u64>(), 1);
+    assert!(s.phone_lost.is_none());
+    assert_eq!(s.echoes.len(), fleet_migrate::ROUNDS);
+    // Three moves seen by the one connection, each claimed by one pin on its owner.
+    assert_eq!(s.stats.moves.len(), 3, "{:?}", s.stats.moves);
+    assert!(s.stats.moves.iter().all(|m| m.reactor == owner && m.conn == s.accepted[0].1));
+    assert_eq!(s.totals.pins_created, 3, "one pin per address change");
+    assert!(s.stats.pins.iter().all(|p| p.1 == owner));
+    for (m, p) in s.stats.moves.iter().zip(&s.stats.pins) {
+        assert_eq!(m.to, p.2, "the pin is the moved-to address");
+        assert!(p.0 >= m.at_ms && p.0 <= m.at_ms + 250, "claimed by the next 250 ms sweep: move {m:?}, pin {p:?}");
+    }
+    // Datagrams were forwarded, only in the moments after each move, and then no more.
+    assert!(s.totals.forwards_sent > 0 && s.totals.forwards_sent == s.totals.forwards_received);
+    assert_eq!(s.per_reactor[owner].forwards_sent, 0, "the owner forwards to nobody");
+    for t in &s.stats.forward_times_ms {
+        assert!(s.stats.moves.iter().any(|m| m.hashed != owner && m.at_ms <= *t && *t < m.at_ms + 250), "forward at {t} ms is after its pin");
+    }
+    // A move forwards exactly when the new address hashes to another reactor.
+    for m in &s.stats.moves {
+        let forwarded = s.stats.forward_times_ms.iter().any(|t| *t == m.at_ms);
+        assert_eq!(forwarded, m.hashed != owner, "{m:?}");
+    }
+    assert!(s.stats.moves.iter().filter(|m| m.hashed != owner).count() >= 2, "seed 1 re-hashes the phone: {:?}", s.stats.moves);
+    assert_eq!(s.totals.pins_open, 1, "the older pins were replaced");
+    assert_eq!(s.totals.stale_datagrams, 0);
+    assert_eq!(s.stats.corrupt_reads, 0);
+}
+
+#[test]
+fn kernel_filter_routes_by_id_and_forwards_nothing() {
+    let run_cfg = FleetRun { routing: Routing::KernelFilter, ..FleetRun::default() };
+    let (verdict, _, s) = migrate(&[], &run_cfg);
+    assert_eq!(verdict, Verdict::Pass);
+    assert_eq!(s.accepted.len(), 1);
+    assert_eq!(s.stats.moves.len(), 3, "the same moves as under Forward");
+    assert_eq!(s.totals.forwards_sent, 0);
+    assert_eq!(s.totals.pins_created, 0);
+    assert_eq!(s.echoes.len(), fleet_migrate::ROUNDS);
+}
+
+#[test]
+fn without_routing_the_connection_dies() {
+    let (verdict, checks, s) = migrate(&["no-routing"], &FleetRun::default());
+    assert!(matches!(verdict, Verdict::Fail { ref property, .. } if property == "same-connection"), "{verdict:?}");
+    assert!(failed(&checks, "same-connection"));
+    assert!(s.phone_lost.is_some());
+    assert!(s.totals.stale_datagrams > 0);
+    assert_eq!(s.totals.forwards_sent, 0);
+}
+
+#[test]
+fn a_fleet_whose_clients_never_move_forwards_nothing_and_pins_nothing() {
+    let report = run(&spec("fleet-still", 1, &[])).expect("runs");
+    assert_eq!(report.verdict(), Verdict::Pass, "{:?}", report.checks);
+    assert!(report.checks.iter().any(|c| c.property == "still-fleet-quiet" && c.ok));
+    let (report, s) = fleet_migrate::run_with(&spec("fleet-still", 1, &[]), &FleetRun { default_moves: false, with_box: true, ..FleetRun::default() });
+    assert_eq!(report.verdict(), Verdict::Pass);
+    assert_eq!(s.accepted.len(), 2, "phone and box");
+    assert!(s.stats.moves.is_empty());
+    assert_eq!((s.totals.forwards_sent, s.totals.pins_created, s.totals.stale_datagrams), (0, 0, 0));
+    assert!(s.stats.path_reports > 0, "path reports were made; none was a move");
+}
+
+#[test]
+fn wifi_to_cellular_keeps_the_connection() {
+    let mut sp = spec("fleet-migrate", 1, &[]);
+    sp.plan.faults = vec![TimedFault { at_ms: 4_000, fault: FaultKind::SwitchNetwork { host: "phone".into() } }];
+    let (report, s) = fleet_migrate::run_with(&sp, &FleetRun::default());
+    assert_eq!(report.verdict(), Verdict::Pass, "{:?}", report.checks);
+    assert_eq!(s.accepted.len(), 1);
+    assert_eq!(s.stats.moves.len(), 1);
+    assert!(s.stats.moves[0].to.ip() == addr::NAT_CELL, "now seen from the cellular NAT: {:?}", s.stats.moves);
+    assert_eq!(s.totals.pins_created, 1);
+    assert!(s.totals.forwards_sent > 0, "seed 1's move to cellular re-hashes the phone");
+}
+
+#[test]
+fn box_reconnects_with_0rtt_answered_in_one_round_trip_and_the_phone_does_not() {
+    let (report, s) = fleet_migrate::run_resume_with(&spec("fleet-resume", 1, &[]));
+    assert_eq!(report.verdict(), Verdict::Pass, "{:?} {s:?}", report.checks);
+    assert_eq!(s.box_close, Some(ftw_sim::quic::Lost::Closed { code: 4408, by_peer: true }));
+    assert!(s.box_had_0rtt && s.box_accepted_0rtt);
+    let rtt = 40;
+    let b = s.box_first_reply_ms.expect("box answered");
+    let p = s.phone_first_reply_ms.expect("phone answered");
+    assert!((rtt..rtt + rtt / 2).contains(&b), "box: {b} ms");
+    assert!(p >= 2 * rtt, "phone: {p} ms");
+    assert_eq!(s.box_reactors.len(), 2, "two box connections: {:?}", s.box_reactors);
+}
+
+/// Each bug switch fails its law on seed 1, where the same run passes with it off.
+#[test]
+fn each_bug_switch_fails_its_law() {
+    for (switch, law) in [
+        ("no-routing", "same-connection"),
+        ("forward-long-headers", "long-headers-stay"),
+        ("claim-per-path-report", "one-pin-per-move"),
+        ("forward-reference", "owner-reads-what-was-sent"),
+    ] {
+        let report = run(&spec("fleet-migrate", 1, &[switch])).expect("runs");
+        match report.verdict() {
+            Verdict::Fail { property, .. } => assert_eq!(property, law, "{switch}"),
+            Verdict::Pass => panic!("{switch} passed"),
+        }
+        let off = run(&spec("fleet-migrate", 1, &[])).expect("runs");
+        assert!(off.checks.iter().any(|c| c.property == law && c.ok), "{law} passes with the switch off");
+    }
+}
+
+#[test]
+fn claiming_on_every_path_report_makes_a_pin_per_datagram() {
+    let (_, checks, s) = migrate(&["claim-per-path-report"], &FleetRun::default());
+    assert!(failed(&checks, "one-pin-per-move"));
+    assert!(s.totals.pins_created > 10 * s.stats.moves.len() as u64, "{} pins for {} moves", s.totals.pins_created, s.stats.moves.len());
+    assert!(s.totals.pins_created <= s.stats.path_reports);
+}
+
+#[test]
+fn a_forwarded_reference_is_read_after_its_slot_was_reused() {
+    let (_, checks, s) = migrate(&["forward-reference"], &FleetRun::default());
+    assert!(failed(&checks, "owner-reads-what-was-sent"));
+    assert!(s.stats.corrupt_reads > 0 && s.stats.corrupt_reads <= s.totals.forwards_received);
+}
+
+#[test]
+fn fleet_migrate_replays_exactly() {
+    let a = run(&spec("fleet-migrate", 5, &[])).expect("runs");
+    let b = run(&spec("fleet-migrate", 5, &[])).expect("runs");
+    assert_eq!(a.outcome.trace.hash(), b.outcome.trace.hash());
+    let kinds = a.outcome.trace.counts();
+    assert!(kinds.get("fleet.counters").is_some_and(|n| *n > 0), "the counters are in the trace: {kinds:?}");
+    let last = a.outcome.trace.events().iter().rev().find(|e| e.kind == "fleet.counters").expect("summary");
+    assert!(last.detail.contains("ForwardsSent=") && last.detail.contains("PinsOpen=") && last.detail.contains("| r3:"), "{}", last.detail);
+}
+
+/// A client that forges long headers whose id names each reactor in turn.
+fn forged_long_headers(switches: &[&str]) -> (Vec<u64>, usize) {
+    let sp = spec("fleet-forged", 3, switches);
+    let mut cfg = WorldConfig::new(sp.seed);
+    cfg.limit = Duration::from_secs(10);
+    let mut world = World::new(cfg);
+    let door_cell: Rc<RefCell<Option<FleetDoor>>> = Rc::default();
+    let d = door_cell.clone();
+    let seed = sp.seed;
+    let fleet_cfg = FleetConfig { bugs: ftw_sim::fleet::bugs_from(&sp.switches), ..FleetConfig::default() };
+    world.host("cloud", addr::CLOUD, move || {
+        let d = d.clone();
+        async move {
+            let door = fleet_migrate::cloud_door(seed, fleet_cfg).await?;
+            *d.borrow_mut() = Some(door);
+            std::future::pending::<()>().await;
+            Ok(())
+        }
+    });
+    let attacker_ip = IpAddr::V4(Ipv4Addr::new(198, 18, 0, 7));
+    let from: SocketAddr = (attacker_ip, 40_000).into();
+    world.client("attacker", attacker_ip, async move {
+        let sock = turmoil::net::UdpSocket::bind(SocketAddr::from(([0, 0, 0, 0], from.port()))).await?;
+        time::sleep(Duration::from_millis(10)).await;
+        for aim in 0u8..4 {
+            let dcid = [aim, 1, 2, 3, 4, 5, 6, 7];
+            let mut d = ftw_fleet::packet::build_long(&dcid, &[9; 8], &[0u8; 1200]);
+            d.truncate(1200);
+            sock.send_to(&d, addr::cloud_door()).await?;
+        }
+        time::sleep(Duration::from_millis(100)).await;
+        Ok(())
+    });
+    let out = world.run();
+    assert!(out.result.is_ok(), "{:?}", out.result);
+    let door = door_cell.borrow().clone().expect("cloud up");
+    (door.stats().delivered_by_reactor, door.hash_reactor(from))
+}
+
+#[test]
+fn a_client_cannot_aim_its_long_headers_at_a_reactor() {
+    let (delivered, hashed) = forged_long_headers(&[]);
+    assert_eq!(delivered.iter().sum::<u64>(), 4);
+    assert_eq!(delivered[hashed], 4, "every forged long header is read where the hash put it: {delivered:?}");
+    let (delivered, _) = forged_long_headers(&["forward-long-headers"]);
+    assert_eq!(delivered, vec![1, 1, 1, 1], "with the bug, each lands on the reactor its byte 0 names");
+}
