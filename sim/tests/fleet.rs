@@ -223,3 +223,33 @@ fn a_client_cannot_aim_its_long_headers_at_a_reactor() {
     let (delivered, _) = forged_long_headers(&["forward-long-headers"]);
     assert_eq!(delivered, vec![1, 1, 1, 1], "with the bug, each lands on the reactor its byte 0 names");
 }
+
+#[test]
+fn past_the_pin_ceiling_the_connection_keeps_forwarding() {
+    let run_cfg = FleetRun { pins_per_reactor_max: 0, ..FleetRun::default() };
+    let (_, checks, s) = migrate(&[], &run_cfg);
+    assert!(!failed(&checks, "same-connection"), "{checks:?}");
+    assert_eq!(s.totals.pins_created, 0);
+    assert!(failed(&checks, "forwarding-stops-after-pin"), "without a pin, forwarding goes on");
+    let (_, _, pinned) = migrate(&[], &FleetRun::default());
+    assert!(s.totals.forwards_sent > 2 * pinned.totals.forwards_sent, "{} vs {}", s.totals.forwards_sent, pinned.totals.forwards_sent);
+}
+
+#[test]
+fn the_fleet_skips_idle_time_exactly() {
+    let mut sp = spec("fleet-migrate", 2, &[]);
+    let skip = run(&sp).expect("runs");
+    sp.skip_idle = false;
+    let step = run(&sp).expect("runs");
+    if let Some(d) = ftw_sim::trace::first_divergence(skip.outcome.trace.events(), step.outcome.trace.events()) {
+        panic!("skipping changed the run: {}", ftw_sim::trace::describe_divergence(&d));
+    }
+    assert_eq!(skip.outcome.trace.hash(), step.outcome.trace.hash());
+    assert!(skip.outcome.steps * 5 < step.outcome.steps, "{} vs {} steps", skip.outcome.steps, step.outcome.steps);
+    // A fleet with nobody moving never arms its sweep.
+    let still = run(&spec("fleet-still", 2, &[])).expect("runs");
+    let sweeps = still.outcome.trace.events().iter().filter(|e| e.kind == "timer" && e.detail == "fleet.sweep").count();
+    assert_eq!(sweeps, 0);
+    let moved = skip.outcome.trace.events().iter().filter(|e| e.kind == "timer" && e.detail == "fleet.sweep").count();
+    assert!((1..=12).contains(&moved), "{moved} sweeps for 3 moves");
+}

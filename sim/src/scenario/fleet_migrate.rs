@@ -55,11 +55,13 @@ pub struct FleetRun {
     pub default_moves: bool,
     /// Also run a box that never moves.
     pub with_box: bool,
+    /// The pin ceiling per reactor (SPEC: 512).
+    pub pins_per_reactor_max: usize,
 }
 
 impl Default for FleetRun {
     fn default() -> Self {
-        FleetRun { routing: Routing::Forward, reactor_count: ftw_fleet::consts::REACTOR_COUNT_DEFAULT, default_moves: true, with_box: false }
+        FleetRun { routing: Routing::Forward, reactor_count: ftw_fleet::consts::REACTOR_COUNT_DEFAULT, default_moves: true, with_box: false, pins_per_reactor_max: ftw_fleet::consts::PINS_PER_REACTOR_MAX }
     }
 }
 
@@ -104,6 +106,7 @@ fn fleet_config(seed: RunSeed, spec: &RunSpec, run: &FleetRun) -> FleetConfig {
         routing: run.routing,
         bugs: bugs_from(&spec.switches),
         hash_salt: u64::from_le_bytes(salt[..8].try_into().expect("8 bytes")),
+        pins_per_reactor_max: run.pins_per_reactor_max,
         ..FleetConfig::default()
     }
 }
