@@ -60,7 +60,7 @@ fn forward_keeps_the_same_connection_forwarded_then_pinned() {
     }
     // A move forwards exactly when the new address hashes to another reactor.
     for m in &s.stats.moves {
-        let forwarded = s.stats.forward_times_ms.iter().any(|t| *t == m.at_ms);
+        let forwarded = s.stats.forward_times_ms.contains(&m.at_ms);
         assert_eq!(forwarded, m.hashed != owner, "{m:?}");
     }
     assert!(s.stats.moves.iter().filter(|m| m.hashed != owner).count() >= 2, "seed 1 re-hashes the phone: {:?}", s.stats.moves);

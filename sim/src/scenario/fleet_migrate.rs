@@ -454,10 +454,11 @@ pub fn run_resume_with(spec: &RunSpec) -> (RunReport, ResumeSummary) {
             time::sleep(Duration::from_millis(300)).await;
             let (had, _, ms) = first_reply_ms(&ep, client, PHONE_TARGET, "phone").await?;
             trace::record("phone", "app.first-reply", format!("{ms} ms, 0-RTT keys: {had}"));
-            let mut t = t.borrow_mut();
-            t.sum.phone_had_0rtt = had;
-            t.sum.phone_first_reply_ms = Some(ms);
-            drop(t);
+            {
+                let mut t = t.borrow_mut();
+                t.sum.phone_had_0rtt = had;
+                t.sum.phone_first_reply_ms = Some(ms);
+            }
             std::future::pending::<()>().await;
             Ok(())
         }
