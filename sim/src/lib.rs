@@ -8,9 +8,11 @@ pub mod net;
 pub mod quic;
 pub mod scenario;
 pub mod seed;
+pub mod tcp;
 pub mod time;
 pub mod trace;
 pub mod world;
+pub mod ws;
 
 pub use seed::{parse_seed, RunSeed};
 pub use world::{RunOutcome, World, WorldConfig};

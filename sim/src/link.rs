@@ -18,6 +18,7 @@ use bytes::{Buf, BufMut, Bytes, BytesMut};
 use quinn_proto::StreamId;
 
 use crate::quic::{Lost, QuicConn, QuicEndpoint, QuicEvent};
+pub use crate::ws::{accept_ws, dial_ws, WsLink};
 
 /// Which transport carries a link.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -76,12 +77,15 @@ pub enum DialError {
 /// One open link.
 pub enum Link {
     Quic(QuicLink),
+    /// One WebSocket over TLS over the simulated TCP (`crate::ws`).
+    Ws(WsLink),
 }
 
 impl Link {
     pub fn transport(&self) -> TransportKind {
         match self {
             Link::Quic(_) => TransportKind::Quic,
+            Link::Ws(_) => TransportKind::WebSocket,
         }
     }
 
@@ -90,6 +94,7 @@ impl Link {
     pub fn send(&mut self, msg: &[u8]) -> Result<(), String> {
         match self {
             Link::Quic(q) => q.send_on(q.control, msg),
+            Link::Ws(w) => w.send(msg),
         }
     }
 
@@ -108,6 +113,7 @@ impl Link {
                 };
                 q.send_on(s, msg)
             }
+            Link::Ws(w) => w.send(msg),
         }
     }
 
@@ -116,6 +122,7 @@ impl Link {
     pub fn send_datagram(&mut self, msg: &[u8]) -> Result<bool, String> {
         match self {
             Link::Quic(q) => q.conn.send_datagram(Bytes::copy_from_slice(msg)).map(|_| true),
+            Link::Ws(w) => w.send(msg).map(|_| false),
         }
     }
 
@@ -123,18 +130,21 @@ impl Link {
     pub async fn recv(&mut self) -> LinkEvent {
         match self {
             Link::Quic(q) => q.recv().await,
+            Link::Ws(w) => w.recv().await,
         }
     }
 
     pub fn close(&mut self, code: u16, reason: &str) {
         match self {
             Link::Quic(q) => q.conn.close(code as u32, reason),
+            Link::Ws(w) => w.close(code, reason),
         }
     }
 
     pub fn remote(&self) -> Option<SocketAddr> {
         match self {
             Link::Quic(q) => q.conn.remote(),
+            Link::Ws(w) => Some(w.remote()),
         }
     }
 }

@@ -7,6 +7,12 @@
 //! else (between hosts on the internet side) gets the default chain. Timed
 //! actions of the fault plan (rebinds, network switches) are applied by the
 //! network itself at their time, never from outside the run.
+//!
+//! TCP (the userspace TCP of `ftw-tcp`, bound by `crate::tcp`) travels as
+//! IPv4 packets in UDP datagrams between [`IP_TUNNEL_PORT`] on both hosts. A NAT
+//! rewrites the inner packet (address, TCP port, checksums; see [`nat`]) and the
+//! outer addresses; the fault chains treat such datagrams as TCP (loss, delay,
+//! blackholes apply; `UdpBlocked` and `UdpRefused` let them pass).
 
 pub mod fault;
 pub mod nat;
@@ -23,7 +29,7 @@ use rand_chacha::ChaCha20Rng;
 
 use crate::trace;
 use fault::{Chain, Ctx};
-use nat::{Nat, NatDrop};
+use nat::{Nat, NatDrop, Proto};
 
 /// TCP travels as raw IPv4 packets inside UDP datagrams between this port on
 /// both hosts (the userspace TCP in `ftw-tcp`); faults tell it from QUIC by it.
@@ -142,11 +148,53 @@ impl Network {
         self.behind.contains_key(&ip)
     }
 
+    fn nat_drop(&mut self, now: Duration, n: usize, tag: &str, what: &str) -> Vec<turmoil::hook::Emit> {
+        self.stats.dropped_nat += 1;
+        trace::record_at(now, &self.nats[n].name.clone(), "udp.drop", format!("{tag} nat: {what}"));
+        Vec::new()
+    }
+
+    /// A tunnelled TCP packet leaving through NAT `n`: the inner source address
+    /// and port become the NAT's public address and the flow's mapped port, the
+    /// outer source its public address and the tunnel port. `None` if the
+    /// payload is not an IPv4/TCP packet (dropped, as a NAT would).
+    fn nat_tcp_out(&mut self, now: Duration, n: usize, d: InFlight) -> Option<InFlight> {
+        let flow = nat::tcp_flow(&d.payload)?;
+        let nat = &mut self.nats[n];
+        let (public, created) = nat.outbound_proto(Proto::Tcp, now, SocketAddr::V4(flow.src), SocketAddr::V4(flow.dst));
+        if flow.fin || flow.rst {
+            nat.tcp_closing(SocketAddr::V4(flow.src));
+        }
+        if created {
+            trace::record_at(now, &nat.name.clone(), "nat.map", format!("tcp {} as {public}", flow.src));
+        }
+        let SocketAddr::V4(public_v4) = public else { panic!("NAT public addresses are IPv4") };
+        let payload = Bytes::from(nat::rewrite_tcp(&d.payload, nat::End::Src, public_v4)?);
+        Some(InFlight { src: SocketAddr::new(public.ip(), IP_TUNNEL_PORT), payload, ..d })
+    }
+
+    /// A tunnelled TCP packet arriving at NAT `n`'s public address: back to the
+    /// inside host by the mapped port in its TCP header.
+    fn nat_tcp_in(&mut self, now: Duration, n: usize, d: InFlight) -> Result<InFlight, NatDrop> {
+        let flow = nat::tcp_flow(&d.payload).ok_or(NatDrop::NoMapping)?;
+        let nat = &mut self.nats[n];
+        let inside = nat.inbound_proto(Proto::Tcp, now, flow.dst.port(), SocketAddr::V4(flow.src))?;
+        if flow.fin || flow.rst {
+            nat.tcp_closing(inside);
+        }
+        let SocketAddr::V4(inside_v4) = inside else { panic!("inside addresses are IPv4") };
+        let payload = Bytes::from(nat::rewrite_tcp(&d.payload, nat::End::Dst, inside_v4).ok_or(NatDrop::NoMapping)?);
+        Ok(InFlight { dst: SocketAddr::new(inside.ip(), IP_TUNNEL_PORT), payload, ..d })
+    }
+
     /// Decide the fate of one datagram.
     pub fn on_send(&mut self, now: Duration, src: SocketAddr, dst: SocketAddr, payload: &Bytes) -> io::Result<Vec<turmoil::hook::Emit>> {
         self.apply_due(now);
         self.stats.sent += 1;
-        let ip_bytes = (payload.len() + IP_UDP_HEADER_BYTES) as u64;
+        // A tunnelled TCP packet is itself the IP packet: its UDP wrapping is the
+        // simulation's, not the network's.
+        let is_tunnel = src.port() == IP_TUNNEL_PORT && dst.port() == IP_TUNNEL_PORT;
+        let ip_bytes = if is_tunnel { payload.len() as u64 } else { (payload.len() + IP_UDP_HEADER_BYTES) as u64 };
         self.stats.bytes_ip += ip_bytes;
         *self.bytes_by_host.entry(self.name(src.ip())).or_default() += ip_bytes;
         let sender = self.name(src.ip());
@@ -155,24 +203,38 @@ impl Network {
 
         // Where it goes, and through which chain.
         let d = InFlight { delay: Duration::ZERO, src, dst, payload: payload.clone() };
+        let tunnel = src.port() == IP_TUNNEL_PORT && dst.port() == IP_TUNNEL_PORT;
         let (d, chain_owner, up) = if self.is_inside(src.ip()) {
             let n = self.behind[&src.ip()];
-            let (public, created) = self.nats[n].outbound(now, src, dst);
-            if created {
-                trace::record_at(now, &self.nats[n].name.clone(), "nat.map", format!("{src} as {public}"));
+            if tunnel {
+                match self.nat_tcp_out(now, n, d) {
+                    Some(d) => (d, Some(src.ip()), true),
+                    None => return Ok(self.nat_drop(now, n, &tag, "not TCP")),
+                }
+            } else {
+                let (public, created) = self.nats[n].outbound(now, src, dst);
+                if created {
+                    trace::record_at(now, &self.nats[n].name.clone(), "nat.map", format!("{src} as {public}"));
+                }
+                (InFlight { src: public, ..d }, Some(src.ip()), true)
             }
-            (InFlight { src: public, ..d }, Some(src.ip()), true)
         } else if let Some(n) = self.nat_of_public(dst.ip()) {
-            match self.nats[n].inbound(now, dst.port(), src) {
-                Ok(inside) => (InFlight { dst: inside, ..d }, Some(inside.ip()), false),
+            let passed = if tunnel {
+                self.nat_tcp_in(now, n, d)
+            } else {
+                self.nats[n].inbound(now, dst.port(), src).map(|inside| InFlight { dst: inside, ..d })
+            };
+            match passed {
+                Ok(d) => {
+                    let inside = d.dst.ip();
+                    (d, Some(inside), false)
+                }
                 Err(why) => {
-                    self.stats.dropped_nat += 1;
                     let what = match why {
                         NatDrop::NoMapping => "no mapping",
                         NatDrop::Filtered => "filtered",
                     };
-                    trace::record_at(now, &self.nats[n].name.clone(), "udp.drop", format!("{tag} nat: {what}"));
-                    return Ok(Vec::new());
+                    return Ok(self.nat_drop(now, n, &tag, what));
                 }
             }
         } else if self.is_inside(dst.ip()) {

@@ -1,24 +1,67 @@
 //! A NAT between an inside host and the internet: one mapping per inside
-//! address and port, endpoint-dependent inbound filtering, idle expiry, and a
-//! forced rebind (same inside flow, new outside port). The inside host never
-//! sees any of it: its socket and addresses do not change.
+//! address and port (UDP and TCP each in their own table), endpoint-dependent
+//! inbound filtering, idle expiry, and a forced rebind (same inside flow, new
+//! outside port). The inside host never sees any of it: its socket and
+//! addresses do not change.
+//!
+//! TCP is the userspace TCP's IPv4 packets tunnelled in UDP between port
+//! [`super::IP_TUNNEL_PORT`] on both hosts; the network rewrites the inner IPv4
+//! source (outbound) or destination (inbound) address and TCP port, with both
+//! checksums, as a real NAT would ([`rewrite_tcp`]). TCP mappings have their own
+//! idle timeouts (RFC 5382 REQ-5, see the constants): a mapping is
+//! *transitory* until a packet comes back in (the SYN-ACK) and again once a FIN
+//! or RST is seen either way, *established* in between. A rebind gives a TCP
+//! flow a new outside port too: the remote then sees segments from an unknown
+//! port and answers with an RST, so the connection breaks, as it does behind a
+//! real NAT that loses its state.
 //!
 //! Expiry is evaluated when a datagram meets the NAT (a mapping idle for longer
 //! than the timeout is gone by then), which is exactly what a timer would have
 //! done, without a timer that would stop the world from skipping idle time.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::net::{IpAddr, SocketAddr};
+use std::net::{IpAddr, Ipv4Addr, SocketAddr, SocketAddrV4};
 use std::time::Duration;
+
+use smoltcp::wire::{IpAddress, IpProtocol, Ipv4Packet, TcpPacket};
 
 /// First outside port handed out (Linux's ephemeral range starts here too).
 pub const FIRST_PUBLIC_PORT: u16 = 49152;
+
+/// Idle timeout of an established TCP mapping: RFC 5382 REQ-5 ("MUST NOT be less
+/// than 2 hours and 4 minutes"). Linux conntrack keeps an established flow 5 days
+/// (`nf_conntrack_tcp_timeout_established = 432000`); consumer NATs sit between.
+/// Either way far past anything a WebSocket pinging every 15 s needs.
+pub const TCP_ESTABLISHED_IDLE_TIMEOUT: Duration = Duration::from_secs(2 * 3600 + 4 * 60);
+
+/// Idle timeout of a transitory TCP mapping (only a SYN seen, or after a FIN or
+/// RST): RFC 5382 REQ-5's 4 minutes (Linux: `syn_sent` 120 s, `close` 10 s,
+/// `time_wait` 120 s).
+pub const TCP_TRANSITORY_IDLE_TIMEOUT: Duration = Duration::from_secs(4 * 60);
+
+/// Which table a flow lives in.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Proto {
+    Udp,
+    Tcp,
+}
+
+impl Proto {
+    pub fn name(self) -> &'static str {
+        match self {
+            Proto::Udp => "udp",
+            Proto::Tcp => "tcp",
+        }
+    }
+}
 
 #[derive(Clone, Debug)]
 struct Mapping {
     public_port: u16,
     last_used: Duration,
     remotes: BTreeSet<SocketAddr>,
+    /// TCP: a packet came back in and no FIN/RST was seen since.
+    established: bool,
 }
 
 /// Why a datagram did not pass.
@@ -35,10 +78,14 @@ pub enum NatDrop {
 pub struct Nat {
     pub name: String,
     pub public_ip: IpAddr,
+    /// The UDP mapping idle timeout (SPEC section 6: 30 s).
     pub idle_timeout: Duration,
+    pub tcp_established_timeout: Duration,
+    pub tcp_transitory_timeout: Duration,
+    /// One counter for both tables, so an outside port names one flow in a trace.
     next_port: u16,
-    by_inside: BTreeMap<SocketAddr, Mapping>,
-    by_port: BTreeMap<u16, SocketAddr>,
+    by_inside: BTreeMap<(Proto, SocketAddr), Mapping>,
+    by_port: BTreeMap<(Proto, u16), SocketAddr>,
     pub created: u64,
     pub expired: u64,
     pub rebinds: u64,
@@ -50,6 +97,8 @@ impl Nat {
             name: name.to_string(),
             public_ip,
             idle_timeout,
+            tcp_established_timeout: TCP_ESTABLISHED_IDLE_TIMEOUT,
+            tcp_transitory_timeout: TCP_TRANSITORY_IDLE_TIMEOUT,
             next_port: FIRST_PUBLIC_PORT,
             by_inside: BTreeMap::new(),
             by_port: BTreeMap::new(),
@@ -60,62 +109,99 @@ impl Nat {
     }
 
     fn alloc_port(&mut self) -> u16 {
-        let p = self.next_port;
-        self.next_port = if self.next_port == u16::MAX { FIRST_PUBLIC_PORT } else { self.next_port + 1 };
-        p
+        // Skip ports still mapped (the counter wraps after 16k flows).
+        for _ in 0..=(u16::MAX - FIRST_PUBLIC_PORT) {
+            let p = self.next_port;
+            self.next_port = if self.next_port == u16::MAX { FIRST_PUBLIC_PORT } else { self.next_port + 1 };
+            if !self.by_port.contains_key(&(Proto::Udp, p)) && !self.by_port.contains_key(&(Proto::Tcp, p)) {
+                return p;
+            }
+        }
+        panic!("NAT {}: every outside port is mapped", self.name);
     }
 
-    fn expire(&mut self, inside: SocketAddr, now: Duration) -> bool {
-        let stale = matches!(self.by_inside.get(&inside), Some(m) if now.saturating_sub(m.last_used) > self.idle_timeout);
+    fn timeout_of(&self, proto: Proto, m: &Mapping) -> Duration {
+        match (proto, m.established) {
+            (Proto::Udp, _) => self.idle_timeout,
+            (Proto::Tcp, true) => self.tcp_established_timeout,
+            (Proto::Tcp, false) => self.tcp_transitory_timeout,
+        }
+    }
+
+    fn expire(&mut self, key: (Proto, SocketAddr), now: Duration) -> bool {
+        let stale = matches!(self.by_inside.get(&key), Some(m) if now.saturating_sub(m.last_used) > self.timeout_of(key.0, m));
         if stale {
-            let m = self.by_inside.remove(&inside).expect("present");
-            self.by_port.remove(&m.public_port);
+            let m = self.by_inside.remove(&key).expect("present");
+            self.by_port.remove(&(key.0, m.public_port));
             self.expired += 1;
         }
         stale
     }
 
-    /// Outbound: the outside source address for `inside` talking to `remote`.
+    /// Outbound UDP: the outside source address for `inside` talking to `remote`.
     /// Returns the address and whether a new mapping was made.
     pub fn outbound(&mut self, now: Duration, inside: SocketAddr, remote: SocketAddr) -> (SocketAddr, bool) {
-        self.expire(inside, now);
+        self.outbound_proto(Proto::Udp, now, inside, remote)
+    }
+
+    /// Outbound on `proto`'s table (for TCP, [`Nat::tcp_flags`] after it).
+    pub fn outbound_proto(&mut self, proto: Proto, now: Duration, inside: SocketAddr, remote: SocketAddr) -> (SocketAddr, bool) {
+        let key = (proto, inside);
+        self.expire(key, now);
         let mut created = false;
-        if !self.by_inside.contains_key(&inside) {
+        if !self.by_inside.contains_key(&key) {
             let port = self.alloc_port();
-            self.by_inside.insert(inside, Mapping { public_port: port, last_used: now, remotes: BTreeSet::new() });
-            self.by_port.insert(port, inside);
+            self.by_inside.insert(key, Mapping { public_port: port, last_used: now, remotes: BTreeSet::new(), established: false });
+            self.by_port.insert((proto, port), inside);
             self.created += 1;
             created = true;
         }
-        let m = self.by_inside.get_mut(&inside).expect("mapping");
+        let m = self.by_inside.get_mut(&key).expect("mapping");
         m.last_used = now;
         m.remotes.insert(remote);
         (SocketAddr::new(self.public_ip, m.public_port), created)
     }
 
-    /// Inbound to `public_port` from `remote`: the inside address, or why not.
+    /// Inbound UDP to `public_port` from `remote`: the inside address, or why not.
     pub fn inbound(&mut self, now: Duration, public_port: u16, remote: SocketAddr) -> Result<SocketAddr, NatDrop> {
-        let inside = *self.by_port.get(&public_port).ok_or(NatDrop::NoMapping)?;
-        if self.expire(inside, now) {
+        self.inbound_proto(Proto::Udp, now, public_port, remote)
+    }
+
+    /// Inbound on `proto`'s table. A TCP mapping that lets a packet in is established.
+    pub fn inbound_proto(&mut self, proto: Proto, now: Duration, public_port: u16, remote: SocketAddr) -> Result<SocketAddr, NatDrop> {
+        let inside = *self.by_port.get(&(proto, public_port)).ok_or(NatDrop::NoMapping)?;
+        let key = (proto, inside);
+        if self.expire(key, now) {
             return Err(NatDrop::NoMapping);
         }
-        let m = self.by_inside.get_mut(&inside).expect("mapping");
+        let m = self.by_inside.get_mut(&key).expect("mapping");
         if !m.remotes.contains(&remote) {
             return Err(NatDrop::Filtered);
         }
         m.last_used = now;
+        if proto == Proto::Tcp {
+            m.established = true;
+        }
         Ok(inside)
     }
 
-    /// Forced rebind: every mapping of `inside_ip` gets a new outside port.
+    /// A FIN or RST of TCP flow `inside` passed (either way): the mapping is
+    /// transitory again (RFC 5382 REQ-5).
+    pub fn tcp_closing(&mut self, inside: SocketAddr) {
+        if let Some(m) = self.by_inside.get_mut(&(Proto::Tcp, inside)) {
+            m.established = false;
+        }
+    }
+
+    /// Forced rebind: every mapping of `inside_ip` (UDP and TCP) gets a new outside port.
     pub fn rebind(&mut self, inside_ip: IpAddr) -> usize {
-        let flows: Vec<SocketAddr> = self.by_inside.keys().filter(|a| a.ip() == inside_ip).copied().collect();
+        let flows: Vec<(Proto, SocketAddr)> = self.by_inside.keys().filter(|a| a.1.ip() == inside_ip).copied().collect();
         for f in &flows {
             let old = self.by_inside[f].public_port;
-            self.by_port.remove(&old);
+            self.by_port.remove(&(f.0, old));
             let port = self.alloc_port();
             self.by_inside.get_mut(f).expect("mapping").public_port = port;
-            self.by_port.insert(port, *f);
+            self.by_port.insert((f.0, port), f.1);
         }
         self.rebinds += 1;
         flows.len()
@@ -123,17 +209,81 @@ impl Nat {
 
     /// Forget every mapping of `inside_ip` (the host left this network).
     pub fn forget(&mut self, inside_ip: IpAddr) {
-        let flows: Vec<SocketAddr> = self.by_inside.keys().filter(|a| a.ip() == inside_ip).copied().collect();
+        let flows: Vec<(Proto, SocketAddr)> = self.by_inside.keys().filter(|a| a.1.ip() == inside_ip).copied().collect();
         for f in flows {
             let m = self.by_inside.remove(&f).expect("mapping");
-            self.by_port.remove(&m.public_port);
+            self.by_port.remove(&(f.0, m.public_port));
         }
     }
 
-    /// Open mappings.
+    /// Open mappings (both tables).
     pub fn mappings(&self) -> usize {
         self.by_inside.len()
     }
+
+    /// Open mappings of one table.
+    pub fn mappings_of(&self, proto: Proto) -> usize {
+        self.by_inside.keys().filter(|k| k.0 == proto).count()
+    }
+}
+
+/// The addresses and flags of a tunnelled IPv4/TCP packet.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct TcpFlow {
+    pub src: SocketAddrV4,
+    pub dst: SocketAddrV4,
+    pub syn: bool,
+    pub fin: bool,
+    pub rst: bool,
+    /// TCP payload bytes.
+    pub payload_len: usize,
+}
+
+/// Read a tunnelled packet's IPv4/TCP header; `None` if it is not one.
+pub fn tcp_flow(pkt: &[u8]) -> Option<TcpFlow> {
+    let ip = Ipv4Packet::new_checked(pkt).ok()?;
+    if ip.next_header() != IpProtocol::Tcp {
+        return None;
+    }
+    let tcp = TcpPacket::new_checked(ip.payload()).ok()?;
+    Some(TcpFlow {
+        src: SocketAddrV4::new(ip.src_addr(), tcp.src_port()),
+        dst: SocketAddrV4::new(ip.dst_addr(), tcp.dst_port()),
+        syn: tcp.syn(),
+        fin: tcp.fin(),
+        rst: tcp.rst(),
+        payload_len: tcp.payload().len(),
+    })
+}
+
+/// Which end of a packet a NAT rewrites.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum End {
+    Src,
+    Dst,
+}
+
+/// Rewrite the source or destination address and port of an IPv4/TCP packet,
+/// fixing the IPv4 header checksum and the TCP checksum (pseudo-header included).
+pub fn rewrite_tcp(pkt: &[u8], end: End, to: SocketAddrV4) -> Option<Vec<u8>> {
+    let mut buf = pkt.to_vec();
+    let mut ip = Ipv4Packet::new_checked(&mut buf[..]).ok()?;
+    if ip.next_header() != IpProtocol::Tcp {
+        return None;
+    }
+    match end {
+        End::Src => ip.set_src_addr(*to.ip()),
+        End::Dst => ip.set_dst_addr(*to.ip()),
+    }
+    ip.fill_checksum();
+    let (src, dst): (Ipv4Addr, Ipv4Addr) = (ip.src_addr(), ip.dst_addr());
+    let mut tcp = TcpPacket::new_checked(ip.payload_mut()).ok()?;
+    match end {
+        End::Src => tcp.set_src_port(to.port()),
+        End::Dst => tcp.set_dst_port(to.port()),
+    }
+    tcp.fill_checksum(&IpAddress::Ipv4(src), &IpAddress::Ipv4(dst));
+    Some(buf)
 }
 
 #[cfg(test)]
@@ -171,5 +321,85 @@ mod tests {
         assert_ne!(o3.port(), o2.port());
         assert_eq!(nat.inbound(Duration::from_secs(401), o2.port(), cloud), Err(NatDrop::NoMapping));
         assert_eq!(nat.expired, 1);
+    }
+    /// A minimal IPv4/TCP packet with valid checksums.
+    pub(crate) fn tcp_packet(src: SocketAddrV4, dst: SocketAddrV4, flags: u8, payload: &[u8]) -> Vec<u8> {
+        let total = 40 + payload.len();
+        let mut b = vec![0u8; total];
+        b[0] = 0x45;
+        b[2..4].copy_from_slice(&(total as u16).to_be_bytes());
+        b[8] = 64;
+        b[9] = 6;
+        b[12..16].copy_from_slice(&src.ip().octets());
+        b[16..20].copy_from_slice(&dst.ip().octets());
+        b[20..22].copy_from_slice(&src.port().to_be_bytes());
+        b[22..24].copy_from_slice(&dst.port().to_be_bytes());
+        b[24..28].copy_from_slice(&1000u32.to_be_bytes());
+        b[32] = 5 << 4;
+        b[33] = flags;
+        b[34..36].copy_from_slice(&8192u16.to_be_bytes());
+        b[40..].copy_from_slice(payload);
+        let mut ip = Ipv4Packet::new_unchecked(&mut b[..]);
+        ip.fill_checksum();
+        let mut tcp = TcpPacket::new_unchecked(ip.payload_mut());
+        tcp.fill_checksum(&IpAddress::Ipv4(*src.ip()), &IpAddress::Ipv4(*dst.ip()));
+        b
+    }
+
+    fn checksums_ok(pkt: &[u8]) -> bool {
+        let ip = Ipv4Packet::new_checked(pkt).unwrap();
+        let tcp = TcpPacket::new_checked(ip.payload()).unwrap();
+        ip.verify_checksum() && tcp.verify_checksum(&IpAddress::Ipv4(ip.src_addr()), &IpAddress::Ipv4(ip.dst_addr()))
+    }
+
+    #[test]
+    fn tcp_rewrite_keeps_checksums_valid() {
+        let inside: SocketAddrV4 = "10.0.1.2:40000".parse().unwrap();
+        let cloud: SocketAddrV4 = "203.0.113.10:443".parse().unwrap();
+        let pkt = tcp_packet(inside, cloud, 0x18, b"hello through the NAT");
+        assert!(checksums_ok(&pkt));
+        let public: SocketAddrV4 = "192.0.2.1:49152".parse().unwrap();
+        let out = rewrite_tcp(&pkt, End::Src, public).unwrap();
+        assert!(checksums_ok(&out));
+        let f = tcp_flow(&out).unwrap();
+        assert_eq!((f.src, f.dst, f.payload_len), (public, cloud, 21));
+        // A rewrite that forgot the checksums would fail verification.
+        let mut stale = out.clone();
+        stale[12..16].copy_from_slice(&[192, 0, 2, 9]);
+        assert!(!checksums_ok(&stale));
+        let back = rewrite_tcp(&out, End::Dst, public).unwrap();
+        assert!(checksums_ok(&back));
+        // Not TCP: left alone.
+        let mut udp = pkt.clone();
+        udp[9] = 17;
+        assert!(tcp_flow(&udp).is_none());
+        assert!(tcp_flow(&pkt[..30]).is_none());
+    }
+
+    #[test]
+    fn tcp_table_is_separate_with_its_own_timeouts() {
+        let mut nat = Nat::new("wifi", "192.0.2.1".parse().unwrap(), Duration::from_secs(30));
+        let inside = a("10.0.1.2:40000");
+        let cloud = a("203.0.113.10:443");
+        let (udp, _) = nat.outbound(Duration::ZERO, inside, cloud);
+        let (tcp, created) = nat.outbound_proto(Proto::Tcp, Duration::ZERO, inside, cloud);
+        assert!(created);
+        assert_ne!(udp.port(), tcp.port(), "one port counter for both tables");
+        assert_eq!(nat.inbound(Duration::ZERO, tcp.port(), cloud), Err(NatDrop::NoMapping), "UDP does not enter a TCP mapping");
+        assert_eq!(nat.mappings_of(Proto::Tcp), 1);
+        // Transitory (SYN only): gone after 4 minutes idle.
+        assert_eq!(nat.inbound_proto(Proto::Tcp, TCP_TRANSITORY_IDLE_TIMEOUT + Duration::from_secs(1), tcp.port(), cloud), Err(NatDrop::NoMapping));
+        let (tcp, _) = nat.outbound_proto(Proto::Tcp, Duration::from_secs(300), inside, cloud);
+        // The SYN-ACK comes in: established, outlives an hour of silence (UDP would not).
+        assert_eq!(nat.inbound_proto(Proto::Tcp, Duration::from_secs(301), tcp.port(), cloud), Ok(inside));
+        assert_eq!(nat.inbound_proto(Proto::Tcp, Duration::from_secs(301 + 3600), tcp.port(), cloud), Ok(inside));
+        // A FIN makes it transitory again.
+        nat.tcp_closing(inside);
+        let t = Duration::from_secs(301 + 3600) + TCP_TRANSITORY_IDLE_TIMEOUT + Duration::from_secs(1);
+        assert_eq!(nat.inbound_proto(Proto::Tcp, t, tcp.port(), cloud), Err(NatDrop::NoMapping));
+        // Rebind moves TCP flows as well.
+        let (tcp, _) = nat.outbound_proto(Proto::Tcp, t, inside, cloud);
+        assert_eq!(nat.rebind(inside.ip()), 2);
+        assert_eq!(nat.inbound_proto(Proto::Tcp, t, tcp.port(), cloud), Err(NatDrop::NoMapping));
     }
 }

@@ -1,0 +1,196 @@
+//! The userspace TCP through the simulated network: a NAT rewrites it, loss is
+//! repaired by retransmission, a connect to a closed port is refused at once,
+//! and a run replays exactly.
+
+use std::cell::RefCell;
+use std::io;
+use std::net::{IpAddr, Ipv4Addr, SocketAddrV4};
+use std::rc::Rc;
+use std::time::Duration;
+
+use ftw_sim::net::fault::{Chain, Ctx, Delay, Fault};
+use ftw_sim::net::{nat, InFlight, NetAction, IP_TUNNEL_PORT};
+use ftw_sim::scenario::{addr, world_for, FaultPlan, RunSpec, Topology};
+use ftw_sim::tcp::TcpHost;
+use ftw_sim::{time, RunOutcome, RunSeed};
+use tokio::io::{AsyncReadExt, AsyncWriteExt};
+
+fn v4(ip: IpAddr) -> Ipv4Addr {
+    match ip {
+        IpAddr::V4(a) => a,
+        IpAddr::V6(_) => unreachable!(),
+    }
+}
+
+const PORT: u16 = 80;
+
+fn pattern(n: usize) -> Vec<u8> {
+    (0..n).map(|i| (i * 7 + i / 251) as u8).collect()
+}
+
+/// Drops the `nth` tunnelled TCP datagram that carries payload (counted from 1).
+struct DropNthSegment {
+    nth: u32,
+    seen: Rc<RefCell<u32>>,
+}
+
+impl Fault for DropNthSegment {
+    fn name(&self) -> String {
+        format!("drop-segment({})", self.nth)
+    }
+    fn process(&mut self, _: &mut Ctx<'_>, d: InFlight, out: &mut Vec<InFlight>) -> io::Result<()> {
+        let tcp = d.src.port() == IP_TUNNEL_PORT && d.dst.port() == IP_TUNNEL_PORT;
+        if tcp && nat::tcp_flow(&d.payload).is_some_and(|f| f.payload_len > 0) {
+            *self.seen.borrow_mut() += 1;
+            if *self.seen.borrow() == self.nth {
+                return Ok(());
+            }
+        }
+        out.push(d);
+        Ok(())
+    }
+}
+
+#[derive(Default, Debug)]
+struct Got {
+    bytes: Vec<u8>,
+    peer: Option<SocketAddrV4>,
+    phone_retransmits: u64,
+    done_at: Option<Duration>,
+}
+
+/// The phone sends `n` bytes to the cloud (through its NAT and the plan's
+/// leg), closes its side, and waits for the cloud's byte count.
+fn transfer(seed: u64, n: usize, plan: FaultPlan, custom_up: Option<Chain>, actions: Vec<(Duration, NetAction)>) -> (RunOutcome, Got) {
+    let spec = RunSpec { plan, ..RunSpec::new("tcp-transfer", RunSeed(seed)) };
+    let mut world = world_for(&spec, Duration::from_secs(600));
+    Topology::build(&mut world, &spec.plan);
+    if let Some(up) = custom_up {
+        let mut down = Chain::default();
+        down.push(Delay(Duration::from_millis(20)));
+        world.leg(addr::PHONE, "phone", up, down);
+    }
+    for (at, a) in actions {
+        world.schedule(at, a);
+    }
+    let got = Rc::new(RefCell::new(Got::default()));
+    let seed = RunSeed(seed);
+    let g = got.clone();
+    world.host("cloud", addr::CLOUD, move || {
+        let g = g.clone();
+        async move {
+            let tcp = TcpHost::bind("cloud", v4(addr::CLOUD), seed).await?;
+            let listener = tcp.listen(PORT)?;
+            let (mut s, peer) = listener.accept().await?;
+            g.borrow_mut().peer = Some(peer);
+            let mut buf = Vec::new();
+            s.read_to_end(&mut buf).await?;
+            let len = buf.len() as u64;
+            g.borrow_mut().bytes = buf;
+            s.write_all(&len.to_be_bytes()).await?;
+            s.shutdown().await?;
+            std::future::pending::<()>().await;
+            Ok(())
+        }
+    });
+    let g = got.clone();
+    world.client("phone", addr::PHONE, async move {
+        let tcp = TcpHost::bind("phone", v4(addr::PHONE), seed).await?;
+        let mut s = tcp.connect(SocketAddrV4::new(v4(addr::CLOUD), PORT)).await?;
+        s.write_all(&pattern(n)).await?;
+        s.shutdown().await?;
+        let mut count = [0u8; 8];
+        s.read_exact(&mut count).await?;
+        assert_eq!(u64::from_be_bytes(count), n as u64);
+        let mut g = g.borrow_mut();
+        g.phone_retransmits = tcp.retransmits();
+        g.done_at = Some(time::now());
+        Ok(())
+    });
+    let outcome = world.run();
+    let got = Rc::try_unwrap(got).map(RefCell::into_inner).unwrap_or_default();
+    (outcome, got)
+}
+
+#[test]
+fn a_lost_segment_is_retransmitted_and_the_stream_stays_in_order_through_a_nat() {
+    let seen = Rc::new(RefCell::new(0));
+    let mut up = Chain::default();
+    up.push(DropNthSegment { nth: 3, seen: seen.clone() }).push(Delay(Duration::from_millis(20)));
+    let (out, got) = transfer(11, 20_000, FaultPlan::default(), Some(up), vec![]);
+    assert_eq!(out.result, Ok(()), "run");
+    assert_eq!(got.bytes, pattern(20_000), "every byte, in order");
+    assert!(*seen.borrow() > 3, "the third data segment was dropped");
+    assert!(got.phone_retransmits >= 1, "the phone retransmitted ({})", got.phone_retransmits);
+    // The cloud sees the NAT's public address, not the phone's.
+    let peer = got.peer.expect("accepted");
+    assert_eq!(IpAddr::V4(*peer.ip()), addr::NAT_WIFI);
+    assert!(peer.port() >= nat::FIRST_PUBLIC_PORT);
+    let maps: Vec<_> = out.trace.events().iter().filter(|e| e.kind == "nat.map" && e.detail.starts_with("tcp ")).collect();
+    assert_eq!(maps.len(), 1, "one TCP mapping: {maps:?}");
+    assert!(maps[0].detail.ends_with(&format!("as {peer}")), "{:?}", maps[0]);
+}
+
+#[test]
+fn a_megabyte_under_five_percent_loss_arrives_intact() {
+    let mut plan = FaultPlan::default();
+    plan.phone.loss_pct = 5.0;
+    let (out, got) = transfer(12, 1 << 20, plan, None, vec![]);
+    assert_eq!(out.result, Ok(()), "run");
+    assert_eq!(got.bytes.len(), 1 << 20);
+    assert!(got.bytes == pattern(1 << 20), "intact and in order");
+    assert!(got.phone_retransmits > 10, "5 % loss costs retransmissions ({})", got.phone_retransmits);
+    assert!(out.net.dropped_fault > 20, "the leg dropped packets ({})", out.net.dropped_fault);
+}
+
+#[test]
+fn a_connect_to_a_port_nobody_listens_on_is_refused_at_once() {
+    let spec = RunSpec::new("tcp-refused", RunSeed(13));
+    let mut world = world_for(&spec, Duration::from_secs(600));
+    Topology::build(&mut world, &spec.plan);
+    let seed = spec.seed;
+    world.host("cloud", addr::CLOUD, move || async move {
+        let _tcp = TcpHost::bind("cloud", v4(addr::CLOUD), seed).await?;
+        std::future::pending::<()>().await;
+        Ok(())
+    });
+    let result = Rc::new(RefCell::new(None));
+    let r = result.clone();
+    world.client("phone", addr::PHONE, async move {
+        let tcp = TcpHost::bind("phone", v4(addr::PHONE), seed).await?;
+        let t0 = time::now();
+        let e = tcp.connect(SocketAddrV4::new(v4(addr::CLOUD), 81)).await.err();
+        *r.borrow_mut() = Some((e.map(|e| e.kind()), time::now() - t0));
+        Ok(())
+    });
+    let out = world.run();
+    assert_eq!(out.result, Ok(()));
+    let (kind, took) = result.borrow().clone().expect("connect returned");
+    assert_eq!(kind, Some(io::ErrorKind::ConnectionRefused));
+    // One round trip on a 20 ms leg: 40 ms, never an RTO (1 s).
+    assert!(took <= Duration::from_millis(45), "refused after {took:?}");
+}
+
+#[test]
+fn a_rebind_breaks_a_tcp_connection() {
+    // The NAT gives the flow a new outside port mid-transfer: the cloud has no
+    // connection from that port, so the stream cannot go on (as behind a real NAT).
+    let (out, got) = transfer(14, 400_000, FaultPlan::default(), None, vec![(Duration::from_millis(300), NetAction::Rebind { host: addr::PHONE })]);
+    assert!(out.result.is_err(), "the transfer must not complete: {:?}", out.result);
+    assert!(got.bytes.is_empty(), "the cloud never saw the end of the stream");
+    assert!(out.trace.events().iter().any(|e| e.kind == "nat.rebind" && e.detail.contains("flows=1")));
+}
+
+#[test]
+fn tcp_through_the_world_replays_exactly() {
+    let mut plan = FaultPlan::default();
+    plan.phone.loss_pct = 5.0;
+    let (a, ga) = transfer(15, 100_000, plan.clone(), None, vec![]);
+    let (b, gb) = transfer(15, 100_000, plan.clone(), None, vec![]);
+    assert_eq!(a.result, Ok(()));
+    assert_eq!(ga.bytes, pattern(100_000));
+    assert_eq!(a.trace.hash(), b.trace.hash(), "same seed, same trace");
+    assert_eq!(ga.done_at, gb.done_at);
+    let (c, _) = transfer(16, 100_000, plan, None, vec![]);
+    assert_ne!(a.trace.hash(), c.trace.hash(), "another seed, another run");
+}
