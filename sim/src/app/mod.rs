@@ -2,3 +2,6 @@
 //! simulated network.
 
 pub mod race;
+pub mod r#box;
+pub mod cloud;
+pub mod phone;

@@ -4,6 +4,7 @@
 pub mod plan;
 pub mod idle_link;
 pub mod fleet_migrate;
+pub mod session;
 mod quic_echo;
 
 use std::collections::BTreeSet;
@@ -62,6 +63,15 @@ pub const PROPERTIES: &[(&str, &str)] = &[
     ("close-code-arrives", "the service's close code (4408) arrives at the box as the QUIC application error code"),
     ("box-resumes-0rtt", "the box reconnects with 0-RTT and its first flight is answered in one round trip"),
     ("phone-full-handshake", "the phone never resumes: a full handshake, its first message answered after two round trips"),
+    ("values-are-sent-values", "every value the phone shows is one the box sent, with its liveSeq"),
+    ("cmd-round-trip", "a command gets cmd.ack then cmd.result, both echoing its id"),
+    ("live-gap-not-value", "a lost live shows as a gap, never as a value"),
+    ("blind-relay", "the cloud never sees the session's plaintext"),
+    ("streams-after-heal", "after the plan's faults heal, the phone streams again within 75 s"),
+    ("unpaired-4403", "a phone the cloud has not paired gets 4403"),
+    ("no-box-bytes", "an unpaired phone gets no byte of box data and the box opens no session"),
+    ("sessions-off-1013", "with sessions off the door finishes the handshake and closes with 1013"),
+    ("service-close-keeps-quic", "a close the service sent (4403, 1013) does not demote QUIC"),
 ];
 
 /// Every bug switch, by the name users type.
@@ -197,6 +207,21 @@ pub const SCENARIOS: &[ScenarioDef] = &[
         name: "fleet-resume",
         about: "the cloud closes the box with 4408; the box reconnects with 0-RTT (answered in one round trip), the phone makes a full handshake",
         run: fleet_migrate::run_resume,
+    },
+    ScenarioDef {
+        name: "session",
+        about: "phone, cloud and box end to end: pairing, hello, snapshot, live, a command round trip, background and back, through the plan's faults",
+        run: session::run,
+    },
+    ScenarioDef {
+        name: "unpaired",
+        about: "a phone the cloud has not paired: 4403, no byte of box data",
+        run: session::run_unpaired,
+    },
+    ScenarioDef {
+        name: "sessions-off",
+        about: "the cloud's sessions are off: the door finishes the handshake and closes with 1013",
+        run: session::run_sessions_off,
     },
 ];
 

@@ -1,0 +1,122 @@
+//! The box's driver: binds the IO-free `ftw_box::BoxNode` to its uplink. The
+//! model asks to dial (at start, and after its seeded backoff when a dial fails
+//! or the uplink ends); the driver dials with the given [`BoxDialer`] (QUIC,
+//! resuming its TLS session with 0-RTT keys from a store kept across
+//! reconnects), feeds the link's events and the model's timer, and carries out
+//! its sends and closes. `box.live` and `box.cmd` go into the trace.
+
+use std::cell::RefCell;
+use std::future::Future;
+use std::pin::Pin;
+use std::rc::Rc;
+use std::time::Duration;
+
+use ftw_box::uplink::{LinkOp, SendKind};
+use ftw_box::{BoxNode, BoxOutput};
+
+use crate::link::{DialError, Link, LinkEvent, TransportKind};
+use crate::time;
+use crate::trace;
+
+/// Dials the cloud with a target.
+pub type BoxDialer = Rc<dyn Fn(String) -> Pin<Box<dyn Future<Output = Result<Link, DialError>>>>>;
+
+fn now_ms() -> u64 {
+    time::now().as_millis() as u64
+}
+
+/// Run the box on the current host for ever (spawn it, or await it in a host).
+pub async fn run_box(host: &str, node: Rc<RefCell<BoxNode>>, dial: BoxDialer) {
+    let mut link: Option<Link> = None;
+    let mut lives_traced = 0usize;
+    let mut cmds_traced = 0u64;
+    loop {
+        let now = now_ms();
+        {
+            let mut b = node.borrow_mut();
+            if b.poll_timeout().is_some_and(|t| t <= now) {
+                b.handle_timeout(now);
+            }
+        }
+        // Carry out what the model asks, dials included (a dial is awaited: with no
+        // uplink the box has nothing else to do).
+        loop {
+            let out = node.borrow_mut().poll_output();
+            let Some(out) = out else { break };
+            match out {
+                BoxOutput::Dial { target } => {
+                    trace::record(host, "box.dial", target.clone());
+                    match dial(target).await {
+                        Ok(l) => {
+                            let datagrams = l.transport() == TransportKind::Quic;
+                            trace::record(host, "box.uplink", format!("up over {}", l.transport().name()));
+                            node.borrow_mut().handle_uplink_up(now_ms(), datagrams);
+                            link = Some(l);
+                        }
+                        Err(e) => {
+                            trace::record(host, "box.uplink", format!("dial failed: {e:?}"));
+                            node.borrow_mut().handle_uplink_failed(now_ms());
+                        }
+                    }
+                }
+                BoxOutput::Link(LinkOp::Send { kind, bytes }) => {
+                    let Some(l) = link.as_mut() else { continue };
+                    let r = match kind {
+                        SendKind::Message => l.send(&bytes),
+                        SendKind::Bulk => l.send_bulk(&bytes),
+                        SendKind::Datagram => l.send_datagram(&bytes).map(|_| ()),
+                    };
+                    if let Err(e) = r {
+                        trace::record(host, "box.send_failed", e);
+                    }
+                }
+                BoxOutput::Link(LinkOp::Close { code, reason }) => {
+                    if let Some(mut l) = link.take() {
+                        l.close(code, &reason);
+                    }
+                }
+            }
+        }
+        {
+            let b = node.borrow();
+            for l in &b.lives_sent()[lives_traced..] {
+                trace::record(host, "box.live", format!("chan={} liveSeq={} srcRev={}", l.chan, l.live_seq, l.src_rev));
+            }
+            lives_traced = b.lives_sent().len();
+            let cmds = b.stats().cmds;
+            if cmds > cmds_traced {
+                trace::record(host, "box.cmd", format!("{} commands", cmds));
+                cmds_traced = cmds;
+            }
+        }
+        let deadline = node.borrow().poll_timeout();
+        let sleep = async {
+            match deadline {
+                Some(d) => time::sleep_until(Duration::from_millis(d)).await,
+                None => std::future::pending().await,
+            }
+        };
+        let recv = async {
+            match link.as_mut() {
+                Some(l) => l.recv().await,
+                None => std::future::pending().await,
+            }
+        };
+        let ev = tokio::select! {
+            biased;
+            ev = recv => Some(ev),
+            _ = sleep => None,
+        };
+        let Some(ev) = ev else { continue };
+        let now = now_ms();
+        match ev {
+            LinkEvent::Message(b) => node.borrow_mut().handle_message(now, &b),
+            LinkEvent::Datagram(b) => node.borrow_mut().handle_datagram(now, &b),
+            LinkEvent::Closed(c) => {
+                trace::record(host, "box.uplink", format!("closed code={} by_peer={}", c.code, c.by_peer));
+                link = None;
+                node.borrow_mut().handle_closed(now, c.code);
+            }
+        }
+    }
+}

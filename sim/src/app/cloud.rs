@@ -1,0 +1,273 @@
+//! The cloud's driver: binds the IO-free `ftw_cloud::Cloud` to links accepted at
+//! any door. A door (the single QUIC endpoint, the reactor fleet, the WebSocket
+//! listener) accepts a link, reads its target and hands both to
+//! [`CloudDriver::adopt`]; the driver numbers the link, tells the cloud, pumps
+//! the link's messages, datagrams and close into the model, runs the model's
+//! timer, and carries out every `Transmit` on the right link (send, send_bulk,
+//! send_datagram, close).
+//!
+//! Each link has a task that owns it and a FIFO of operations, so the order the
+//! model asked for is the order on the wire. Every byte the cloud handles
+//! (received from or sent to any link) is kept in a bounded log, so a scenario
+//! can check the relay is blind (`blind-relay`).
+//!
+//! A test-only tamper ([`Tamper`]) turns the cloud into a hostile relay that
+//! sends a phone-bound message twice: the way to put a replay in front of the
+//! phone's carrier (QUIC itself drops duplicated packets).
+
+use std::cell::RefCell;
+use std::collections::BTreeMap;
+use std::rc::Rc;
+use std::time::Duration;
+
+use ftw_box::uplink::{LinkOp, SendKind};
+use ftw_cloud::{Cloud, LinkId};
+use tokio::sync::{mpsc, Notify};
+
+use crate::link::{Link, LinkEvent, TransportKind};
+use crate::time;
+use crate::trace;
+
+/// Most bytes kept in the cloud's handled-bytes log (a limit on everything).
+pub const HANDLED_LOG_BYTES_MAX: usize = 64 << 20;
+
+/// A hostile relay, for replay tests: resend phone-bound messages.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tamper {
+    /// Send every n-th phone-bound datagram twice (0: never).
+    pub repeat_datagram_every: u32,
+    /// Send the n-th phone-bound stream message (control lane, counted from 1) twice (0: never).
+    pub repeat_stream_message: u32,
+}
+
+/// What the cloud driver saw.
+#[derive(Clone, Debug, Default)]
+pub struct CloudLog {
+    /// Every byte string the cloud received or sent, in order (bounded).
+    pub handled: Vec<Vec<u8>>,
+    handled_bytes: usize,
+    /// Close codes the cloud sent, by link.
+    pub closes: Vec<(LinkId, u16)>,
+    pub links_adopted: u64,
+    /// Links adopted per transport.
+    pub by_transport: BTreeMap<&'static str, u64>,
+    pub repeated: u64,
+}
+
+impl CloudLog {
+    fn keep(&mut self, b: &[u8]) {
+        if self.handled_bytes + b.len() <= HANDLED_LOG_BYTES_MAX {
+            self.handled_bytes += b.len();
+            self.handled.push(b.to_vec());
+        }
+    }
+
+    /// Whether `needle` occurs in any byte string the cloud handled.
+    pub fn saw(&self, needle: &[u8]) -> bool {
+        !needle.is_empty() && self.handled.iter().any(|h| h.windows(needle.len()).any(|w| w == needle))
+    }
+}
+
+struct LinkSlot {
+    ops: mpsc::UnboundedSender<LinkOp>,
+    datagrams: bool,
+    phone_datagrams: u32,
+    phone_stream: u32,
+}
+
+struct Inner {
+    host: String,
+    cloud: Cloud,
+    links: BTreeMap<LinkId, LinkSlot>,
+    next_id: LinkId,
+    log: CloudLog,
+    tamper: Tamper,
+}
+
+/// The cloud's driver (clone to share between doors).
+#[derive(Clone)]
+pub struct CloudDriver {
+    inner: Rc<RefCell<Inner>>,
+    wake: Rc<Notify>,
+}
+
+fn now_ms() -> u64 {
+    time::now().as_millis() as u64
+}
+
+impl CloudDriver {
+    /// Start the driver (its timer task) on the current host.
+    pub fn start(host: &str, cloud: Cloud, tamper: Tamper) -> Self {
+        let inner = Rc::new(RefCell::new(Inner {
+            host: host.to_string(),
+            cloud,
+            links: BTreeMap::new(),
+            next_id: 1,
+            log: CloudLog::default(),
+            tamper,
+        }));
+        let me = CloudDriver { inner, wake: Rc::new(Notify::new()) };
+        let timer = me.clone();
+        tokio::task::spawn_local(async move { timer.timer().await });
+        me
+    }
+
+    /// Read the model.
+    pub fn with_cloud<R>(&self, f: impl FnOnce(&mut Cloud) -> R) -> R {
+        f(&mut self.inner.borrow_mut().cloud)
+    }
+
+    /// What the driver saw so far.
+    pub fn log(&self) -> CloudLog {
+        self.inner.borrow().log.clone()
+    }
+
+    /// A shared handle on the log (read after the run).
+    pub fn log_ref(&self) -> std::cell::Ref<'_, CloudLog> {
+        std::cell::Ref::map(self.inner.borrow(), |i| &i.log)
+    }
+
+    /// Hand the cloud a link accepted at a door, with its target (the first
+    /// message). The link's datagrams are on when it is QUIC.
+    pub fn adopt(&self, link: Link, target: String) -> LinkId {
+        let transport = link.transport();
+        let datagrams = transport == TransportKind::Quic;
+        let (tx, rx) = mpsc::unbounded_channel();
+        let id = {
+            let mut i = self.inner.borrow_mut();
+            let id = i.next_id;
+            i.next_id += 1;
+            i.links.insert(id, LinkSlot { ops: tx, datagrams, phone_datagrams: 0, phone_stream: 0 });
+            i.log.links_adopted += 1;
+            *i.log.by_transport.entry(transport.name()).or_default() += 1;
+            let host = i.host.clone();
+            trace::record(&host, "cloud.accept", format!("link={id} {} target={target}", transport.name()));
+            i.cloud.handle_accept(now_ms(), id, &target, datagrams);
+            id
+        };
+        self.flush();
+        let me = self.clone();
+        tokio::task::spawn_local(async move { me.serve(id, link, rx).await });
+        id
+    }
+
+    async fn serve(&self, id: LinkId, mut link: Link, mut ops: mpsc::UnboundedReceiver<LinkOp>) {
+        loop {
+            tokio::select! {
+                biased;
+                op = ops.recv() => {
+                    let Some(op) = op else { return };
+                    match op {
+                        LinkOp::Send { kind, bytes } => {
+                            let r = match kind {
+                                SendKind::Message => link.send(&bytes),
+                                SendKind::Bulk => link.send_bulk(&bytes),
+                                SendKind::Datagram => link.send_datagram(&bytes).map(|_| ()),
+                            };
+                            if let Err(e) = r {
+                                let host = self.inner.borrow().host.clone();
+                                trace::record(&host, "cloud.send_failed", format!("link={id} {e}"));
+                            }
+                        }
+                        LinkOp::Close { code, reason } => {
+                            link.close(code, &reason);
+                            // The model has forgotten the link; drain nothing more.
+                            self.inner.borrow_mut().links.remove(&id);
+                            return;
+                        }
+                    }
+                }
+                ev = link.recv() => {
+                    let now = now_ms();
+                    let closed = {
+                        let mut i = self.inner.borrow_mut();
+                        match &ev {
+                            LinkEvent::Message(b) => {
+                                i.log.keep(b);
+                                i.cloud.handle_message(now, id, b);
+                                false
+                            }
+                            LinkEvent::Datagram(b) => {
+                                i.log.keep(b);
+                                i.cloud.handle_datagram(now, id, b);
+                                false
+                            }
+                            LinkEvent::Closed(c) => {
+                                let host = i.host.clone();
+                                trace::record(&host, "cloud.link_closed", format!("link={id} code={} by_peer={}", c.code, c.by_peer));
+                                if i.links.remove(&id).is_some() {
+                                    i.cloud.handle_closed(now, id, c.code);
+                                }
+                                true
+                            }
+                        }
+                    };
+                    self.flush();
+                    if closed {
+                        return;
+                    }
+                }
+            }
+        }
+    }
+
+    /// Move every transmit of the model to its link's queue.
+    fn flush(&self) {
+        let mut guard = self.inner.borrow_mut();
+        let i = &mut *guard;
+        while let Some(t) = i.cloud.poll_transmit() {
+            let Some(slot) = i.links.get_mut(&t.link) else { continue };
+            let mut repeat = false;
+            match &t.op {
+                LinkOp::Send { kind, bytes } => {
+                    i.log.keep(bytes);
+                    match kind {
+                        SendKind::Datagram => {
+                            assert!(slot.datagrams, "the cloud asked for a datagram on a link without them");
+                            slot.phone_datagrams += 1;
+                            let n = i.tamper.repeat_datagram_every;
+                            repeat = n > 0 && slot.phone_datagrams % n == 0;
+                        }
+                        SendKind::Message => {
+                            slot.phone_stream += 1;
+                            repeat = i.tamper.repeat_stream_message > 0 && slot.phone_stream == i.tamper.repeat_stream_message;
+                        }
+                        SendKind::Bulk => {}
+                    }
+                }
+                LinkOp::Close { code, .. } => {
+                    i.log.closes.push((t.link, *code));
+                    trace::record(&i.host, "cloud.close", format!("link={} code={code}", t.link));
+                }
+            }
+            let _ = slot.ops.send(t.op.clone());
+            if repeat {
+                i.log.repeated += 1;
+                trace::record(&i.host, "cloud.tamper", format!("link={} repeats a message", t.link));
+                let _ = slot.ops.send(t.op);
+            }
+        }
+        drop(guard);
+        self.wake.notify_one();
+    }
+
+    async fn timer(&self) {
+        loop {
+            let deadline = self.inner.borrow().cloud.poll_timeout();
+            let sleep = async {
+                match deadline {
+                    Some(d) => time::sleep_until(Duration::from_millis(d)).await,
+                    None => std::future::pending().await,
+                }
+            };
+            tokio::select! {
+                biased;
+                _ = sleep => {
+                    self.inner.borrow_mut().cloud.handle_timeout(now_ms());
+                    self.flush();
+                }
+                _ = self.wake.notified() => {}
+            }
+        }
+    }
+}

@@ -1,0 +1,479 @@
+//! The phone's driver: the race ([`RaceDriver`], dials over QUIC and the
+//! WebSocket), then an end-to-end session ([`ftw_cloud::phone::PhoneSession`])
+//! over the winning link. Every received message is judged by the carrier
+//! (`CloudCarrier`: deliver, drop, end the session) and what is delivered is
+//! shown through `CloudView`. The race model hears of the first message and of
+//! the session's end (with the `SessionEnd` its close code means). App life
+//! (background, foreground, relaunch, clock jumps) comes from the scenario as
+//! calls on [`PhoneApp`].
+//!
+//! Trace kinds: `phone.session` (open, close with code), `phone.view` (a live
+//! applied, a gap), `phone.carrier` (a replay dropped, the session ended by a
+//! replay or a broken message), `phone.cmd` (ack, result).
+
+use std::cell::RefCell;
+use std::collections::{BTreeMap, BTreeSet};
+use std::net::SocketAddrV4;
+use std::rc::Rc;
+use std::time::Duration;
+
+use ciborium::Value;
+use ftw_box::uplink::{LinkOp, SendKind};
+use ftw_cloud::phone::{Arrival as CArrival, Opened as COpened, PhoneConfig, PhoneEvent, PhoneSession};
+use ftw_phone::app::{AppLife, LifeAsk};
+use ftw_phone::memory::CloudTransportMemory;
+use ftw_phone::network::NetworkId;
+use ftw_phone::view::Live as ViewLive;
+use ftw_phone::{Arrival, CloudCarrier, CloudView, Opened, SessionEnd, Switches as PhoneSwitches, Transport, Verdict};
+use ftw_wire::Msg;
+
+use crate::app::race::{Dialer, RaceDriver};
+use crate::link::{close, dial_quic, dial_ws, DialError, Link, LinkEvent};
+use crate::quic::QuicEndpoint;
+use crate::seed::RunSeed;
+use crate::time;
+use crate::trace;
+use crate::ws::WsClient;
+
+fn now_ms() -> u64 {
+    time::now().as_millis() as u64
+}
+
+/// A dialer for the race: QUIC from `ep` (when given) and the WebSocket from
+/// `ws` (when given), both to the cloud's door on `door_port`.
+pub fn dialer(quic: Option<(QuicEndpoint, quinn_proto::ClientConfig)>, ws: Option<Rc<WsClient>>, door: SocketAddrV4) -> Dialer {
+    Rc::new(move |t: Transport| {
+        let quic = quic.clone();
+        let ws = ws.clone();
+        Box::pin(async move {
+            let target = PhoneSession::target();
+            match t {
+                Transport::Quic => match quic {
+                    Some((ep, cfg)) => dial_quic(&ep, cfg, std::net::SocketAddr::V4(door), ftw_crypto::consts::CLOUD_SERVER_NAME, target).await,
+                    None => Err(DialError::Other("no QUIC on this phone".into())),
+                },
+                Transport::WebSocket => match ws {
+                    Some(c) => dial_ws(&c, door, ftw_crypto::consts::CLOUD_SERVER_NAME, target).await,
+                    None => Err(DialError::Other("no WebSocket on this phone".into())),
+                },
+            }
+        })
+    })
+}
+
+/// One session as the phone saw it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct SessionRecord {
+    pub no: u64,
+    pub transport: Transport,
+    pub network: String,
+    pub link_at_ms: u64,
+    pub open_at_ms: Option<u64>,
+    pub first_message_ms: Option<u64>,
+    pub ended_at_ms: Option<u64>,
+    /// How it ended (close code, or "replay", "broken", "local").
+    pub end: Option<String>,
+}
+
+/// A command's replies.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct CmdRecord {
+    pub id: u32,
+    pub cmd_id: String,
+    pub sent_ms: u64,
+    pub ack: Option<(u64, bool)>,
+    pub result: Option<(u64, bool)>,
+}
+
+/// Everything the phone saw, for the checks.
+#[derive(Clone, Debug, Default)]
+pub struct PhoneLog {
+    pub sessions: Vec<SessionRecord>,
+    /// Sessions open at once, at most (never-two-sessions).
+    pub concurrent_max: u32,
+    concurrent: u32,
+    /// Every live delivered: (liveSeq, values).
+    pub lives: Vec<(u64, BTreeMap<String, i64>)>,
+    /// Every value the view showed: (field, value, liveSeq it came with).
+    pub shown: Vec<(String, f64, u64)>,
+    /// hb that announced a live the view did not have: how many showed a gap.
+    pub gaps_seen: u64,
+    /// Breaches of "a lost live shows as a gap, never a value".
+    pub gap_breaches: Vec<String>,
+    pub cmds: Vec<CmdRecord>,
+    pub replays_dropped: u64,
+    pub ended_by_carrier: u64,
+    /// Times of delivered messages (for `streams-after-heal`).
+    pub delivered_ms: Vec<u64>,
+    /// Times a race started, and with which network and first transport.
+    pub races: u64,
+    pub races_failed: u64,
+}
+
+struct Cur {
+    link: Link,
+    transport: Transport,
+    ps: PhoneSession,
+    carrier: CloudCarrier,
+    record: usize,
+    first_seen: bool,
+}
+
+/// The phone app on one host.
+pub struct PhoneApp {
+    host: String,
+    seed: RunSeed,
+    cfg: PhoneConfig,
+    sw: PhoneSwitches,
+    dial: Dialer,
+    race: RaceDriver,
+    view: CloudView,
+    life: AppLife,
+    cur: Option<Cur>,
+    session_no: u64,
+    delivered_seqs: BTreeSet<u64>,
+    pub log: Rc<RefCell<PhoneLog>>,
+}
+
+impl PhoneApp {
+    /// Start the app with an empty memory.
+    pub fn start(host: &str, seed: RunSeed, cfg: PhoneConfig, sw: PhoneSwitches, dial: Dialer) -> Self {
+        let race = RaceDriver::start(host, sw, CloudTransportMemory::new(), dial.clone());
+        PhoneApp {
+            host: host.to_string(),
+            seed,
+            cfg,
+            sw,
+            dial,
+            race,
+            view: CloudView::new(sw),
+            life: AppLife::new(),
+            cur: None,
+            session_no: 0,
+            delivered_seqs: BTreeSet::new(),
+            log: Rc::new(RefCell::new(PhoneLog::default())),
+        }
+    }
+
+    pub fn race(&self) -> &RaceDriver {
+        &self.race
+    }
+    pub fn view(&self) -> &CloudView {
+        &self.view
+    }
+    /// The session's transport, if a session is up.
+    pub fn transport(&self) -> Option<Transport> {
+        self.cur.as_ref().map(|c| c.transport)
+    }
+    /// Whether the end-to-end session is open (past the box's message 2).
+    pub fn session_open(&self) -> bool {
+        self.cur.as_ref().is_some_and(|c| c.ps.state() == ftw_cloud::phone::PhoneState::Open)
+    }
+    /// The settings line.
+    pub fn settings_line(&self) -> String {
+        match &self.cur {
+            Some(c) => c.carrier.settings_line(),
+            None => "Not connected".into(),
+        }
+    }
+
+    /// Race for a link on `network` and start a session on it. False when the race failed.
+    pub async fn connect(&mut self, network: NetworkId) -> bool {
+        self.end_local("new race");
+        self.log.borrow_mut().races += 1;
+        let net = network.to_string();
+        let Some((t, link)) = self.race.connect(network).await else {
+            self.log.borrow_mut().races_failed += 1;
+            trace::record(&self.host, "phone.session", "race failed");
+            return false;
+        };
+        self.session_no += 1;
+        let no = self.session_no;
+        let mut ps = PhoneSession::new(self.cfg.clone(), self.seed.key(&format!("model.phone.session.{no}")));
+        ps.start(now_ms());
+        let record = {
+            let mut log = self.log.borrow_mut();
+            log.concurrent += 1;
+            log.concurrent_max = log.concurrent_max.max(log.concurrent);
+            log.sessions.push(SessionRecord { no, transport: t, network: net.clone(), link_at_ms: now_ms(), open_at_ms: None, first_message_ms: None, ended_at_ms: None, end: None });
+            log.sessions.len() - 1
+        };
+        trace::record(&self.host, "phone.session", format!("link #{no} over {} on {net}", t.name()));
+        self.cur = Some(Cur { link, transport: t, ps, carrier: CloudCarrier::new(t, self.sw), record, first_seen: false });
+        self.flush();
+        true
+    }
+
+    fn flush(&mut self) {
+        let Some(c) = self.cur.as_mut() else { return };
+        while let Some(op) = c.ps.poll_transmit() {
+            match op {
+                LinkOp::Send { kind, bytes } => {
+                    let r = match kind {
+                        SendKind::Message => c.link.send(&bytes),
+                        SendKind::Bulk => c.link.send_bulk(&bytes),
+                        SendKind::Datagram => c.link.send_datagram(&bytes).map(|_| ()),
+                    };
+                    if let Err(e) = r {
+                        trace::record(&self.host, "phone.send_failed", e);
+                    }
+                }
+                LinkOp::Close { code, reason } => c.link.close(code, &reason),
+            }
+        }
+    }
+
+    fn finish(&mut self, end: &str) {
+        if let Some(c) = self.cur.take() {
+            let mut log = self.log.borrow_mut();
+            log.concurrent -= 1;
+            let r = &mut log.sessions[c.record];
+            r.ended_at_ms = Some(now_ms());
+            r.end = Some(end.to_string());
+            trace::record(&self.host, "phone.session", format!("close #{} {end}", r.no));
+        }
+    }
+
+    /// The app ends the session itself (never demotes).
+    fn end_local(&mut self, why: &str) {
+        if let Some(c) = self.cur.as_mut() {
+            c.ps.close(now_ms());
+        }
+        if self.cur.is_some() {
+            self.flush();
+            self.race.session_ended(SessionEnd::LocalClose);
+            self.finish(&format!("local ({why})"));
+        }
+    }
+
+    /// Close the session (the app's choice).
+    pub fn close(&mut self) {
+        self.end_local("app");
+    }
+
+    /// Send a command; its envelope id.
+    pub fn send_cmd(&mut self, op: &str) -> Option<u32> {
+        let c = self.cur.as_mut()?;
+        let (id, cmd_id) = c.ps.send_cmd(now_ms(), op, Value::Map(vec![]), u64::MAX)?;
+        self.log.borrow_mut().cmds.push(CmdRecord { id, cmd_id: cmd_id.clone(), sent_ms: now_ms(), ..Default::default() });
+        trace::record(&self.host, "phone.cmd", format!("sent {cmd_id} {op}"));
+        self.flush();
+        Some(id)
+    }
+
+    /// The app goes to the background (lane 0 at 0.2 Hz).
+    pub fn background(&mut self) {
+        for ask in self.life.background(now_ms()) {
+            self.apply(ask);
+        }
+    }
+
+    /// The app comes back; true when it asks for a reconnect.
+    pub fn foreground(&mut self) -> bool {
+        let asks = self.life.foreground(now_ms());
+        let mut reconnect = false;
+        for ask in asks {
+            reconnect |= ask == LifeAsk::Reconnect;
+            self.apply(ask);
+        }
+        reconnect
+    }
+
+    fn apply(&mut self, ask: LifeAsk) {
+        match ask {
+            LifeAsk::SetLane0Interval { interval_ms } => {
+                let hidden = interval_ms > ftw_phone::consts::LANE0_VISIBLE_INTERVAL_MS;
+                if let Some(c) = self.cur.as_mut() {
+                    c.ps.set_hidden(now_ms(), hidden);
+                    trace::record(&self.host, "phone.life", format!("lane 0 every {interval_ms} ms"));
+                }
+                self.flush();
+            }
+            LifeAsk::Reconnect => self.end_local("reconnect"),
+        }
+    }
+
+    /// The app is killed and launched again: the session goes, the memory is
+    /// reloaded from its persisted form, the view starts empty.
+    pub fn relaunch(&mut self) {
+        self.end_local("relaunch");
+        let saved = self.race.with_model(|m| m.memory().to_json());
+        let mut memory = CloudTransportMemory::from_json(&saved).unwrap_or_default();
+        memory.prune(now_ms());
+        trace::record(&self.host, "phone.life", format!("relaunch, memory of {} networks", memory.len()));
+        self.race = RaceDriver::start(&self.host, self.sw, memory, self.dial.clone());
+        self.view = CloudView::new(self.sw);
+        self.life = AppLife::new();
+    }
+
+    /// The wall clock jumps (the phone slept); true when it asks for a reconnect.
+    pub fn clock_jump(&mut self, by: Duration) -> bool {
+        crate::time::jump_wall(&self.host, by);
+        let jumped = by.as_millis() as u64;
+        if jumped > ftw_phone::consts::NAT_IDLE_TIMEOUT_MS {
+            self.end_local("clock jump");
+            return true;
+        }
+        false
+    }
+
+    /// Run the session until `until` (time since the start). Returns early when
+    /// the session ends (the caller decides when to race again).
+    pub async fn run_until(&mut self, until: Duration) {
+        while time::now() < until {
+            let Some(c) = self.cur.as_mut() else {
+                time::sleep_until(until).await;
+                return;
+            };
+            let ev = tokio::select! {
+                biased;
+                ev = c.link.recv() => ev,
+                _ = time::sleep_until(until) => return,
+            };
+            let now = now_ms();
+            match ev {
+                LinkEvent::Message(b) => c.ps.handle_message(now, &b),
+                LinkEvent::Datagram(b) => c.ps.handle_datagram(now, &b),
+                LinkEvent::Closed(info) => c.ps.handle_closed(now, info.code),
+            }
+            self.flush();
+            self.events();
+            if self.cur.is_none() {
+                return;
+            }
+        }
+    }
+
+    fn events(&mut self) {
+        loop {
+            let Some(c) = self.cur.as_mut() else { return };
+            let Some(ev) = c.ps.poll_event() else { return };
+            let now = now_ms();
+            let (record, transport) = (c.record, c.transport);
+            match ev {
+                PhoneEvent::TunnelUp => trace::record(&self.host, "phone.session", "tunnel up"),
+                PhoneEvent::SessionOpen => {
+                    self.log.borrow_mut().sessions[record].open_at_ms = Some(now);
+                    trace::record(&self.host, "phone.session", format!("open over {}", transport.name()));
+                }
+                PhoneEvent::Closed { code } => {
+                    let end = if code == close::ABNORMAL { SessionEnd::PathDropped } else { SessionEnd::Closed { code } };
+                    self.race.session_ended(end);
+                    self.finish(&format!("code {code}"));
+                }
+                PhoneEvent::Received(r) => {
+                    let arrival = match r.arrival {
+                        CArrival::Datagram => Arrival::Datagram,
+                        CArrival::Stream => Arrival::Stream,
+                    };
+                    let opened = match r.opened {
+                        COpened::Ok => Opened::Ok,
+                        COpened::Replay => Opened::Replay,
+                        COpened::Broken => Opened::Broken,
+                    };
+                    let verdict = c.carrier.judge(arrival, opened);
+                    let first = verdict == Verdict::Deliver && !c.first_seen;
+                    if first {
+                        c.first_seen = true;
+                    }
+                    match verdict {
+                        Verdict::Deliver => {
+                            if first {
+                                self.log.borrow_mut().sessions[record].first_message_ms = Some(now);
+                                self.race.first_message();
+                            }
+                            self.log.borrow_mut().delivered_ms.push(now);
+                            if let Some(m) = r.msg {
+                                self.deliver(m, r.id, r.live_table);
+                            }
+                        }
+                        Verdict::Drop => {
+                            if opened == Opened::Replay {
+                                self.log.borrow_mut().replays_dropped += 1;
+                                trace::record(&self.host, "phone.carrier", format!("replay dropped ({arrival:?}, inner seq {:?})", r.inner_seq));
+                            }
+                        }
+                        Verdict::EndSession => {
+                            trace::record(&self.host, "phone.carrier", format!("session ended by {opened:?} on {arrival:?}"));
+                            self.log.borrow_mut().ended_by_carrier += 1;
+                            c.ps.close(now);
+                            // The Closed event the close queues is ours: drop it.
+                            while c.ps.poll_event().is_some() {}
+                            self.flush();
+                            self.race.session_ended(SessionEnd::BrokenMessage);
+                            self.finish(if opened == Opened::Replay { "replay" } else { "broken" });
+                        }
+                    }
+                }
+            }
+        }
+    }
+
+    fn deliver(&mut self, m: Msg, id: Option<u32>, table: Option<Vec<String>>) {
+        let now = now_ms();
+        match m {
+            Msg::Live(l) => {
+                let seq = l.live_seq;
+                self.delivered_seqs.insert(seq);
+                let live = ViewLive {
+                    live_seq: seq,
+                    src_rev: l.src_rev,
+                    wall_ms: l.wall_ms,
+                    table,
+                    values: l.values.iter().map(|(k, v)| (k.clone(), *v as f64)).collect(),
+                };
+                let outcome = self.view.handle_live(&live);
+                let mut log = self.log.borrow_mut();
+                log.lives.push((seq, l.values.clone()));
+                for (k, s) in self.view.values() {
+                    if s.live_seq == seq {
+                        log.shown.push((k.clone(), s.value, seq));
+                    }
+                }
+                drop(log);
+                trace::record(&self.host, "phone.view", format!("live {seq} {outcome:?}"));
+                self.check_gap_law("live");
+            }
+            Msg::Hb(hb) => {
+                self.view.handle_hb(hb.live_seq);
+                let newest = self.view.newest_seq();
+                if newest.is_none_or(|n| n < hb.live_seq) {
+                    match self.view.gap() {
+                        Some(g) => {
+                            self.log.borrow_mut().gaps_seen += 1;
+                            trace::record(&self.host, "phone.view", format!("gap: shown {:?}, box at {}", g.shown_seq, g.latest_seq));
+                        }
+                        None => self.log.borrow_mut().gap_breaches.push(format!("hb {} after live {newest:?} shows no gap", hb.live_seq)),
+                    }
+                }
+                self.check_gap_law("hb");
+            }
+            Msg::CmdAck(a) => {
+                let mut log = self.log.borrow_mut();
+                if let Some(c) = log.cmds.iter_mut().find(|c| Some(c.id) == id && c.cmd_id == a.cmd_id) {
+                    c.ack = Some((now, a.accepted));
+                }
+                drop(log);
+                trace::record(&self.host, "phone.cmd", format!("ack {} accepted={}", a.cmd_id, a.accepted));
+            }
+            Msg::CmdResult(r) => {
+                let mut log = self.log.borrow_mut();
+                if let Some(c) = log.cmds.iter_mut().find(|c| Some(c.id) == id && c.cmd_id == r.cmd_id) {
+                    c.result = Some((now, r.ok));
+                }
+                drop(log);
+                trace::record(&self.host, "phone.cmd", format!("result {} ok={}", r.cmd_id, r.ok));
+            }
+            _ => {}
+        }
+    }
+
+    /// Every value shown came with a live that was delivered (never from an hb).
+    fn check_gap_law(&mut self, after: &str) {
+        for (k, s) in self.view.values() {
+            if !self.delivered_seqs.contains(&s.live_seq) {
+                self.log.borrow_mut().gap_breaches.push(format!("after {after}: {k} shows live {} that never arrived", s.live_seq));
+            }
+        }
+    }
+}

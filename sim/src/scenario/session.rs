@@ -1,0 +1,473 @@
+//! `session`, `unpaired`, `sessions-off`: the whole system end to end in the
+//! simulated world. The cloud (`ftw_cloud::Cloud` behind a QUIC door and a
+//! WebSocket door), the box (`ftw_box::BoxNode`, uplink over QUIC resuming with
+//! 0-RTT keys) and the phone (race, `PhoneSession`, carrier, view). The phone
+//! pairs, says hello, gets the snapshot and live values, sends a command and
+//! gets its ack and result, goes to the background and back, through the
+//! plan's faults; after a session ends it races again.
+//!
+//! Every Noise key and model seed comes from the run seed's named streams
+//! (`model.phone.static`, `model.box.static`, `model.cloud.static`,
+//! `model.box`, `model.cloud`, `model.box.site`, `model.phone.session.<n>`).
+
+use std::cell::RefCell;
+use std::net::{SocketAddr, SocketAddrV4};
+use std::rc::Rc;
+use std::time::Duration;
+
+use ftw_box::{BoxConfig, BoxNode, BoxStats, SentLive};
+use ftw_cloud::phone::PhoneConfig;
+use ftw_cloud::{Cloud, CloudConfig, CloudStats};
+use ftw_crypto::{
+    crypto_provider, new_client_session_store, new_server_session_store, quic_client_config, quic_endpoint_config,
+    quic_server_config, seeded_cid_factory, ClientResumption, QuicTransportParams,
+};
+use ftw_phone::network::{NetworkDesc, NetworkId};
+use ftw_phone::Switches as PhoneSwitches;
+use ftw_wire::noise::{Key, Keypair};
+use ftw_wire::BugSwitches;
+
+use super::{addr, cloud_certs, sim_clock, world_for, Check, FaultKind, FaultPlan, RunReport, RunSpec, Switches, Topology};
+use crate::app::cloud::{CloudDriver, CloudLog, Tamper};
+use crate::app::phone::{dialer, PhoneApp, PhoneLog};
+use crate::app::r#box::{run_box, BoxDialer};
+use crate::link::{accept_quic, accept_ws, dial_quic};
+use crate::quic::QuicEndpoint;
+use crate::seed::RunSeed;
+use crate::tcp::TcpHost;
+use crate::time;
+use crate::trace;
+use crate::world::World;
+use crate::ws::{client_tls, door_tls, WsClient, WsDoor};
+
+fn v4(ip: std::net::IpAddr) -> std::net::Ipv4Addr {
+    match ip {
+        std::net::IpAddr::V4(a) => a,
+        std::net::IpAddr::V6(_) => unreachable!("the simulated world is IPv4"),
+    }
+}
+
+/// The box's id at the cloud.
+pub const BOX_ID: &str = "box-1";
+/// After the last fault heals, the phone streams again within this long: the
+/// box's backoff ceiling (60 s) plus a race and the handshakes. Chosen here.
+pub const HEAL_BOUND: Duration = Duration::from_secs(75);
+/// A phone whose session ended races again after this long. Chosen here.
+pub const RECONNECT_DELAY: Duration = Duration::from_secs(2);
+/// The command the phone sends (accepted by every site).
+pub const CMD_OP: &str = "site.mode.set";
+/// Plaintext the cloud must never see: text in frames of the box session.
+pub const SECRETS: &[&str] = &["grid_w", "hello_ok", "cmd.ack", CMD_OP, "battery_soc"];
+
+/// The phone's bug switches from the run's.
+pub fn phone_switches(s: &Switches) -> PhoneSwitches {
+    PhoneSwitches {
+        ws_first_cancels_quic_probe: s.on("ws-first-cancels-probe"),
+        every_close_demotes: s.on("every-close-demotes"),
+        no_close_demotes: s.on("no-close-demotes"),
+        losing_quic_dial_cancelled: s.on("losing-dial-cancelled"),
+        datagram_replay_ends_session: s.on("datagram-replay-ends-session"),
+        stream_replay_only_dropped: s.on("stream-replay-only-dropped"),
+        late_live_table_dropped: s.on("late-live-table-dropped"),
+    }
+}
+
+/// The wire's bug switches from the run's.
+pub fn wire_switches(s: &Switches) -> BugSwitches {
+    BugSwitches { replay_window_64: s.on("replay-window-64") }
+}
+
+/// The keys of a run, from its seed.
+#[derive(Clone, Debug)]
+pub struct Keys {
+    pub phone: Keypair,
+    pub box_: Keypair,
+    pub cloud: Keypair,
+}
+
+impl Keys {
+    pub fn of(seed: RunSeed) -> Keys {
+        Keys {
+            phone: Keypair::from_private(seed.key("model.phone.static")),
+            box_: Keypair::from_private(seed.key("model.box.static")),
+            cloud: Keypair::from_private(seed.key("model.cloud.static")),
+        }
+    }
+}
+
+/// How the world is set up.
+#[derive(Clone, Debug)]
+pub struct Setup {
+    /// The phone is paired at the cloud and pinned at the box.
+    pub paired: bool,
+    pub sessions_enabled: bool,
+    /// The cloud listens for QUIC (false: no UDP listener, QUIC is refused).
+    pub quic_door: bool,
+    pub tamper: Tamper,
+}
+
+impl Default for Setup {
+    fn default() -> Self {
+        Setup { paired: true, sessions_enabled: true, quic_door: true, tamper: Tamper::default() }
+    }
+}
+
+/// What the hosts leave behind for the checks.
+#[derive(Default)]
+pub struct Shared {
+    pub cloud: Option<CloudDriver>,
+    pub boxn: Option<Rc<RefCell<BoxNode>>>,
+    pub phone: Option<Rc<RefCell<PhoneLog>>>,
+    /// The phone's memory at the end (JSON) and its networks.
+    pub memory: Option<ftw_phone::memory::CloudTransportMemory>,
+}
+
+/// What a run saw, for the checks and the tests.
+#[derive(Clone, Debug, Default)]
+pub struct SessionSummary {
+    pub phone_pub: Key,
+    pub phone: PhoneLog,
+    pub lives_sent: Vec<SentLive>,
+    pub box_stats: BoxStats,
+    pub cloud: CloudLog,
+    pub cloud_stats: CloudStats,
+    pub memory: Option<ftw_phone::memory::CloudTransportMemory>,
+}
+
+/// The network the phone is on at `t`, from the plan's network switches.
+pub fn network_at(plan: &FaultPlan, t: Duration) -> NetworkId {
+    let moves = plan.faults.iter().filter(|f| matches!(f.fault, FaultKind::SwitchNetwork { .. }) && Duration::from_millis(f.at_ms) <= t).count();
+    NetworkDesc::behind_nat(if moves % 2 == 1 { "nat-cell" } else { "nat-wifi" }).id()
+}
+
+/// When the plan's last fault is over (zero without faults).
+pub fn heal_time(plan: &FaultPlan) -> Duration {
+    plan.faults
+        .iter()
+        .map(|f| {
+            let extra = match &f.fault {
+                FaultKind::Blackhole { for_ms, .. } | FaultKind::UdpBlocked { for_ms, .. } | FaultKind::UdpRefused { for_ms, .. } => *for_ms,
+                _ => 0,
+            };
+            Duration::from_millis(f.at_ms + extra)
+        })
+        .max()
+        .unwrap_or_default()
+}
+
+/// Build the world: cloud and box as hosts; the phone is the caller's.
+pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCell<Shared>>) {
+    let mut world = world_for(spec, limit);
+    Topology::build(&mut world, &spec.plan);
+    let seed = spec.seed;
+    let keys = Keys::of(seed);
+    let shared = Rc::new(RefCell::new(Shared::default()));
+    let wire_sw = wire_switches(&spec.switches);
+
+    let sh = shared.clone();
+    let (k, st) = (keys.clone(), setup.clone());
+    world.host("cloud", addr::CLOUD, move || {
+        let (sh, k, st) = (sh.clone(), k.clone(), st.clone());
+        async move {
+            let mut cfg = CloudConfig::new(k.cloud.clone());
+            cfg.sessions_enabled = st.sessions_enabled;
+            cfg.switches = wire_sw;
+            let mut cloud = Cloud::new(cfg, seed.key("model.cloud"));
+            cloud.register_box(BOX_ID);
+            if st.paired {
+                cloud.pair(k.phone.public, BOX_ID);
+            }
+            let driver = CloudDriver::start("cloud", cloud, st.tamper);
+            sh.borrow_mut().cloud = Some(driver.clone());
+            // The WebSocket door.
+            let tcp = TcpHost::bind("cloud", v4(addr::CLOUD), seed).await?;
+            let door = WsDoor::bind(&tcp, addr::CLOUD_PORT, door_tls(seed, "cloud"))?;
+            let d = driver.clone();
+            tokio::task::spawn_local(async move {
+                while let Ok((stream, _)) = door.accept().await {
+                    let (d, door) = (d.clone(), door.clone());
+                    tokio::task::spawn_local(async move {
+                        if let Ok((link, target)) = accept_ws(&door, stream).await {
+                            d.adopt(link, target);
+                        }
+                    });
+                }
+            });
+            // The QUIC door.
+            if st.quic_door {
+                let rng = seed.crypto("cloud");
+                let provider = crypto_provider(&rng.sub("tls"));
+                let server = quic_server_config(&provider, &sim_clock("cloud"), &cloud_certs(), new_server_session_store(), rng.sub_seed("quic/token-key"), &QuicTransportParams::default());
+                let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
+                let ep = QuicEndpoint::bind("cloud", SocketAddr::from(([0, 0, 0, 0], addr::CLOUD_PORT)), ep_cfg, Some(server)).await?;
+                loop {
+                    let conn = ep.accept().await;
+                    let d = driver.clone();
+                    tokio::task::spawn_local(async move {
+                        if let Ok((link, target)) = accept_quic(conn).await {
+                            d.adopt(link, target);
+                        }
+                    });
+                }
+            }
+            std::future::pending::<()>().await;
+            Ok(())
+        }
+    });
+
+    let sh = shared.clone();
+    let (k, st) = (keys.clone(), setup.clone());
+    world.host("box", addr::BOX, move || {
+        let (sh, k, st) = (sh.clone(), k.clone(), st.clone());
+        async move {
+            let paired = if st.paired { vec![k.phone.public] } else { vec![] };
+            let mut cfg = BoxConfig::new(BOX_ID, k.box_.clone(), paired, seed.sub_seed("model.box.site"));
+            cfg.switches = wire_sw;
+            let node = Rc::new(RefCell::new(BoxNode::new(cfg, seed.key("model.box"))));
+            sh.borrow_mut().boxn = Some(node.clone());
+            let rng = seed.crypto("box");
+            let provider = crypto_provider(&rng.sub("tls"));
+            // One session store for the box's life: every reconnect resumes (0-RTT keys).
+            let client = quic_client_config(&provider, &sim_clock("box"), &cloud_certs(), ClientResumption::Store(new_client_session_store()), rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
+            let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
+            let ep = QuicEndpoint::bind("box", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
+            let dial: BoxDialer = Rc::new(move |target: String| {
+                let (ep, client) = (ep.clone(), client.clone());
+                Box::pin(async move { dial_quic(&ep, client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME, &target).await })
+            });
+            run_box("box", node, dial).await;
+            Ok(())
+        }
+    });
+    (world, shared)
+}
+
+/// The phone's app on the current host: QUIC and WebSocket dialers, keys from the seed.
+pub async fn phone_app(spec: &RunSpec) -> std::io::Result<PhoneApp> {
+    let seed = spec.seed;
+    let keys = Keys::of(seed);
+    let rng = seed.crypto("phone");
+    let provider = crypto_provider(&rng.sub("tls"));
+    let client = quic_client_config(&provider, &sim_clock("phone"), &cloud_certs(), ClientResumption::Disabled, rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
+    let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
+    let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
+    let tcp = TcpHost::bind("phone", v4(addr::PHONE), seed).await?;
+    let ws = Rc::new(WsClient::new(tcp, client_tls(seed, "phone", ClientResumption::Disabled), seed));
+    let door = SocketAddrV4::new(v4(addr::CLOUD), addr::CLOUD_PORT);
+    let dial = dialer(Some((ep, client)), Some(ws), door);
+    let mut cfg = PhoneConfig::new(keys.phone.clone(), keys.cloud.public, keys.box_.public, BOX_ID);
+    cfg.switches = wire_switches(&spec.switches);
+    Ok(PhoneApp::start("phone", seed, cfg, phone_switches(&spec.switches), dial))
+}
+
+/// Collect what the hosts left.
+pub fn summary(spec: &RunSpec, shared: &Rc<RefCell<Shared>>) -> SessionSummary {
+    let sh = shared.borrow();
+    let mut s = SessionSummary { phone_pub: Keys::of(spec.seed).phone.public, memory: sh.memory.clone(), ..Default::default() };
+    if let Some(p) = &sh.phone {
+        s.phone = p.borrow().clone();
+    }
+    if let Some(b) = &sh.boxn {
+        let b = b.borrow();
+        s.lives_sent = b.lives_sent().to_vec();
+        s.box_stats = b.stats();
+    }
+    if let Some(c) = &sh.cloud {
+        s.cloud = c.log();
+        s.cloud_stats = c.with_cloud(|c| c.stats());
+    }
+    s
+}
+
+/// How long a `session` run lasts for a plan.
+pub fn session_length(plan: &FaultPlan) -> Duration {
+    (heal_time(plan) + HEAL_BOUND + Duration::from_secs(15)).max(Duration::from_secs(60))
+}
+
+/// `session`.
+pub fn run(spec: &RunSpec) -> RunReport {
+    run_with(spec, &Setup::default()).0
+}
+
+/// `session` with a setup, and what it saw.
+pub fn run_with(spec: &RunSpec, setup: &Setup) -> (RunReport, SessionSummary) {
+    let length = session_length(&spec.plan);
+    let (mut world, shared) = build(spec, setup, length + Duration::from_secs(120));
+    let sh = shared.clone();
+    let sp = spec.clone();
+    world.client("phone", addr::PHONE, async move {
+        let mut phone = phone_app(&sp).await?;
+        sh.borrow_mut().phone = Some(phone.log.clone());
+        let mut cmd_sent = false;
+        let mut hidden_done = false;
+        time::sleep(Duration::from_millis(500)).await;
+        while time::now() < length {
+            if phone.transport().is_none() {
+                if !phone.connect(network_at(&sp.plan, time::now())).await {
+                    time::sleep(RECONNECT_DELAY).await;
+                    continue;
+                }
+            }
+            let now = time::now();
+            // The script: a command at 5 s (or as soon as a session is open after), the
+            // background from 20 s to 30 s.
+            let next = if !cmd_sent {
+                Duration::from_secs(5)
+            } else if !hidden_done {
+                Duration::from_secs(20)
+            } else {
+                length
+            };
+            if now >= next && phone.session_open() {
+                if !cmd_sent {
+                    cmd_sent = phone.send_cmd(CMD_OP).is_some();
+                } else if !hidden_done {
+                    phone.background();
+                    phone.run_until(Duration::from_secs(30)).await;
+                    if phone.foreground() {
+                        trace::record("phone", "phone.life", "foreground asks for a reconnect");
+                    }
+                    hidden_done = true;
+                }
+                continue;
+            }
+            let until = if now >= next { now + Duration::from_secs(1) } else { next };
+            phone.run_until(until.min(length)).await;
+            if phone.transport().is_none() && time::now() < length {
+                time::sleep(RECONNECT_DELAY).await;
+            }
+        }
+        phone.close();
+        sh.borrow_mut().memory = Some(phone.race().with_model(|m| m.memory().clone()));
+        time::sleep(Duration::from_millis(300)).await;
+        Ok(())
+    });
+    let outcome = world.run();
+    let s = summary(spec, &shared);
+    let heal = heal_time(&spec.plan);
+    let checks = vec![
+        values_are_sent_values(&s),
+        cmd_round_trip(&s),
+        live_gap_not_value(&s),
+        blind_relay(&s),
+        streams_after_heal(&s, heal),
+    ];
+    (RunReport { outcome, checks }, s)
+}
+
+/// Every value the phone shows is one the box sent, with that liveSeq.
+pub fn values_are_sent_values(s: &SessionSummary) -> Check {
+    let sent = |seq: u64| s.lives_sent.iter().find(|l| l.phone == s.phone_pub && l.live_seq == seq);
+    let mut bad = Vec::new();
+    for (seq, values) in &s.phone.lives {
+        match sent(*seq) {
+            Some(l) if &l.values == values => {}
+            Some(_) => bad.push(format!("live {seq}: values differ from the box's")),
+            None => bad.push(format!("live {seq}: never sent by the box")),
+        }
+    }
+    for (field, value, seq) in &s.phone.shown {
+        if sent(*seq).and_then(|l| l.values.get(field)).map(|v| *v as f64) != Some(*value) {
+            bad.push(format!("{field} = {value} shown for live {seq}: not what the box sent"));
+        }
+    }
+    let ok = bad.is_empty() && !s.phone.lives.is_empty();
+    Check {
+        property: "values-are-sent-values".into(),
+        ok,
+        detail: format!("{} lives delivered, {} values shown, box sent {}; {}", s.phone.lives.len(), s.phone.shown.len(), s.lives_sent.len(), bad.first().cloned().unwrap_or_default()),
+    }
+}
+
+/// A tap gets cmd.ack then cmd.result, echoing its id.
+pub fn cmd_round_trip(s: &SessionSummary) -> Check {
+    let done = s.phone.cmds.iter().find(|c| matches!((c.ack, c.result), (Some((a, true)), Some((r, true))) if a <= r));
+    Check {
+        property: "cmd-round-trip".into(),
+        ok: done.is_some(),
+        detail: format!("commands: {:?}", s.phone.cmds),
+    }
+}
+
+/// A lost live shows as a gap, never as a value.
+pub fn live_gap_not_value(s: &SessionSummary) -> Check {
+    Check {
+        property: "live-gap-not-value".into(),
+        ok: s.phone.gap_breaches.is_empty(),
+        detail: format!("{} gaps shown; breaches: {:?}", s.phone.gaps_seen, s.phone.gap_breaches.iter().take(3).collect::<Vec<_>>()),
+    }
+}
+
+/// The cloud never sees the session's plaintext.
+pub fn blind_relay(s: &SessionSummary) -> Check {
+    let seen: Vec<&str> = SECRETS.iter().copied().filter(|p| s.cloud.saw(p.as_bytes())).collect();
+    Check {
+        property: "blind-relay".into(),
+        ok: seen.is_empty() && !s.cloud.handled.is_empty(),
+        detail: format!("the cloud handled {} messages; plaintext seen: {seen:?}", s.cloud.handled.len()),
+    }
+}
+
+/// After the faults heal, the phone streams again within [`HEAL_BOUND`].
+pub fn streams_after_heal(s: &SessionSummary, heal: Duration) -> Check {
+    let from = heal.as_millis() as u64;
+    let to = from + HEAL_BOUND.as_millis() as u64;
+    let first = s.phone.delivered_ms.iter().find(|t| **t >= from).copied();
+    Check {
+        property: "streams-after-heal".into(),
+        ok: first.is_some_and(|t| t <= to),
+        detail: format!("faults healed at {from} ms; first message after: {first:?} (bound {} ms)", HEAL_BOUND.as_millis()),
+    }
+}
+
+/// `unpaired`: a phone the cloud does not know gets 4403 and no byte of box data.
+pub fn run_unpaired(spec: &RunSpec) -> RunReport {
+    run_short(spec, Setup { paired: false, ..Setup::default() }).0
+}
+
+/// `sessions-off`: the door finishes the handshake and closes with 1013; QUIC is not demoted.
+pub fn run_sessions_off(spec: &RunSpec) -> RunReport {
+    run_short(spec, Setup { sessions_enabled: false, ..Setup::default() }).0
+}
+
+/// A phone that connects once and listens for 10 s.
+pub fn run_short(spec: &RunSpec, setup: Setup) -> (RunReport, SessionSummary) {
+    let length = Duration::from_secs(10);
+    let (mut world, shared) = build(spec, &setup, length + Duration::from_secs(60));
+    let sh = shared.clone();
+    let sp = spec.clone();
+    world.client("phone", addr::PHONE, async move {
+        let mut phone = phone_app(&sp).await?;
+        sh.borrow_mut().phone = Some(phone.log.clone());
+        time::sleep(Duration::from_millis(500)).await;
+        if phone.connect(network_at(&sp.plan, time::now())).await {
+            phone.run_until(length).await;
+        }
+        phone.close();
+        sh.borrow_mut().memory = Some(phone.race().with_model(|m| m.memory().clone()));
+        time::sleep(Duration::from_millis(300)).await;
+        Ok(())
+    });
+    let outcome = world.run();
+    let s = summary(spec, &shared);
+    let ends: Vec<Option<String>> = s.phone.sessions.iter().map(|r| r.end.clone()).collect();
+    let net = network_at(&spec.plan, Duration::ZERO);
+    let demoted = s.memory.as_ref().and_then(|m| m.get(&net)).and_then(|e| e.quic_demoted_at_ms);
+    let checks = if setup.paired {
+        vec![
+            Check { property: "sessions-off-1013".into(), ok: ends.first() == Some(&Some("code 1013".into())) && s.phone.lives.is_empty(), detail: format!("sessions ended {ends:?}") },
+            Check { property: "service-close-keeps-quic".into(), ok: demoted.is_none(), detail: format!("QUIC demoted at {demoted:?} ms after a 1013") },
+        ]
+    } else {
+        vec![
+            Check { property: "unpaired-4403".into(), ok: ends.first() == Some(&Some("code 4403".into())), detail: format!("sessions ended {ends:?}") },
+            Check {
+                property: "no-box-bytes".into(),
+                ok: s.phone.delivered_ms.is_empty() && s.box_stats.sessions_opened == 0 && s.cloud_stats.relayed_to_phone == 0,
+                detail: format!("{} messages delivered, box sessions {}, relayed to phone {}", s.phone.delivered_ms.len(), s.box_stats.sessions_opened, s.cloud_stats.relayed_to_phone),
+            },
+            Check { property: "service-close-keeps-quic".into(), ok: demoted.is_none(), detail: format!("QUIC demoted at {demoted:?} ms after a 4403") },
+        ]
+    };
+    (RunReport { outcome, checks }, s)
+}
