@@ -136,7 +136,15 @@ impl Link {
 
     pub fn close(&mut self, code: u16, reason: &str) {
         match self {
-            Link::Quic(q) => q.conn.close(code as u32, reason),
+            Link::Quic(q) => {
+                q.conn.close(code as u32, reason);
+                // quinn-proto reports no event for a local close: report it here,
+                // as the WebSocket does (own code, not by the peer).
+                if !q.closed {
+                    q.closed = true;
+                    q.ready.push_back(LinkEvent::Closed(CloseInfo { code, reason: reason.to_string(), by_peer: false }));
+                }
+            }
             Link::Ws(w) => w.close(code, reason),
         }
     }

@@ -6,6 +6,7 @@ pub mod idle_link;
 pub mod fleet_migrate;
 pub mod session;
 mod quic_echo;
+pub mod ws_echo;
 
 use std::collections::BTreeSet;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
@@ -53,6 +54,7 @@ pub const PROPERTIES: &[(&str, &str)] = &[
     ("datagrams-echoed", "without loss every datagram comes back; with loss never more than were sent"),
     ("clean-close", "the cloud sees the phone's close code 1000"),
     ("keepalive-holds", "a 15 s keepalive holds a 30 s NAT mapping: an idle connection lives for a day"),
+    ("ws-datagrams-as-messages", "over the WebSocket every datagram goes as a message and comes back, in order, even under loss"),
     ("same-connection", "through rebinds and network moves behind the reactor fleet, the same QUIC connection carries on: one handshake, every echo"),
     ("long-headers-stay", "a long header is read by the reactor the kernel chose: never forwarded by its client-chosen byte 0"),
     ("owner-reads-what-was-sent", "the reactor that owns a connection reads the bytes that arrived, never a reused buffer"),
@@ -187,6 +189,11 @@ pub const SCENARIOS: &[ScenarioDef] = &[
         name: "idle-link",
         about: "a phone and a box each hold a QUIC connection to the cloud for a simulated day: keepalives only",
         run: idle_link::run,
+    },
+    ScenarioDef {
+        name: "ws-echo",
+        about: "quic-echo over the WebSocket door (TCP, TLS 1.3, upgrade) through Link: ten echoes and ten datagrams sent as messages",
+        run: ws_echo::run,
     },
     ScenarioDef {
         name: "fleet-migrate",

@@ -1,0 +1,153 @@
+//! `ws-echo`: quic-echo over the WebSocket. A phone behind its NAT dials the
+//! cloud's WebSocket door (TCP, TLS 1.3, upgrade to the target) and, through
+//! `Link` unchanged, sends ten messages and ten "datagrams", one a second; the
+//! cloud echoes each. Over the WebSocket a datagram goes as a message, so every
+//! one comes back, in order, even under loss (TCP repairs it). The phone closes
+//! with 1000.
+
+use std::cell::RefCell;
+use std::net::{IpAddr, Ipv4Addr, SocketAddrV4};
+use std::rc::Rc;
+use std::time::Duration;
+
+use ftw_crypto::ClientResumption;
+
+use super::{addr, world_for, Check, RunReport, RunSpec, Topology};
+use crate::link::{accept_ws, dial_ws, CloseInfo, LinkEvent, TransportKind};
+use crate::tcp::TcpHost;
+use crate::time;
+use crate::trace;
+use crate::ws::{client_tls, door_tls, WsClient, WsDoor};
+
+const MESSAGES: usize = 10;
+const INTERVAL: Duration = Duration::from_secs(1);
+/// How long a run may take past its messages (TCP's 1 s minimum RTO and
+/// backoff under loss need more room than QUIC).
+const SLACK: Duration = Duration::from_secs(170);
+/// The target the phone opens (path and query).
+pub const TARGET: &str = "/v1/app?site=demo";
+
+/// The IPv4 form of a world address.
+pub fn v4(ip: IpAddr) -> Ipv4Addr {
+    match ip {
+        IpAddr::V4(a) => a,
+        IpAddr::V6(_) => panic!("the world is IPv4"),
+    }
+}
+
+#[derive(Default)]
+struct Tally {
+    accepted: u32,
+    target: Option<String>,
+    echoes: Vec<String>,
+    datagram_echoes: Vec<String>,
+    sent_as_datagram: u32,
+    transport: Option<TransportKind>,
+    closed_with: Option<CloseInfo>,
+}
+
+pub fn run(spec: &RunSpec) -> RunReport {
+    let mut world = world_for(spec, SLACK + INTERVAL * MESSAGES as u32);
+    Topology::build(&mut world, &spec.plan);
+    let seed = spec.seed;
+    let tally = Rc::new(RefCell::new(Tally::default()));
+
+    let t = tally.clone();
+    world.host("cloud", addr::CLOUD, move || {
+        let t = t.clone();
+        async move {
+            let tcp = TcpHost::bind("cloud", v4(addr::CLOUD), seed).await?;
+            let door = WsDoor::bind(&tcp, addr::CLOUD_PORT, door_tls(seed, "cloud"))?;
+            loop {
+                let (stream, _) = door.accept().await?;
+                t.borrow_mut().accepted += 1;
+                let (t, door) = (t.clone(), door.clone());
+                tokio::task::spawn_local(async move {
+                    let Ok((mut link, target)) = accept_ws(&door, stream).await else { return };
+                    t.borrow_mut().target = Some(target);
+                    loop {
+                        match link.recv().await {
+                            LinkEvent::Message(m) | LinkEvent::Datagram(m) => {
+                                let _ = link.send(&m);
+                            }
+                            LinkEvent::Closed(c) => {
+                                t.borrow_mut().closed_with = Some(c);
+                                break;
+                            }
+                        }
+                    }
+                });
+            }
+        }
+    });
+
+    let t = tally.clone();
+    world.client("phone", addr::PHONE, async move {
+        let tcp = TcpHost::bind("phone", v4(addr::PHONE), seed).await?;
+        let client = WsClient::new(tcp, client_tls(seed, "phone", ClientResumption::Disabled), seed);
+        let door = SocketAddrV4::new(v4(addr::CLOUD), addr::CLOUD_PORT);
+        let mut link = dial_ws(&client, door, ftw_crypto::consts::CLOUD_SERVER_NAME, TARGET).await.map_err(|e| format!("dial: {e:?}"))?;
+        t.borrow_mut().transport = Some(link.transport());
+        let mut next_send = time::now();
+        let mut sent = 0;
+        while t.borrow().echoes.len() + t.borrow().datagram_echoes.len() < 2 * MESSAGES {
+            if sent < MESSAGES && time::now() >= next_send {
+                let msg = format!("m{sent};");
+                link.send(msg.as_bytes())?;
+                if link.send_datagram(format!("d{sent}").as_bytes())? {
+                    t.borrow_mut().sent_as_datagram += 1;
+                }
+                trace::record("phone", "app.send", msg);
+                sent += 1;
+                next_send += INTERVAL;
+            }
+            let ev = tokio::select! {
+                biased;
+                ev = link.recv() => ev,
+                _ = time::sleep_until(next_send), if sent < MESSAGES => continue,
+            };
+            match ev {
+                LinkEvent::Message(m) | LinkEvent::Datagram(m) => {
+                    let m = String::from_utf8_lossy(&m).into_owned();
+                    trace::record("phone", "app.echo", m.clone());
+                    let mut t = t.borrow_mut();
+                    if m.starts_with('d') {
+                        t.datagram_echoes.push(m);
+                    } else {
+                        t.echoes.push(m);
+                    }
+                }
+                LinkEvent::Closed(c) => return Err(format!("link closed: {c:?}").into()),
+            }
+        }
+        link.close(1000, "done");
+        // Wait for the cloud's reply to the close.
+        while !matches!(link.recv().await, LinkEvent::Closed(_)) {}
+        Ok(())
+    });
+
+    let outcome = world.run();
+    let t = tally.borrow();
+    let expected: Vec<String> = (0..MESSAGES).map(|i| format!("m{i};")).collect();
+    let expected_d: Vec<String> = (0..MESSAGES).map(|i| format!("d{i}")).collect();
+    let checks = vec![
+        Check { property: "echo-in-order".into(), ok: t.echoes == expected, detail: format!("echoes {:?}", t.echoes) },
+        Check {
+            property: "one-connection".into(),
+            ok: t.accepted == 1 && t.target.as_deref() == Some(TARGET) && t.transport == Some(TransportKind::WebSocket),
+            detail: format!("the door accepted {} connections, target {:?}, transport {:?}", t.accepted, t.target, t.transport),
+        },
+        Check {
+            property: "ws-datagrams-as-messages".into(),
+            ok: t.datagram_echoes == expected_d && t.sent_as_datagram == 0,
+            detail: format!("{} sent as datagrams; came back {:?}", t.sent_as_datagram, t.datagram_echoes),
+        },
+        Check {
+            property: "clean-close".into(),
+            ok: t.closed_with.as_ref().is_some_and(|c| c.code == 1000 && c.by_peer),
+            detail: format!("the cloud saw close {:?}", t.closed_with),
+        },
+    ];
+    drop(t);
+    RunReport { outcome, checks }
+}
