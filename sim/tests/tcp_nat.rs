@@ -175,8 +175,12 @@ fn a_connect_to_a_port_nobody_listens_on_is_refused_at_once() {
 fn a_rebind_breaks_a_tcp_connection() {
     // The NAT gives the flow a new outside port mid-transfer: the cloud has no
     // connection from that port, so the stream cannot go on (as behind a real NAT).
+    // (Behind Linux the RST would come the same way: no socket for the 4-tuple.)
     let (out, got) = transfer(14, 400_000, FaultPlan::default(), None, vec![(Duration::from_millis(300), NetAction::Rebind { host: addr::PHONE })]);
-    assert!(out.result.is_err(), "the transfer must not complete: {:?}", out.result);
+    // The cloud answers the segments from the unknown port with an RST, which
+    // reaches the phone through the new mapping: a reset within seconds.
+    assert_eq!(out.result, Err("Reset".to_string()), "the transfer must end in a reset");
+    assert!(out.sim_elapsed < Duration::from_secs(5), "reset after {:?}", out.sim_elapsed);
     assert!(got.bytes.is_empty(), "the cloud never saw the end of the stream");
     assert!(out.trace.events().iter().any(|e| e.kind == "nat.rebind" && e.detail.contains("flows=1")));
 }
@@ -193,4 +197,37 @@ fn tcp_through_the_world_replays_exactly() {
     assert_eq!(ga.done_at, gb.done_at);
     let (c, _) = transfer(16, 100_000, plan, None, vec![]);
     assert_ne!(a.trace.hash(), c.trace.hash(), "another seed, another run");
+}
+
+#[test]
+fn nothing_reaches_an_inside_host_except_through_its_nat() {
+    // The phone listens; the cloud tries its inside address and its NAT's public
+    // address. Neither SYN gets in, so both connects time out (no RST either).
+    let spec = RunSpec::new("tcp-inbound", RunSeed(17));
+    let mut world = world_for(&spec, Duration::from_secs(600));
+    Topology::build(&mut world, &spec.plan);
+    let seed = spec.seed;
+    world.host("phone", addr::PHONE, move || async move {
+        let tcp = TcpHost::bind("phone", v4(addr::PHONE), seed).await?;
+        let listener = tcp.listen(PORT)?;
+        let _ = listener.accept().await?;
+        panic!("an outside host reached the phone");
+    });
+    let result = Rc::new(RefCell::new(Vec::new()));
+    let r = result.clone();
+    world.client("cloud", addr::CLOUD, async move {
+        let tcp = TcpHost::bind("cloud", v4(addr::CLOUD), seed).await?;
+        for ip in [addr::PHONE, addr::NAT_WIFI] {
+            let e = tcp.connect(SocketAddrV4::new(v4(ip), PORT)).await.err().map(|e| e.kind());
+            r.borrow_mut().push(e);
+        }
+        Ok(())
+    });
+    let out = world.run();
+    assert_eq!(out.result, Ok(()));
+    assert_eq!(*result.borrow(), vec![Some(io::ErrorKind::TimedOut); 2]);
+    let drops: Vec<_> = out.trace.events().iter().filter(|e| e.kind == "udp.drop").map(|e| e.detail.clone()).collect();
+    assert!(drops.iter().any(|d| d.contains("inside host not reachable directly")), "{drops:?}");
+    assert!(drops.iter().any(|d| d.contains("nat: no mapping")), "{drops:?}");
+    assert!(!out.trace.events().iter().any(|e| e.kind == "nat.map"), "no mapping was made from outside");
 }
