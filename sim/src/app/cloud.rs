@@ -38,6 +38,11 @@ pub struct Tamper {
     pub repeat_datagram_every: u32,
     /// Send the n-th phone-bound stream message (control lane, counted from 1) twice (0: never).
     pub repeat_stream_message: u32,
+    /// Hold the n-th phone-bound stream message (counted from 1) back until
+    /// `hold_behind` later messages to that phone have gone (0: never): a burst
+    /// overtaking a control message.
+    pub hold_stream_message: u32,
+    pub hold_behind: u32,
 }
 
 /// What the cloud driver saw.
@@ -73,6 +78,9 @@ struct LinkSlot {
     datagrams: bool,
     phone_datagrams: u32,
     phone_stream: u32,
+    held: Option<(LinkOp, u32)>,
+    /// A phone's link (the tamper touches only these).
+    phone: bool,
 }
 
 struct Inner {
@@ -137,7 +145,7 @@ impl CloudDriver {
             let mut i = self.inner.borrow_mut();
             let id = i.next_id;
             i.next_id += 1;
-            i.links.insert(id, LinkSlot { ops: tx, datagrams, phone_datagrams: 0, phone_stream: 0 });
+            i.links.insert(id, LinkSlot { ops: tx, datagrams, phone_datagrams: 0, phone_stream: 0, held: None, phone: target == ftw_cloud::consts::PHONE_TARGET });
             i.log.links_adopted += 1;
             *i.log.by_transport.entry(transport.name()).or_default() += 1;
             let host = i.host.clone();
@@ -218,6 +226,7 @@ impl CloudDriver {
         while let Some(t) = i.cloud.poll_transmit() {
             let Some(slot) = i.links.get_mut(&t.link) else { continue };
             let mut repeat = false;
+            let tamper = if slot.phone { i.tamper } else { Tamper::default() };
             match &t.op {
                 LinkOp::Send { kind, bytes } => {
                     i.log.keep(bytes);
@@ -225,12 +234,12 @@ impl CloudDriver {
                         SendKind::Datagram => {
                             assert!(slot.datagrams, "the cloud asked for a datagram on a link without them");
                             slot.phone_datagrams += 1;
-                            let n = i.tamper.repeat_datagram_every;
+                            let n = tamper.repeat_datagram_every;
                             repeat = n > 0 && slot.phone_datagrams % n == 0;
                         }
                         SendKind::Message => {
                             slot.phone_stream += 1;
-                            repeat = i.tamper.repeat_stream_message > 0 && slot.phone_stream == i.tamper.repeat_stream_message;
+                            repeat = tamper.repeat_stream_message > 0 && slot.phone_stream == tamper.repeat_stream_message;
                         }
                         SendKind::Bulk => {}
                     }
@@ -240,7 +249,24 @@ impl CloudDriver {
                     trace::record(&i.host, "cloud.close", format!("link={} code={code}", t.link));
                 }
             }
+            let hold = matches!(&t.op, LinkOp::Send { kind: SendKind::Message, .. })
+                && tamper.hold_stream_message > 0
+                && slot.phone_stream == tamper.hold_stream_message
+                && slot.held.is_none();
+            if hold {
+                trace::record(&i.host, "cloud.tamper", format!("link={} holds a message back", t.link));
+                slot.held = Some((t.op, tamper.hold_behind.max(1)));
+                continue;
+            }
             let _ = slot.ops.send(t.op.clone());
+            if let Some((_, left)) = slot.held.as_mut() {
+                *left = left.saturating_sub(1);
+                if *left == 0 {
+                    let (op, _) = slot.held.take().expect("held");
+                    trace::record(&i.host, "cloud.tamper", format!("link={} releases the held message", t.link));
+                    let _ = slot.ops.send(op);
+                }
+            }
             if repeat {
                 i.log.repeated += 1;
                 trace::record(&i.host, "cloud.tamper", format!("link={} repeats a message", t.link));
