@@ -31,6 +31,26 @@ fn another_seed_gives_another_hash() {
 }
 
 #[test]
+fn five_minutes_of_quic_under_loss_rebind_and_a_move_are_the_same_skipping_or_stepping() {
+    // Several simulated minutes: 300 messages and datagrams at 1 Hz, 5 % loss,
+    // a NAT rebind and a Wi-Fi to cellular move.
+    let mut spec = RunSpec::new("quic-stream", RunSeed(12));
+    spec.plan.phone.loss_pct = 5.0;
+    spec.plan.faults.push(TimedFault { at_ms: 61_000, fault: FaultKind::Rebind { host: "phone".into() } });
+    spec.plan.faults.push(TimedFault { at_ms: 183_500, fault: FaultKind::SwitchNetwork { host: "phone".into() } });
+    let skip = scenario::quic_echo::run_n(&spec, 300);
+    spec.skip_idle = false;
+    let step = scenario::quic_echo::run_n(&spec, 300);
+    assert!(skip.outcome.sim_elapsed > std::time::Duration::from_secs(300));
+    if let Some(d) = first_divergence(skip.outcome.trace.events(), step.outcome.trace.events()) {
+        panic!("skipping changed the run: {}", describe_divergence(&d));
+    }
+    assert_eq!(skip.outcome.trace.hash(), step.outcome.trace.hash());
+    assert!(skip.outcome.trace.events().iter().any(|e| e.kind == "quic.path"), "the cloud saw the migrations");
+    assert_eq!(skip.verdict(), Verdict::Pass, "{:?}", skip.checks);
+}
+
+#[test]
 fn skipping_idle_time_changes_no_event() {
     // Loss and a NAT rebind, with QUIC traffic: skipping on and off must agree.
     let mut spec = RunSpec::new("quic-echo", RunSeed(3));

@@ -43,7 +43,8 @@ pub fn run_stream(spec: &RunSpec) -> RunReport {
     run_n(spec, 90)
 }
 
-fn run_n(spec: &RunSpec, messages: usize) -> RunReport {
+/// `messages` messages and datagrams at 1 Hz.
+pub fn run_n(spec: &RunSpec, messages: usize) -> RunReport {
     #[allow(non_snake_case)]
     let MESSAGES = messages;
     let mut world = world_for(spec, SLACK + INTERVAL * messages as u32);
