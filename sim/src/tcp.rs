@@ -18,7 +18,7 @@ use std::time::Duration;
 use ftw_tcp::{PacketPipe, SharedStack, Sleeper, TcpConfig, TcpListener, TcpStack, TcpStream};
 use turmoil::net::UdpSocket;
 
-use crate::net::{IP_TUNNEL_PORT, IP_UDP_HEADER_BYTES};
+use crate::net::IP_TUNNEL_PORT;
 use crate::seed::RunSeed;
 use crate::time;
 use crate::trace;
@@ -26,11 +26,10 @@ use crate::trace;
 /// The largest tunnelled packet we receive.
 const RECV_BUF_BYTES: usize = 65_536;
 
-/// The IP MTU the simulated path gives TCP. The network's MTU piece charges 28
-/// bytes of outer IPv4+UDP headers to every datagram, the tunnel's included, so
-/// the stack is told 1500 - 28: its MSS is 1432, not Linux's 1460 (32 bytes more
-/// segments on a bulk transfer, no other effect).
-pub const TCP_MTU_BYTES: usize = 1500 - IP_UDP_HEADER_BYTES;
+/// The IP MTU the simulated path gives TCP: Ethernet's 1500, so the MSS is
+/// Linux's 1460. (The network's MTU piece counts a tunnelled packet as the IP
+/// packet it carries, without the tunnel's own headers.)
+pub const TCP_MTU_BYTES: usize = 1500;
 
 /// The stack settings of a simulated host (Linux-like, see `ftw_tcp::consts`).
 pub fn tcp_config() -> TcpConfig {

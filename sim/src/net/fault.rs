@@ -169,15 +169,18 @@ impl Fault for Reorder {
     }
 }
 
-/// An MTU limit: a datagram whose IP packet (payload + 28 bytes of IPv4 and
-/// UDP headers) is larger than `mtu` is dropped, as a router would.
+/// An MTU limit: a datagram whose IP packet is larger than `mtu` is dropped, as
+/// a router would. A UDP datagram's IP packet is its payload + 28 bytes of IPv4
+/// and UDP headers; a tunnelled TCP datagram's payload IS the IP packet.
 pub struct Mtu(pub usize);
 impl Fault for Mtu {
     fn name(&self) -> String {
         format!("mtu({})", self.0)
     }
     fn process(&mut self, _: &mut Ctx<'_>, d: InFlight, out: &mut Vec<InFlight>) -> io::Result<()> {
-        if d.payload.len() + super::IP_UDP_HEADER_BYTES <= self.0 {
+        let is_tcp = d.src.port() == IP_TUNNEL_PORT && d.dst.port() == IP_TUNNEL_PORT;
+        let ip_len = if is_tcp { d.payload.len() } else { d.payload.len() + super::IP_UDP_HEADER_BYTES };
+        if ip_len <= self.0 {
             out.push(d);
         }
         Ok(())
@@ -356,6 +359,14 @@ mod tests {
         big.payload = bytes::Bytes::from(vec![0u8; 1173]);
         assert_eq!(c.run(&mut ctx, small).unwrap().len(), 1);
         assert_eq!(c.run(&mut ctx, big).unwrap().len(), 0);
+        // A tunnelled TCP packet is its own IP packet: 1200 bytes pass, 1201 do not.
+        let mut tcp = d(3);
+        tcp.src.set_port(IP_TUNNEL_PORT);
+        tcp.dst.set_port(IP_TUNNEL_PORT);
+        tcp.payload = bytes::Bytes::from(vec![0u8; 1200]);
+        assert_eq!(c.run(&mut ctx, tcp.clone()).unwrap().len(), 1);
+        tcp.payload = bytes::Bytes::from(vec![0u8; 1201]);
+        assert_eq!(c.run(&mut ctx, tcp).unwrap().len(), 0);
     }
 
     #[test]
