@@ -1,3 +1,17 @@
 //! The laws, the corpus and the `ftwsim` command.
+//!
+//! - [`strategy`]: fault plans as proptest strategies (swarm testing, shrinking).
+//! - [`harness`]: draw cases, run them, shrink failures, write corpus entries.
+//! - [`fuzz`]: `ftwsim fuzz` (shards, determinism spot-checks, coverage).
+//! - [`coverage`]: event kinds counted across cases; the expected list.
+//! - [`timeline`]: one run as an SVG or HTML picture.
+//! - [`laws`]: which scenario and property catch each bug switch.
+//! - [`corpus`]: failures and hard cases kept as data.
 
 pub mod corpus;
+pub mod coverage;
+pub mod fuzz;
+pub mod harness;
+pub mod laws;
+pub mod strategy;
+pub mod timeline;

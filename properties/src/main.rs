@@ -1,10 +1,12 @@
-//! `ftwsim`: run one seed, replay the corpus, list what exists, measure speed.
+//! `ftwsim`: run one seed, replay the corpus, fuzz, draw a timeline, list what exists, measure speed.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
 
 use clap::{Parser, Subcommand};
 use ftw_properties::corpus::{self, Expect};
+use ftw_properties::fuzz::{self, parse_shard, FuzzOpts, Stop};
+use ftw_properties::timeline;
 use ftw_sim::scenario::{self, RunSpec, Switches, Verdict, SCENARIOS, SWITCHES};
 use ftw_sim::trace::{describe_divergence, first_divergence, fmt_time};
 use ftw_sim::{parse_seed, trace};
@@ -43,6 +45,55 @@ enum Cmd {
         /// Step 1 ms at a time instead of skipping idle time.
         #[arg(long)]
         no_skip: bool,
+        /// Draw the run as a picture: `.html` (a page with inline SVG) or `.svg`.
+        #[arg(long)]
+        timeline: Option<PathBuf>,
+    },
+    /// Draw a saved trace (`--trace` JSON lines) as a picture.
+    Timeline {
+        trace: PathBuf,
+        /// `.html` or `.svg`.
+        #[arg(long)]
+        out: PathBuf,
+        /// A corpus entry whose plan's outages to shade.
+        #[arg(long)]
+        plan: Option<PathBuf>,
+    },
+    /// Many drawn cases with swarm testing; failures become corpus entries.
+    Fuzz {
+        /// Stop after this many wall-clock seconds (default: 60 unless --cases).
+        #[arg(long)]
+        time: Option<u64>,
+        /// Stop after this many cases.
+        #[arg(long, conflicts_with = "time")]
+        cases: Option<u64>,
+        /// Only this property counts (`replay`: only the determinism check, on every case).
+        #[arg(long)]
+        property: Option<String>,
+        /// Scenario to fuzz (repeatable; default: every registered scenario).
+        #[arg(long = "scenario")]
+        scenarios: Vec<String>,
+        /// A bug switch on in every case (repeatable).
+        #[arg(long = "switch")]
+        switches: Vec<String>,
+        /// This shard of the case space: I/N, 0-based.
+        #[arg(long, default_value = "0/1")]
+        shard: String,
+        /// The first case's seed (case i has seed FROM+i).
+        #[arg(long, default_value = "1")]
+        seed_from: String,
+        /// Where failures become corpus entries.
+        #[arg(long, default_value = "corpus/found")]
+        out: PathBuf,
+        /// Run one case in this many twice and compare trace hashes.
+        #[arg(long, default_value_t = 8)]
+        determinism_every: u64,
+        /// Worker threads.
+        #[arg(long, default_value_t = 1)]
+        jobs: usize,
+        /// Print one JSON object (the summary) on stdout.
+        #[arg(long)]
+        json: bool,
     },
     /// Replay corpus entries (default: corpus/) and check each one's expectation.
     Replay { paths: Vec<PathBuf> },
@@ -147,7 +198,85 @@ fn main() -> ExitCode {
                 ExitCode::SUCCESS
             }
         }
-        Cmd::Run { scenario, seed, switches, plan, trace: trace_out, json, check_determinism, no_skip } => {
+        Cmd::Timeline { trace: input, out, plan } => {
+            let text = match std::fs::read_to_string(&input) {
+                Ok(t) => t,
+                Err(e) => return bad_input(&format!("{}: {e}", input.display())),
+            };
+            let events = match timeline::read_jsonl(&text) {
+                Ok(e) => e,
+                Err(e) => return bad_input(&format!("{}: {e}", input.display())),
+            };
+            let plan = match &plan {
+                Some(p) => match corpus::load(p) {
+                    Ok(e) => Some(e.spec.plan),
+                    Err(e) => return bad_input(&e),
+                },
+                None => None,
+            };
+            let title = timeline::Title { scenario: input.display().to_string(), seed: "-".into(), verdict: "saved trace".into(), hash: String::new() };
+            if let Err(e) = std::fs::write(&out, timeline::render_for(&out, &events, plan.as_ref(), &title)) {
+                return bad_input(&format!("--out {}: {e}", out.display()));
+            }
+            println!("timeline: {} ({} events)", out.display(), events.len());
+            ExitCode::SUCCESS
+        }
+        Cmd::Fuzz { time, cases, property, scenarios, switches, shard, seed_from, out, determinism_every, jobs, json } => {
+            let stop = match (time, cases) {
+                (_, Some(n)) => Stop::Cases(n),
+                (Some(t), None) => Stop::Time(t),
+                (None, None) => Stop::Time(60),
+            };
+            let shard = match parse_shard(&shard) {
+                Ok(s) => s,
+                Err(e) => return bad_input(&format!("--shard: {e}")),
+            };
+            let seed_from = match parse_seed(&seed_from) {
+                Ok(s) => s.0,
+                Err(e) => return bad_input(&format!("--seed-from: {e}")),
+            };
+            let switches = match Switches::parse(switches.iter().map(String::as_str)) {
+                Ok(s) => s,
+                Err(e) => return bad_input(&format!("--switch: {e}")),
+            };
+            if let Some(p) = &property {
+                if p != "run" && p != "replay" && !ftw_sim::scenario::PROPERTIES.iter().any(|(n, _)| n == p) {
+                    let known: Vec<&str> = ftw_sim::scenario::PROPERTIES.iter().map(|(n, _)| *n).collect();
+                    return bad_input(&format!("--property: unknown property {p:?}; known properties: run, replay, {}", known.join(", ")));
+                }
+            }
+            let scenarios = if scenarios.is_empty() { SCENARIOS.iter().map(|s| s.name.to_string()).collect() } else { scenarios };
+            for s in &scenarios {
+                if let Err(e) = scenario::find(s) {
+                    return bad_input(&format!("--scenario: {e}"));
+                }
+            }
+            if determinism_every == 0 {
+                return bad_input("--determinism-every: must be at least 1");
+            }
+            let opts = FuzzOpts { stop, property, scenarios, switches, shard, seed_from, out_dir: out, determinism_every, jobs, progress: true };
+            let summary = match fuzz::fuzz(&opts) {
+                Ok(s) => s,
+                Err(e) => return bad_input(&e),
+            };
+            if json {
+                println!("{}", summary.json());
+            } else {
+                print!("{}", summary.render());
+            }
+            for w in &summary.warnings {
+                eprintln!("ftwsim: warning: {w}");
+            }
+            if summary.failures.is_empty() {
+                ExitCode::SUCCESS
+            } else {
+                for f in &summary.failures {
+                    eprintln!("ftwsim: {} {} seed {} failed; replay with: {}", f.scenario, f.property, f.seed, f.replay);
+                }
+                ExitCode::from(1)
+            }
+        }
+        Cmd::Run { scenario, seed, switches, plan, trace: trace_out, json, check_determinism, no_skip, timeline: timeline_out } => {
             let seed = match parse_seed(&seed) {
                 Ok(s) => s,
                 Err(e) => return bad_input(&format!("--seed: {e}")),
@@ -189,6 +318,20 @@ fn main() -> ExitCode {
                 }
             }
             let verdict = report.verdict();
+            if let Some(path) = &timeline_out {
+                let title = timeline::Title {
+                    scenario: spec.scenario.clone(),
+                    seed: spec.seed.0.to_string(),
+                    verdict: match &verdict {
+                        Verdict::Pass => "pass".into(),
+                        Verdict::Fail { property, detail } => format!("FAIL {property}: {detail}"),
+                    },
+                    hash: report.outcome.trace.hash(),
+                };
+                if let Err(e) = std::fs::write(path, timeline::render_for(path, report.outcome.trace.events(), Some(&spec.plan), &title)) {
+                    return bad_input(&format!("--timeline {}: {e}", path.display()));
+                }
+            }
             let sim = report.outcome.sim_elapsed;
             let replay = replay_command(&spec, &plan);
             if json {

@@ -94,3 +94,124 @@ fn every_corpus_entry_meets_its_expectation() {
         }
     }
 }
+
+/// A minimal well-formedness check: every tag opened is closed, in order.
+fn balanced_xml(text: &str) -> Result<(), String> {
+    let mut stack: Vec<String> = Vec::new();
+    let mut rest = text;
+    while let Some(i) = rest.find('<') {
+        rest = &rest[i + 1..];
+        let end = rest.find('>').ok_or("unclosed <")?;
+        let tag = &rest[..end];
+        rest = &rest[end + 1..];
+        if tag.starts_with('!') || tag.starts_with('?') {
+            continue;
+        }
+        if let Some(name) = tag.strip_prefix('/') {
+            let open = stack.pop().ok_or(format!("</{name}> closes nothing"))?;
+            if open != name.trim() {
+                return Err(format!("<{open}> closed by </{name}>"));
+            }
+        } else if !tag.ends_with('/') {
+            let name = tag.split_whitespace().next().unwrap_or("").to_string();
+            if !matches!(name.as_str(), "meta" | "br") {
+                stack.push(name);
+            }
+        }
+    }
+    if stack.is_empty() {
+        Ok(())
+    } else {
+        Err(format!("left open: {stack:?}"))
+    }
+}
+
+#[test]
+fn timeline_draws_every_host_as_svg_and_html() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("timeline");
+    std::fs::create_dir_all(&dir).unwrap();
+    let svg = dir.join("run.svg");
+    let html = dir.join("run.html");
+    let trace = dir.join("run.jsonl");
+    let (code, out, err) = ftwsim(&[
+        "run", "--scenario", "quic-echo", "--seed", "7", "--plan", "../corpus/quic-echo-wifi-to-cellular.toml",
+        "--timeline", svg.to_str().unwrap(), "--trace", trace.to_str().unwrap(),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let text = std::fs::read_to_string(&svg).expect("svg written");
+    assert!(text.starts_with("<svg xmlns=\"http://www.w3.org/2000/svg\""), "{}", &text[..80.min(text.len())]);
+    balanced_xml(&text).expect("well-formed SVG");
+    // Every host of the trace is a lane, messages are arrows, the move is marked.
+    for host in ["phone", "cloud", "nat-wifi", "nat-cell"] {
+        assert!(text.contains(&format!("font-weight=\"bold\">{host}</text>")), "no lane for {host}");
+    }
+    assert!(text.matches("class=\"msg\"").count() > 20, "datagrams drawn as arrows");
+    assert!(text.contains("net.move now behind nat-cell"), "the network move is labelled");
+    // The saved trace draws the same lanes as HTML.
+    let (code, out, err) = ftwsim(&["timeline", trace.to_str().unwrap(), "--out", html.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let page = std::fs::read_to_string(&html).expect("html written");
+    assert!(page.starts_with("<!DOCTYPE html>") && page.contains("<svg"), "a page with inline SVG");
+    balanced_xml(page.trim_start_matches("<!DOCTYPE html>")).expect("well-formed page");
+    for host in ["phone", "cloud", "nat-wifi", "nat-cell"] {
+        assert!(page.contains(&format!("font-weight=\"bold\">{host}</text>")), "no lane for {host}");
+    }
+}
+
+#[test]
+fn timeline_compresses_a_simulated_day() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("timeline-day");
+    std::fs::create_dir_all(&dir).unwrap();
+    let svg = dir.join("day.svg");
+    let (code, out, err) = ftwsim(&["run", "--scenario", "idle-link", "--seed", "1", "--timeline", svg.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let text = std::fs::read_to_string(&svg).unwrap();
+    let height: f64 = text.split("height=\"").nth(1).unwrap().split('"').next().unwrap().parse().unwrap();
+    // 86 400 s at 0.6 px/ms would be 52 million pixels.
+    assert!(height < 2_000_000.0, "a day is {height} px tall");
+    assert!(text.contains(" idle ⋯"), "compressed gaps are labelled");
+    for host in ["phone", "box", "cloud"] {
+        assert!(text.contains(&format!("font-weight=\"bold\">{host}</text>")), "no lane for {host}");
+    }
+}
+
+#[test]
+fn fuzz_reports_coverage_and_json_and_fails_on_a_bug_switch() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fuzz-clean");
+    let _ = std::fs::remove_dir_all(&dir);
+    let (code, out, err) = ftwsim(&["fuzz", "--cases", "6", "--scenario", "quic-echo", "--json", "--determinism-every", "2", "--out", dir.to_str().unwrap()]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("one JSON object");
+    assert_eq!(v["cases"], 6);
+    assert_eq!(v["determinism_checks"], 3);
+    assert_eq!(v["failures"].as_array().unwrap().len(), 0);
+    assert!(v["coverage"]["kinds"]["udp.send"]["cases"] == 6, "{}", v["coverage"]);
+    assert!(v["wall_s"].as_f64().is_some() && v["warnings"].is_array());
+    assert!(err.contains("fuzz") && err.contains("cases"), "progress on stderr: {err}");
+    assert!(!dir.exists() || std::fs::read_dir(&dir).unwrap().next().is_none(), "no entries without failures");
+
+    // A bug switch on: the failure is shrunk, written, and the exit status is 1.
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fuzz-switch");
+    let _ = std::fs::remove_dir_all(&dir);
+    let (code, out, err) = ftwsim(&["fuzz", "--cases", "2", "--scenario", "fleet-migrate", "--switch", "no-routing", "--out", dir.to_str().unwrap()]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("FAIL fleet-migrate same-connection"), "{out}");
+    assert!(out.contains("shrunk plan") && out.contains("cargo sim replay "), "{out}");
+    let entries = ftw_properties::corpus::collect(&[dir.clone()]).unwrap();
+    assert_eq!(entries.len(), 1, "one entry for one property");
+    let (code, rout, rerr) = ftwsim(&["replay", entries[0].to_str().unwrap()]);
+    assert_eq!(code, 0, "the written entry replays to its expectation: {rout}{rerr}");
+}
+
+#[test]
+fn fuzz_shards_split_the_seeds_and_bad_input_is_status_2() {
+    let (code, out, err) = ftwsim(&["fuzz", "--cases", "2", "--scenario", "quic-echo", "--shard", "1/3", "--seed-from", "10", "--json", "--out", "/nonexistent-never-written"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
+    assert_eq!(v["seeds"], "11..=14 step 3");
+    for args in [vec!["fuzz", "--shard", "3/3"], vec!["fuzz", "--property", "no-such-law"], vec!["fuzz", "--scenario", "warp"]] {
+        let (code, _, err) = ftwsim(&args);
+        assert_eq!(code, 2, "{args:?}: {err}");
+        assert!(err.starts_with("ftwsim: "), "{err}");
+    }
+}

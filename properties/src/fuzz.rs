@@ -1,0 +1,300 @@
+//! `ftwsim fuzz`: many drawn cases (swarm testing), every failure shrunk and
+//! written as a corpus entry, a determinism spot-check on a share of cases,
+//! and a coverage report at the end.
+//!
+//! Case `k` of shard `I/N` is global case `i = I + k*N`; its run seed is
+//! `seed_from + i` and its scenario the `k`-th of the list, round robin. So a
+//! case is named by (scenario, seed) alone, and shards never overlap.
+
+use std::collections::BTreeSet;
+use std::io::{IsTerminal, Write};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Mutex;
+use std::time::{Duration, Instant};
+
+use ftw_sim::scenario::{self, Switches, Verdict};
+use ftw_sim::RunSeed;
+use serde::Serialize;
+
+use crate::coverage::Coverage;
+use crate::harness::{self, only_property, run_command, Check, Failure};
+use crate::strategy::draw;
+
+/// When to stop.
+#[derive(Clone, Copy, Debug)]
+pub enum Stop {
+    /// Wall-clock seconds (the tool's own clock, never seen by a run).
+    Time(u64),
+    Cases(u64),
+}
+
+#[derive(Clone, Debug)]
+pub struct FuzzOpts {
+    pub stop: Stop,
+    /// Only this property counts as a failure (`replay`: only the determinism check).
+    pub property: Option<String>,
+    pub scenarios: Vec<String>,
+    pub switches: Switches,
+    /// (I, N): this shard is I of N, 0-based.
+    pub shard: (u64, u64),
+    pub seed_from: u64,
+    pub out_dir: PathBuf,
+    /// Run every case numbered a multiple of this twice and compare hashes (1 = every case).
+    pub determinism_every: u64,
+    pub jobs: usize,
+    pub progress: bool,
+}
+
+/// One failure found.
+#[derive(Clone, Debug, Serialize)]
+pub struct Found {
+    pub scenario: String,
+    pub seed: u64,
+    pub property: String,
+    pub detail: String,
+    pub entry: Option<String>,
+    pub replay: String,
+    /// Cases of the same scenario and property after this one (not shrunk again).
+    pub repeats: u64,
+    #[serde(skip)]
+    pub message: String,
+}
+
+#[derive(Debug, Serialize)]
+pub struct Summary {
+    pub cases: u64,
+    pub shard: String,
+    pub seeds: String,
+    pub scenarios: Vec<String>,
+    pub failures: Vec<Found>,
+    pub determinism_checks: u64,
+    pub coverage: Coverage,
+    pub warnings: Vec<String>,
+    pub wall_s: f64,
+}
+
+/// Parse `I/N` (0-based I).
+pub fn parse_shard(s: &str) -> Result<(u64, u64), String> {
+    let (i, n) = s.split_once('/').ok_or_else(|| format!("bad shard {s:?}: expected I/N, like 0/4"))?;
+    let i: u64 = i.trim().parse().map_err(|_| format!("bad shard {s:?}: expected I/N, like 0/4"))?;
+    let n: u64 = n.trim().parse().map_err(|_| format!("bad shard {s:?}: expected I/N, like 0/4"))?;
+    if n == 0 || i >= n {
+        return Err(format!("bad shard {s:?}: need 0 <= I < N"));
+    }
+    Ok((i, n))
+}
+
+struct Shared {
+    coverage: Coverage,
+    failures: Vec<(u64, Found)>,
+    seen: BTreeSet<(String, String)>,
+    done: u64,
+    determinism_checks: u64,
+    last_tenth: u64,
+}
+
+fn record_failure(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, mut f: Failure) {
+    if let Err(e) = f.write_entry(&opts.out_dir) {
+        eprintln!("ftwsim: could not write the corpus entry: {e}");
+    }
+    let found = Found {
+        scenario: f.spec.scenario.clone(),
+        seed: f.spec.seed.0,
+        property: f.property.clone(),
+        detail: f.detail.clone(),
+        entry: f.entry.as_ref().map(|p| p.display().to_string()),
+        replay: run_command(&f.spec, f.entry.as_deref()),
+        repeats: 0,
+        message: f.message(),
+    };
+    sh.lock().expect("lock").failures.push((k, found));
+}
+
+/// Fuzz until `opts.stop`.
+pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
+    for s in &opts.scenarios {
+        scenario::find(s)?;
+    }
+    assert!(!opts.scenarios.is_empty(), "at least one scenario");
+    assert!(opts.determinism_every >= 1);
+    let start = Instant::now(); // the tool's wall clock, never seen by a run
+    let next = AtomicU64::new(0);
+    let sh = Mutex::new(Shared { coverage: Coverage::default(), failures: Vec::new(), seen: BTreeSet::new(), done: 0, determinism_checks: 0, last_tenth: 0 });
+    let tty = std::io::stderr().is_terminal();
+    let replay_only = opts.property.as_deref() == Some("replay");
+    let (shard_i, shard_n) = opts.shard;
+
+    let worker = || loop {
+        let k = next.fetch_add(1, Ordering::SeqCst);
+        let over = match opts.stop {
+            Stop::Cases(n) => k >= n,
+            Stop::Time(s) => start.elapsed() >= Duration::from_secs(s),
+        };
+        if over {
+            break;
+        }
+        let i = shard_i + k * shard_n;
+        let seed = RunSeed(opts.seed_from.wrapping_add(i));
+        let name = &opts.scenarios[(k % opts.scenarios.len() as u64) as usize];
+        let mut check = Check::new(name);
+        check.switches = opts.switches.clone();
+        let case = draw(&check.domain, seed).current();
+        let law_property = opts.property.clone();
+        let law = move |_: &ftw_sim::scenario::RunSpec, r: &ftw_sim::scenario::RunReport| match law_property.as_deref() {
+            None => r.verdict(),
+            Some("replay") => Verdict::Pass,
+            Some(p) => only_property(p, r),
+        };
+        let run = match harness::run_case(&check, &case, &law) {
+            Ok(r) => r,
+            Err(e) => {
+                eprintln!("ftwsim: {name} seed {}: {e}", seed.0);
+                continue;
+            }
+        };
+        let spot = replay_only || k % opts.determinism_every == 0;
+        let mut replay_failure = None;
+        if spot {
+            let again = scenario::run(&run.spec).expect("ran once already");
+            let (ha, hb) = (run.report.outcome.trace.hash(), again.outcome.trace.hash());
+            if ha != hb {
+                let d = ftw_sim::trace::first_divergence(run.report.outcome.trace.events(), again.outcome.trace.events());
+                let detail = match d {
+                    Some(d) => ftw_sim::trace::describe_divergence(&d),
+                    None => "hashes differ with identical kept events".into(),
+                };
+                replay_failure = Some(detail);
+            }
+        }
+        {
+            let mut s = sh.lock().expect("lock");
+            s.coverage.add(run.report.outcome.trace.counts(), run.report.outcome.trace.events());
+            s.done += 1;
+            if spot {
+                s.determinism_checks += 1;
+            }
+        }
+        if let Some(detail) = replay_failure {
+            // Not shrunk: the case itself is the evidence; the entry keeps the run's own verdict.
+            let f = Failure {
+                spec: run.spec.clone(),
+                original: harness::FaultPlanSummary::of(&run.spec.plan),
+                property: "replay".into(),
+                detail,
+                shrink_runs: 0,
+                entry: None,
+                test_hint: None,
+            };
+            let first = sh.lock().expect("lock").seen.insert((name.clone(), "replay".into()));
+            if first {
+                record_failure(&sh, opts, k, f);
+            } else {
+                bump_repeat(&sh, name, "replay");
+            }
+        }
+        if let Verdict::Fail { property, detail } = &run.verdict {
+            let first = sh.lock().expect("lock").seen.insert((name.clone(), property.clone()));
+            if first {
+                match harness::shrink(&check, seed, property, detail, &law) {
+                    Ok(f) => record_failure(&sh, opts, k, f),
+                    Err(e) => eprintln!("ftwsim: shrinking {name} seed {}: {e}", seed.0),
+                }
+            } else {
+                bump_repeat(&sh, name, property);
+            }
+        }
+        if opts.progress {
+            progress(&sh, opts, start, tty);
+        }
+    };
+    let jobs = opts.jobs.max(1);
+    std::thread::scope(|scope| {
+        for _ in 1..jobs {
+            scope.spawn(worker);
+        }
+        worker();
+    });
+    if opts.progress && tty {
+        eprintln!();
+    }
+    let s = sh.into_inner().expect("lock");
+    let mut failures = s.failures;
+    failures.sort_by_key(|(k, _)| *k);
+    let warnings = s.coverage.warnings();
+    let last = opts.seed_from.wrapping_add(shard_i + s.done.saturating_sub(1) * shard_n);
+    Ok(Summary {
+        cases: s.done,
+        shard: format!("{shard_i}/{shard_n}"),
+        seeds: format!("{}..={} step {shard_n}", opts.seed_from.wrapping_add(shard_i), last),
+        scenarios: opts.scenarios.clone(),
+        failures: failures.into_iter().map(|(_, f)| f).collect(),
+        determinism_checks: s.determinism_checks,
+        coverage: s.coverage,
+        warnings,
+        wall_s: start.elapsed().as_secs_f64(),
+    })
+}
+
+fn bump_repeat(sh: &Mutex<Shared>, scenario: &str, property: &str) {
+    let mut s = sh.lock().expect("lock");
+    if let Some((_, f)) = s.failures.iter_mut().find(|(_, f)| f.scenario == scenario && f.property == property) {
+        f.repeats += 1;
+    }
+}
+
+/// A progress bar on stderr: redrawn in place on a terminal, one plain line
+/// per tenth otherwise.
+fn progress(sh: &Mutex<Shared>, opts: &FuzzOpts, start: Instant, tty: bool) {
+    let mut s = sh.lock().expect("lock");
+    let frac = match opts.stop {
+        Stop::Cases(n) => s.done as f64 / n.max(1) as f64,
+        Stop::Time(t) => start.elapsed().as_secs_f64() / (t.max(1) as f64),
+    }
+    .min(1.0);
+    let line = format!(
+        "fuzz {:>3.0}% {} cases, {} failures, {:.0} s",
+        frac * 100.0,
+        s.done,
+        s.failures.len(),
+        start.elapsed().as_secs_f64()
+    );
+    if tty {
+        let filled = (frac * 30.0) as usize;
+        eprint!("\r[{}{}] {line}   ", "#".repeat(filled), ".".repeat(30 - filled));
+        let _ = std::io::stderr().flush();
+    } else {
+        let tenth = (frac * 10.0) as u64;
+        if tenth > s.last_tenth {
+            s.last_tenth = tenth;
+            eprintln!("{line}");
+        }
+    }
+}
+
+impl Summary {
+    /// The report for people.
+    pub fn render(&self) -> String {
+        let mut s = format!(
+            "fuzzed {} cases (shard {}, seeds {}) of [{}] in {:.1} s; {} determinism checks\n",
+            self.cases,
+            self.shard,
+            self.seeds,
+            self.scenarios.join(", "),
+            self.wall_s,
+            self.determinism_checks
+        );
+        s.push_str(&self.coverage.render());
+        if self.failures.is_empty() {
+            s.push_str("no failures\n");
+        }
+        for f in &self.failures {
+            s.push_str(&format!("\nFAIL {} {} seed {}{}\n{}", f.scenario, f.property, f.seed, if f.repeats > 0 { format!(" (and {} more cases)", f.repeats) } else { String::new() }, f.message));
+        }
+        s
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::to_value(self).expect("summary serialises")
+    }
+}

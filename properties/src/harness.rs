@@ -1,0 +1,283 @@
+//! The property harness: draw cases, run them, shrink a failure to a minimal
+//! case, write it to the corpus and say how to replay it.
+//!
+//! A case is a function of one number `N`: the run seed is `N` and the plan is
+//! drawn from `N` (see [`crate::strategy::draw`]). `SIM_SEED=N` runs only that
+//! case; `SIM_CASES=K` runs cases `1..=K` instead of the default count.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use ftw_sim::scenario::{self, RunReport, RunSpec, Switches, Verdict};
+use ftw_sim::{parse_seed, RunSeed};
+
+use crate::corpus::{self, Expect};
+use crate::strategy::{domain_for, draw, Case, Domain};
+
+/// A law judged on one run: `Pass`, or the property that failed and why.
+pub type Law<'a> = &'a (dyn Fn(&RunSpec, &RunReport) -> Verdict + Sync);
+
+/// The scenario's own checks (the default law).
+pub fn scenario_checks(_: &RunSpec, r: &RunReport) -> Verdict {
+    r.verdict()
+}
+
+/// Only one property of the scenario's checks (or `run`: the run itself).
+pub fn only_property(property: &str, r: &RunReport) -> Verdict {
+    if let Err(e) = &r.outcome.result {
+        if property == "run" {
+            return Verdict::Fail { property: "run".into(), detail: e.clone() };
+        }
+    }
+    match r.checks.iter().find(|c| c.property == property && !c.ok) {
+        Some(c) => Verdict::Fail { property: c.property.clone(), detail: c.detail.clone() },
+        None => Verdict::Pass,
+    }
+}
+
+/// The case numbers a test runs: `SIM_SEED=N` gives `[N]`; else `1..=SIM_CASES`
+/// (default `default_cases`).
+pub fn case_seeds(default_cases: u32) -> Result<Vec<u64>, String> {
+    if let Ok(s) = std::env::var("SIM_SEED") {
+        return Ok(vec![parse_seed(&s).map_err(|e| format!("SIM_SEED: {e}"))?.0]);
+    }
+    let n = match std::env::var("SIM_CASES") {
+        Ok(s) => s.trim().parse::<u32>().map_err(|e| format!("SIM_CASES={s:?}: {e}"))?,
+        Err(_) => default_cases,
+    };
+    Ok((1..=n as u64).collect())
+}
+
+/// The spec of a case.
+pub fn spec_of(scenario: &str, switches: &Switches, case: &Case) -> RunSpec {
+    let mut spec = RunSpec::new(scenario, case.seed);
+    spec.switches = switches.clone();
+    spec.plan = case.plan.clone();
+    spec
+}
+
+/// What a property run is about.
+#[derive(Clone)]
+pub struct Check {
+    pub scenario: String,
+    pub switches: Switches,
+    pub domain: Domain,
+    /// At most this many runs while shrinking one failure.
+    pub shrink_runs_max: u32,
+    /// Where failures become corpus entries (None: not written).
+    pub out_dir: Option<PathBuf>,
+    /// How a person reruns the test that found it (for the failure message).
+    pub test_hint: Option<String>,
+}
+
+impl Check {
+    pub fn new(scenario: &str) -> Check {
+        Check { scenario: scenario.into(), switches: Switches::default(), domain: domain_for(scenario), shrink_runs_max: 200, out_dir: None, test_hint: None }
+    }
+}
+
+/// A failure, shrunk.
+#[derive(Clone, Debug)]
+pub struct Failure {
+    /// The minimal failing run.
+    pub spec: RunSpec,
+    /// The case as first drawn.
+    pub original: FaultPlanSummary,
+    pub property: String,
+    pub detail: String,
+    /// Runs spent shrinking.
+    pub shrink_runs: u32,
+    /// The corpus entry written, if any.
+    pub entry: Option<PathBuf>,
+    pub test_hint: Option<String>,
+}
+
+/// How big a plan was before shrinking.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct FaultPlanSummary {
+    pub faults: usize,
+    pub kinds: Vec<&'static str>,
+}
+
+impl FaultPlanSummary {
+    pub fn of(plan: &ftw_sim::scenario::FaultPlan) -> Self {
+        FaultPlanSummary { faults: plan.faults.len(), kinds: crate::strategy::Kind::used_by(plan).into_iter().map(|k| k.name()).collect() }
+    }
+}
+
+/// `cargo sim run ...` for a spec whose plan lives in `plan_file`.
+pub fn run_command(spec: &RunSpec, plan_file: Option<&Path>) -> String {
+    let mut cmd = format!("cargo sim run --scenario {} --seed {}", spec.scenario, spec.seed.0);
+    for s in &spec.switches.0 {
+        cmd.push_str(&format!(" --switch {s}"));
+    }
+    if let Some(p) = plan_file {
+        cmd.push_str(&format!(" --plan {}", p.display()));
+    }
+    cmd
+}
+
+impl Failure {
+    /// The corpus entry's TOML.
+    pub fn entry_toml(&self) -> String {
+        let note = format!(
+            "found by the property harness: {}: {} (shrunk in {} runs from {} timed faults using [{}])",
+            self.property,
+            self.detail.replace('\n', " "),
+            self.shrink_runs,
+            self.original.faults,
+            self.original.kinds.join(", ")
+        );
+        corpus::render(&self.spec, &Expect::Fails(self.property.clone()), &note)
+    }
+
+    /// What a person reads: the law, the shrunk plan, the seed, the commands.
+    pub fn message(&self) -> String {
+        let mut m = format!(
+            "property {} failed in scenario {} (seed {}, switches [{}]):\n  {}\n\nshrunk plan ({} runs; first drawn with {} timed faults using [{}]):\n{}\n",
+            self.property,
+            self.spec.scenario,
+            self.spec.seed.0,
+            self.spec.switches.0.iter().cloned().collect::<Vec<_>>().join(", "),
+            self.detail,
+            self.shrink_runs,
+            self.original.faults,
+            self.original.kinds.join(", "),
+            self.entry_toml()
+        );
+        match &self.entry {
+            Some(p) => {
+                m.push_str(&format!("written to {}\nreplay: cargo sim replay {}\n   or: {}\n", p.display(), p.display(), run_command(&self.spec, Some(p))));
+                m.push_str(&format!("  see: {} --timeline failure.html\n", run_command(&self.spec, Some(p))));
+            }
+            None => m.push_str(&format!("replay: {} (with the plan above saved as a file)\n", run_command(&self.spec, Some(Path::new("<file>"))))),
+        }
+        if let Some(t) = &self.test_hint {
+            m.push_str(&format!("rerun the case: SIM_SEED={} {t}\n", self.spec.seed.0));
+        }
+        m
+    }
+
+    /// Write the entry under `dir` as `<scenario>-<property>-<seed>.toml`.
+    pub fn write_entry(&mut self, dir: &Path) -> Result<PathBuf, String> {
+        std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
+        let path = dir.join(format!("{}-{}-{}.toml", self.spec.scenario, self.property, self.spec.seed.0));
+        std::fs::write(&path, self.entry_toml()).map_err(|e| format!("{}: {e}", path.display()))?;
+        self.entry = Some(path.clone());
+        Ok(path)
+    }
+}
+
+/// One case's run.
+pub struct CaseRun {
+    pub spec: RunSpec,
+    pub verdict: Verdict,
+    pub report: RunReport,
+}
+
+/// Run one case under a law.
+pub fn run_case(check: &Check, case: &Case, law: Law) -> Result<CaseRun, String> {
+    let spec = spec_of(&check.scenario, &check.switches, case);
+    let report = scenario::run(&spec)?;
+    let verdict = law(&spec, &report);
+    Ok(CaseRun { spec, verdict, report })
+}
+
+/// Shrink the failing case drawn from `seed`: simplify while the same property
+/// still fails (runs of identical plans are looked up, not rerun).
+pub fn shrink(check: &Check, seed: RunSeed, property: &str, detail: &str, law: Law) -> Result<Failure, String> {
+    let mut tree = draw(&check.domain, seed);
+    let original = tree.current();
+    let mut best = original.clone();
+    let mut best_detail = detail.to_string();
+    let mut seen: BTreeMap<String, Option<String>> = BTreeMap::new();
+    let key = |c: &Case| toml::to_string(&c.plan).expect("plan renders");
+    seen.insert(key(&original), Some(detail.to_string()));
+    let mut runs = 0;
+    if tree.simplify() {
+        loop {
+            let cand = tree.current();
+            let k = key(&cand);
+            let fails = match seen.get(&k) {
+                Some(v) => v.clone(),
+                None => {
+                    if runs >= check.shrink_runs_max {
+                        break;
+                    }
+                    runs += 1;
+                    let r = run_case(check, &cand, law)?;
+                    let v = match r.verdict {
+                        Verdict::Fail { property: p, detail } if p == property => Some(detail),
+                        _ => None,
+                    };
+                    seen.insert(k, v.clone());
+                    v
+                }
+            };
+            let more = match fails {
+                Some(d) => {
+                    best = cand;
+                    best_detail = d;
+                    tree.simplify()
+                }
+                None => tree.complicate(),
+            };
+            if !more {
+                break;
+            }
+        }
+    }
+    Ok(Failure {
+        spec: spec_of(&check.scenario, &check.switches, &best),
+        original: FaultPlanSummary::of(&original.plan),
+        property: property.to_string(),
+        detail: best_detail,
+        shrink_runs: runs,
+        entry: None,
+        test_hint: check.test_hint.clone(),
+    })
+}
+
+/// Run the cases `seeds` under `law`; the first failure is shrunk, written to
+/// `check.out_dir` and returned. `Ok(n)`: all `n` cases passed.
+pub fn check_law(check: &Check, seeds: &[u64], law: Law) -> Result<u32, Box<Failure>> {
+    for &s in seeds {
+        let seed = RunSeed(s);
+        let case = draw(&check.domain, seed).current();
+        let r = run_case(check, &case, law).unwrap_or_else(|e| panic!("scenario {}: {e}", check.scenario));
+        if let Verdict::Fail { property, detail } = r.verdict {
+            let mut f = shrink(check, seed, &property, &detail, law).unwrap_or_else(|e| panic!("shrinking: {e}"));
+            if let Some(dir) = &check.out_dir {
+                if let Err(e) = f.write_entry(dir) {
+                    eprintln!("ftwsim: could not write the corpus entry: {e}");
+                }
+            }
+            return Err(Box::new(f));
+        }
+    }
+    Ok(seeds.len() as u32)
+}
+
+/// The scenario's own laws over `cases` drawn cases (or `SIM_SEED`'s one).
+pub fn check(scenario: &str, switches: &Switches, cases: u32) -> Result<u32, Box<Failure>> {
+    let mut c = Check::new(scenario);
+    c.switches = switches.clone();
+    let seeds = case_seeds(cases).unwrap_or_else(|e| panic!("{e}"));
+    check_law(&c, &seeds, &scenario_checks)
+}
+
+/// Replay law: the case run twice gives the same trace hash; on a mismatch,
+/// the first divergence.
+pub fn replays_exactly(spec: &RunSpec) -> Result<String, String> {
+    let a = scenario::run(spec)?;
+    let b = scenario::run(spec)?;
+    let (ha, hb) = (a.outcome.trace.hash(), b.outcome.trace.hash());
+    if ha == hb {
+        return Ok(ha);
+    }
+    let d = ftw_sim::trace::first_divergence(a.outcome.trace.events(), b.outcome.trace.events());
+    Err(match d {
+        Some(d) => format!("trace hashes differ ({} vs {}); {}", &ha[..16], &hb[..16], ftw_sim::trace::describe_divergence(&d)),
+        None => format!("trace hashes differ ({} vs {}) with identical kept events", &ha[..16], &hb[..16]),
+    })
+}

@@ -1,0 +1,308 @@
+//! Fault plans as proptest strategies: a whole scenario's network and timed
+//! faults drawn as typed data ([`FaultPlan`]) with the run seed.
+//!
+//! Swarm testing: each case first draws which fault kinds are on (each kind with
+//! probability one half, out of the kinds its [`Domain`] allows), then draws
+//! values for the kinds that are on. Cases therefore differ in *which* faults
+//! they mix, not only in how much of each.
+//!
+//! Shrinking goes toward small plans: a kind's switch shrinks from on to off
+//! (removing every fault of that kind at once), the list of timed faults loses
+//! elements, each value shrinks to its mildest (loss to 0.1 %, outages to
+//! 100 ms, faults to time 0), and an unset link value falls back to the
+//! default link (SPEC section 6: 20 ms each way, no loss).
+
+use std::collections::BTreeSet;
+
+use ftw_sim::scenario::{FaultKind, FaultPlan, LinkPlan, TimedFault};
+use ftw_sim::RunSeed;
+use proptest::prelude::*;
+use proptest::strategy::{BoxedStrategy, ValueTree};
+use proptest::test_runner::{Config, RngAlgorithm, TestRng, TestRunner};
+use sha2::{Digest, Sha256};
+
+/// A kind of fault the generator can switch on (the unit of swarm testing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    /// A one-way delay other than the default 20 ms.
+    Delay,
+    Jitter,
+    Loss,
+    Duplicate,
+    Reorder,
+    /// A path MTU below 1500 (never below QUIC's 1280-byte floor).
+    Mtu,
+    /// NAT rebinds (new outside port, same inside flow).
+    Rebind,
+    /// The phone moves Wi-Fi to cellular (and back).
+    SwitchNetwork,
+    /// A leg drops everything for a while.
+    Blackhole,
+    /// UDP dropped for a while (TCP passes): only scenarios with a WebSocket survive it.
+    UdpBlocked,
+    /// UDP refused at once for a while (TCP passes).
+    UdpRefused,
+}
+
+/// Every kind, in the order the generator draws them.
+pub const KINDS: &[Kind] = &[
+    Kind::Delay,
+    Kind::Jitter,
+    Kind::Loss,
+    Kind::Duplicate,
+    Kind::Reorder,
+    Kind::Mtu,
+    Kind::Rebind,
+    Kind::SwitchNetwork,
+    Kind::Blackhole,
+    Kind::UdpBlocked,
+    Kind::UdpRefused,
+];
+
+impl Kind {
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Delay => "delay",
+            Kind::Jitter => "jitter",
+            Kind::Loss => "loss",
+            Kind::Duplicate => "duplicate",
+            Kind::Reorder => "reorder",
+            Kind::Mtu => "mtu",
+            Kind::Rebind => "rebind",
+            Kind::SwitchNetwork => "switch_network",
+            Kind::Blackhole => "blackhole",
+            Kind::UdpBlocked => "udp_blocked",
+            Kind::UdpRefused => "udp_refused",
+        }
+    }
+    pub fn parse(s: &str) -> Result<Kind, String> {
+        KINDS.iter().copied().find(|k| k.name() == s).ok_or_else(|| {
+            let known: Vec<&str> = KINDS.iter().map(|k| k.name()).collect();
+            format!("unknown fault kind {s:?}; known kinds: {}", known.join(", "))
+        })
+    }
+    /// The kinds a plan actually uses (for coverage of the generator itself).
+    pub fn used_by(plan: &FaultPlan) -> BTreeSet<Kind> {
+        let mut s = BTreeSet::new();
+        let d = LinkPlan::default();
+        for l in [&plan.phone, &plan.box_] {
+            if l.one_way_ms != d.one_way_ms {
+                s.insert(Kind::Delay);
+            }
+            if l.jitter_ms > 0 {
+                s.insert(Kind::Jitter);
+            }
+            if l.loss_pct > 0.0 {
+                s.insert(Kind::Loss);
+            }
+            if l.duplicate_pct > 0.0 {
+                s.insert(Kind::Duplicate);
+            }
+            if l.reorder_pct > 0.0 {
+                s.insert(Kind::Reorder);
+            }
+            if l.mtu != d.mtu {
+                s.insert(Kind::Mtu);
+            }
+        }
+        for f in &plan.faults {
+            s.insert(match f.fault {
+                FaultKind::Rebind { .. } => Kind::Rebind,
+                FaultKind::SwitchNetwork { .. } => Kind::SwitchNetwork,
+                FaultKind::Blackhole { .. } => Kind::Blackhole,
+                FaultKind::UdpBlocked { .. } => Kind::UdpBlocked,
+                FaultKind::UdpRefused { .. } => Kind::UdpRefused,
+            });
+        }
+        s
+    }
+}
+
+/// What a scenario's laws are meant to hold under: the fault kinds it may be
+/// given, when timed faults happen, how long outages last, how many cases a
+/// plain `cargo test` runs.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Domain {
+    pub kinds: Vec<Kind>,
+    /// Timed faults fall in `[0, horizon_ms]`.
+    pub horizon_ms: u64,
+    /// Outages (blackhole, UDP blocked or refused) last at most this long.
+    pub outage_max_ms: u64,
+    /// A drawn one-way delay is at most this (default link: 20 ms).
+    pub one_way_max_ms: u64,
+    pub faults_max: usize,
+    /// Hosts timed faults may name (the phone alone can switch networks).
+    pub hosts: Vec<&'static str>,
+    /// Cases a plain `cargo test` runs for this scenario.
+    pub test_cases: u32,
+}
+
+/// Link impairments and the timed faults a QUIC connection must ride through
+/// (rebinds, network moves, outages well under the 30 s idle timeout).
+///
+/// Not reordering, for now: sim's `Reorder` holds a packet until `k` later
+/// packets pass, with no time limit, so the last packets of a flow (a close)
+/// are held for ever: loss, not reordering (corpus/quic-stream-reorder-holds-close.toml).
+pub const QUIC_SURVIVABLE: &[Kind] = &[Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Mtu, Kind::Rebind, Kind::SwitchNetwork, Kind::Blackhole];
+
+impl Default for Domain {
+    /// For any scenario without its own domain: QUIC-survivable faults in the
+    /// first 10 s, outages up to 8 s, sixteen test cases.
+    fn default() -> Self {
+        Domain { kinds: QUIC_SURVIVABLE.to_vec(), horizon_ms: 10_000, outage_max_ms: 8_000, one_way_max_ms: 250, faults_max: 6, hosts: vec!["phone", "box"], test_cases: 16 }
+    }
+}
+
+/// Scenarios whose laws need a narrower or wider domain than the default.
+///
+/// This is the one place that knows scenarios by name; a scenario not named
+/// here gets [`Domain::default`]. (Better: each `ScenarioDef` declares its own
+/// domain; see the properties report.)
+pub fn domain_for(scenario: &str) -> Domain {
+    let d = Domain::default();
+    let without = |gone: &[Kind]| -> Vec<Kind> { d.kinds.iter().copied().filter(|k| !gone.contains(k)).collect() };
+    match scenario {
+        // Their `datagrams-echoed` law counts only `loss_pct` and timed faults as
+        // loss, but an MTU under QUIC's probe size drops packets too (with 1 ms of
+        // jitter a datagram is lost: corpus/quic-echo-mtu-jitter-datagram.toml).
+        // And the phone waits 200 ms after its close before the run ends: from
+        // 201 ms one way the cloud never sees code 1000 (`clean-close`:
+        // corpus/quic-echo-slow-link-close-lost.toml).
+        // And 1 ms jitter with 0.1 % duplication loses a datagram with no drop in
+        // the trace (corpus/quic-echo-datagram-lost-without-drop.toml).
+        "quic-echo" => Domain { kinds: without(&[Kind::Mtu, Kind::Duplicate]), one_way_max_ms: 150, ..d },
+        // A 90 s session: faults anywhere in it.
+        "quic-stream" => Domain { kinds: without(&[Kind::Mtu, Kind::Duplicate]), one_way_max_ms: 150, horizon_ms: 85_000, ..d },
+        // A simulated day (2-3 s of wall time a case): faults anywhere in it, few cases.
+        // Keepalives every 15 s release any held packet: reordering is safe here.
+        "idle-link" => Domain { kinds: [QUIC_SURVIVABLE, &[Kind::Reorder]].concat(), horizon_ms: 86_000_000, test_cases: 2, ..d },
+        // `forwarding-stops-after-pin` allows forwards only within 1 s of a move,
+        // but a reordered packet is held behind k later ones, seconds at 1 Hz:
+        // it arrives from the old address after the pin and is forwarded
+        // (corpus/fleet-migrate-reorder-late-forward.toml; reordering is off by
+        // default anyway, see QUIC_SURVIVABLE). And the phone gives up 5 s after its last message: a 7.3 s blackhole
+        // late in the run outlasts it (corpus/fleet-migrate-long-blackhole-gives-up.toml).
+        "fleet-migrate" | "fleet-migrate-kernel-filter" => Domain { outage_max_ms: 2_000, ..d },
+        // The same phone: outages of at most 2 s.
+        "fleet-still" => Domain { outage_max_ms: 2_000, ..d },
+        // Laws about exact round trips: only the default link holds them; timed
+        // faults after the reconnect would test something else.
+        "fleet-resume" => Domain { kinds: vec![], ..d },
+        _ => d,
+    }
+}
+
+/// One drawn case: the run seed and the plan.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Case {
+    pub seed: RunSeed,
+    pub plan: FaultPlan,
+}
+
+/// Raw values of one leg: `None` keeps the default link's value.
+type RawLink = (Option<u64>, Option<u64>, Option<u32>, Option<u32>, Option<(u32, u32)>, Option<usize>);
+/// Raw timed fault: kind index into the domain's timed kinds, host index, time (100 ms units), outage length (100 ms units).
+type RawFault = (usize, usize, u64, u64);
+
+fn link_strategy(one_way_max_ms: u64) -> impl Strategy<Value = RawLink> {
+    (
+        proptest::option::of(1u64..=one_way_max_ms.max(1)), // one-way delay, ms
+        proptest::option::of(1u64..=40),           // jitter, ms
+        proptest::option::of(1u32..=150),          // loss, per mille (0.1 % to 15 %)
+        proptest::option::of(1u32..=100),          // duplicate, per mille
+        proptest::option::of((1u32..=200, 1u32..=8)), // reorder per mille, k
+        proptest::option::of(1280usize..=1499),    // MTU
+    )
+}
+
+fn apply_link(on: &BTreeSet<Kind>, raw: &RawLink) -> LinkPlan {
+    let mut l = LinkPlan::default();
+    let (delay, jitter, loss, dup, reorder, mtu) = raw;
+    if let (true, Some(v)) = (on.contains(&Kind::Delay), delay) {
+        l.one_way_ms = *v;
+    }
+    if let (true, Some(v)) = (on.contains(&Kind::Jitter), jitter) {
+        l.jitter_ms = *v;
+    }
+    if let (true, Some(v)) = (on.contains(&Kind::Loss), loss) {
+        l.loss_pct = *v as f64 / 10.0;
+    }
+    if let (true, Some(v)) = (on.contains(&Kind::Duplicate), dup) {
+        l.duplicate_pct = *v as f64 / 10.0;
+    }
+    if let (true, Some((p, k))) = (on.contains(&Kind::Reorder), reorder) {
+        l.reorder_pct = *p as f64 / 10.0;
+        l.reorder_k = *k;
+    }
+    if let (true, Some(v)) = (on.contains(&Kind::Mtu), mtu) {
+        l.mtu = *v;
+    }
+    l
+}
+
+const TIMED: &[Kind] = &[Kind::Rebind, Kind::SwitchNetwork, Kind::Blackhole, Kind::UdpBlocked, Kind::UdpRefused];
+
+/// The strategy for one case of `domain` with run seed `seed`.
+pub fn case_strategy(domain: &Domain, seed: RunSeed) -> BoxedStrategy<Case> {
+    let kinds = domain.kinds.clone();
+    let timed: Vec<Kind> = TIMED.iter().copied().filter(|k| kinds.contains(k)).collect();
+    let hosts = domain.hosts.clone();
+    assert!(!hosts.is_empty(), "a domain names at least one host");
+    let steps = domain.horizon_ms / 100;
+    let outage_steps = (domain.outage_max_ms / 100).max(1);
+    let fault = (0..timed.len().max(1), 0..hosts.len(), 0..=steps, 1..=outage_steps);
+    let faults_max = if timed.is_empty() { 0 } else { domain.faults_max };
+    (
+        proptest::collection::vec(any::<bool>(), kinds.len()),
+        link_strategy(domain.one_way_max_ms),
+        link_strategy(domain.one_way_max_ms),
+        proptest::collection::vec(fault, 0..=faults_max),
+    )
+        .prop_map(move |(mask, phone, box_, raw): (Vec<bool>, RawLink, RawLink, Vec<RawFault>)| {
+            let on: BTreeSet<Kind> = kinds.iter().zip(&mask).filter(|(_, m)| **m).map(|(k, _)| *k).collect();
+            let mut faults: Vec<TimedFault> = raw
+                .iter()
+                .filter_map(|&(k, h, at, len)| {
+                    let kind = *timed.get(k)?;
+                    if !on.contains(&kind) {
+                        return None;
+                    }
+                    let host = hosts[h].to_string();
+                    let for_ms = len * 100;
+                    let fault = match kind {
+                        Kind::Rebind => FaultKind::Rebind { host },
+                        Kind::SwitchNetwork => FaultKind::SwitchNetwork { host: "phone".into() },
+                        Kind::Blackhole => FaultKind::Blackhole { host, for_ms },
+                        Kind::UdpBlocked => FaultKind::UdpBlocked { host, for_ms },
+                        Kind::UdpRefused => FaultKind::UdpRefused { host, for_ms },
+                        _ => unreachable!("only timed kinds"),
+                    };
+                    Some(TimedFault { at_ms: at * 100, fault })
+                })
+                .collect();
+            // Network switches toggle in list order: keep the list in time order.
+            faults.sort_by_key(|f| f.at_ms);
+            let plan = FaultPlan { phone: apply_link(&on, &phone), box_: apply_link(&on, &box_), faults };
+            debug_assert!(plan.validate().is_ok(), "drawn plans are valid: {plan:?}");
+            Case { seed, plan }
+        })
+        .boxed()
+}
+
+/// A deterministic proptest runner for the case drawn from `seed`: its RNG is
+/// ChaCha seeded by SHA-256 of a domain tag and the seed; no failure
+/// persistence (the corpus is ours).
+pub fn runner_for(seed: RunSeed) -> TestRunner {
+    let mut h = Sha256::new();
+    h.update(b"ftw.properties.case.v1");
+    h.update(seed.0.to_be_bytes());
+    let bytes: [u8; 32] = h.finalize().into();
+    let config = Config { failure_persistence: None, ..Config::default() };
+    TestRunner::new_with_rng(config, TestRng::from_seed(RngAlgorithm::ChaCha, &bytes))
+}
+
+/// The value tree of the case drawn from `seed` (same seed, same case).
+pub fn draw(domain: &Domain, seed: RunSeed) -> Box<dyn ValueTree<Value = Case>> {
+    let mut runner = runner_for(seed);
+    Box::new(case_strategy(domain, seed).new_tree(&mut runner).expect("the case strategy never rejects"))
+}

@@ -1,0 +1,197 @@
+//! The laws over drawn fault plans: every registered scenario's checks hold on
+//! the default number of drawn cases, every case replays exactly, each bug
+//! switch is caught, and the harness itself draws, shrinks and reports well.
+//!
+//! `SIM_SEED=N cargo test -p ftw-properties --release <test>` runs only the case
+//! drawn from N; `SIM_CASES=K` runs cases 1..=K.
+
+use std::collections::BTreeSet;
+use std::path::PathBuf;
+
+use ftw_properties::harness::{self, case_seeds, check_law, scenario_checks, Check};
+use ftw_properties::laws::SWITCH_LAWS;
+use ftw_properties::strategy::{domain_for, draw, Kind, QUIC_SURVIVABLE};
+use ftw_sim::scenario::{FaultKind, LinkPlan, RunReport, RunSpec, Switches, Verdict, SCENARIOS};
+use ftw_sim::RunSeed;
+
+/// Failures found by these tests go here (SIM_CORPUS_OUT to change).
+fn found_dir() -> PathBuf {
+    match std::env::var("SIM_CORPUS_OUT") {
+        Ok(d) => PathBuf::from(d),
+        Err(_) => PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/found"),
+    }
+}
+
+/// The scenario's laws on its domain's default number of cases; panics with
+/// the shrunk plan, the seed and the replay commands.
+fn laws_hold(scenario: &str, test: &str) {
+    let mut c = Check::new(scenario);
+    c.out_dir = Some(found_dir());
+    c.test_hint = Some(format!("cargo test -p ftw-properties --release --test props {test}"));
+    let seeds = case_seeds(c.domain.test_cases).expect("SIM_SEED / SIM_CASES");
+    if let Err(f) = check_law(&c, &seeds, &scenario_checks) {
+        panic!("\n{}", f.message());
+    }
+}
+
+fn family(prefix: &str) -> Vec<&'static str> {
+    SCENARIOS.iter().map(|s| s.name).filter(|n| n.starts_with(prefix)).collect()
+}
+
+const FAMILIES: &[&str] = &["quic-", "idle-", "fleet-"];
+
+#[test]
+fn quic_scenarios_hold_their_laws() {
+    let names = family("quic-");
+    assert!(names.contains(&"quic-echo"), "{names:?}");
+    for s in names {
+        laws_hold(s, "quic_scenarios");
+    }
+}
+
+#[test]
+fn idle_link_holds_its_laws() {
+    for s in family("idle-") {
+        laws_hold(s, "idle_link");
+    }
+}
+
+#[test]
+fn fleet_scenarios_hold_their_laws() {
+    for s in family("fleet-") {
+        laws_hold(s, "fleet_scenarios");
+    }
+}
+
+/// Scenarios registered after these tests were written get checked too.
+#[test]
+fn every_other_registered_scenario_holds_its_laws() {
+    for s in SCENARIOS.iter().map(|s| s.name).filter(|n| !FAMILIES.iter().any(|f| n.starts_with(f))) {
+        laws_hold(s, "every_other_registered_scenario");
+    }
+}
+
+/// `replay`: the same case twice gives the same trace hash (the first drawn
+/// case of every scenario, or SIM_SEED's).
+#[test]
+fn replay_same_case_same_hash() {
+    let seed = case_seeds(1).expect("SIM_SEED")[0];
+    for s in SCENARIOS {
+        let case = draw(&domain_for(s.name), RunSeed(seed)).current();
+        let spec = harness::spec_of(s.name, &Switches::default(), &case);
+        if let Err(e) = harness::replays_exactly(&spec) {
+            panic!("property replay failed in scenario {} seed {seed}: {e}\nplan:\n{}", s.name, toml::to_string(&case.plan).unwrap());
+        }
+    }
+}
+
+/// SPEC section 7: each switch fails its law from drawn cases, within the default count.
+#[test]
+fn each_bug_switch_is_caught_within_the_default_cases() {
+    for &(switch, scenario, property) in SWITCH_LAWS {
+        if ftw_sim::scenario::find(scenario).is_err() {
+            continue; // not registered in this build
+        }
+        let mut c = Check::new(scenario);
+        c.switches = Switches::parse([switch]).expect("known switch");
+        c.shrink_runs_max = 30;
+        let seeds = case_seeds(c.domain.test_cases).expect("SIM_SEED");
+        match check_law(&c, &seeds, &scenario_checks) {
+            Ok(n) => panic!("switch {switch} on: {scenario} passed all {n} drawn cases; expected {property} to fail"),
+            Err(f) => assert_eq!(f.property, property, "switch {switch}: {}", f.message()),
+        }
+    }
+}
+
+#[test]
+fn the_same_seed_draws_the_same_case_and_others_differ() {
+    let d = domain_for("quic-echo");
+    let a = draw(&d, RunSeed(7)).current();
+    assert_eq!(a, draw(&d, RunSeed(7)).current());
+    assert_eq!(a.seed, RunSeed(7));
+    let distinct: BTreeSet<String> = (1..=20).map(|s| toml::to_string(&draw(&d, RunSeed(s)).current().plan).unwrap()).collect();
+    assert!(distinct.len() >= 18, "20 seeds gave only {} distinct plans", distinct.len());
+}
+
+/// Swarm testing: cases mix different subsets of fault kinds; every kind of the
+/// domain shows up in some case and is absent from others.
+#[test]
+fn swarm_cases_enable_different_subsets_of_kinds() {
+    let d = domain_for("idle-link");
+    assert!(QUIC_SURVIVABLE.iter().all(|k| d.kinds.contains(k)) && d.kinds.contains(&Kind::Reorder), "{:?}", d.kinds);
+    let sets: Vec<BTreeSet<Kind>> = (1..=200).map(|s| Kind::used_by(&draw(&d, RunSeed(s)).current().plan)).collect();
+    let distinct: BTreeSet<&BTreeSet<Kind>> = sets.iter().collect();
+    assert!(distinct.len() >= 50, "only {} distinct kind sets in 200 cases", distinct.len());
+    for k in &d.kinds {
+        let with = sets.iter().filter(|s| s.contains(k)).count();
+        assert!(with > 10 && with < 190, "{k:?} in {with} of 200 cases");
+    }
+    assert!(sets.iter().any(|s| s.is_empty()), "some cases have no fault at all");
+    for s in 1..=200 {
+        let p = draw(&d, RunSeed(s)).current().plan;
+        p.validate().expect("drawn plans are valid");
+        assert!(p.faults.windows(2).all(|w| w[0].at_ms <= w[1].at_ms), "faults in time order");
+        assert!(p.phone.mtu >= 1280 && p.box_.mtu >= 1280);
+    }
+}
+
+/// A law that fails whenever the phone's NAT rebinds: shrinking must come down
+/// to one rebind on the default link, whatever else the case had.
+fn no_phone_rebind(_: &RunSpec, r: &RunReport) -> Verdict {
+    match r.outcome.trace.events().iter().find(|e| e.kind == "nat.rebind" && e.detail.starts_with("phone")) {
+        Some(e) => Verdict::Fail { property: "no-rebind".into(), detail: format!("rebind at {} ns", e.t_ns) },
+        None => Verdict::Pass,
+    }
+}
+
+#[test]
+fn shrinking_comes_down_to_the_one_fault_that_matters() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("props-shrink");
+    let _ = std::fs::remove_dir_all(&dir);
+    let mut c = Check::new("quic-echo");
+    c.out_dir = Some(dir.clone());
+    // The first seed whose drawn case rebinds the phone among other faults.
+    let seeds: Vec<u64> = (1..200)
+        .filter(|&s| {
+            let p = draw(&c.domain, RunSeed(s)).current().plan;
+            p.faults.iter().any(|f| matches!(&f.fault, FaultKind::Rebind { host } if host == "phone")) && p.faults.len() >= 2 && p.phone != LinkPlan::default()
+        })
+        .take(1)
+        .collect();
+    assert_eq!(seeds.len(), 1, "some case mixes a phone rebind with other faults");
+    let f = match check_law(&c, &seeds, &no_phone_rebind) {
+        Err(f) => f,
+        Ok(_) => panic!("a case with a phone rebind passed a law against rebinds"),
+    };
+    assert_eq!(f.property, "no-rebind");
+    assert!(f.original.faults >= 2);
+    let plan = &f.spec.plan;
+    assert_eq!(plan.faults.len(), 1, "one fault left: {plan:?}");
+    assert!(matches!(&plan.faults[0].fault, FaultKind::Rebind { host } if host == "phone"), "{plan:?}");
+    assert_eq!(plan.faults[0].at_ms, 0, "the time shrinks to the start");
+    assert_eq!(plan.phone, LinkPlan::default(), "the link shrinks to the default");
+    assert_eq!(plan.box_, LinkPlan::default());
+    assert_eq!(f.spec.seed, RunSeed(seeds[0]), "the seed is kept");
+    // The entry is written and reads back as the same run.
+    let entry = f.entry.clone().expect("written");
+    let e = ftw_properties::corpus::load(&entry).expect("the entry loads");
+    assert_eq!(e.spec.plan, *plan);
+    assert_eq!(e.expect.render(), "fails no-rebind");
+    let m = f.message();
+    for want in ["property no-rebind failed in scenario quic-echo", &format!("seed = {}", seeds[0]), "kind = \"rebind\"", "cargo sim replay ", &format!("cargo sim run --scenario quic-echo --seed {} --plan ", seeds[0])] {
+        assert!(m.contains(want), "message lacks {want:?}:\n{m}");
+    }
+}
+
+/// SIM_SEED selects exactly one case.
+#[test]
+fn sim_seed_selects_one_case() {
+    // The environment is the process's: only read, never set, here.
+    match std::env::var("SIM_SEED") {
+        Ok(s) => assert_eq!(case_seeds(16).unwrap(), vec![ftw_sim::parse_seed(&s).unwrap().0]),
+        Err(_) => {
+            let n = std::env::var("SIM_CASES").ok().map_or(16, |s| s.parse().unwrap());
+            assert_eq!(case_seeds(16).unwrap(), (1..=n).collect::<Vec<u64>>());
+        }
+    }
+}
