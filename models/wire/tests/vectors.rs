@@ -1,4 +1,5 @@
-//! Reproduce every entry of shared/vectors/webapp-vectors.json byte for byte.
+//! Reproduce every entry of shared/vectors/webapp-vectors.json byte for byte
+//! (from the copy in tests/data/, see its README).
 
 use ftw_wire::envelope::{Cmd, Delta, Expect, FieldDef, IdMap, Snap, SourceInfo};
 use ftw_wire::noise::{HandshakeParams, Initiator, Keypair, Responder, SeededResolver, Session};
@@ -6,9 +7,18 @@ use ftw_wire::{consts, BugSwitches, ControlBucket, Envelope, Frame, Msg};
 use serde_json::Value as Json;
 use std::collections::BTreeMap;
 
+const COPY: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/tests/data/webapp-vectors.json");
+const SHARED: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/vectors/webapp-vectors.json");
+
 fn vectors() -> Json {
-    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/vectors/webapp-vectors.json");
-    serde_json::from_str(&std::fs::read_to_string(path).expect("vector file")).expect("json")
+    serde_json::from_str(&std::fs::read_to_string(COPY).expect("vector file")).expect("json")
+}
+
+#[test]
+fn the_copy_matches_shared_where_present() {
+    if let Ok(shared) = std::fs::read(SHARED) {
+        assert_eq!(std::fs::read(COPY).expect("copy"), shared, "tests/data/webapp-vectors.json differs from shared/vectors/");
+    }
 }
 
 fn hx(v: &Json) -> Vec<u8> {
