@@ -67,6 +67,9 @@ pub struct SessionRecord {
     pub no: u64,
     pub transport: Transport,
     pub network: String,
+    /// When the race started, and which transport the memory sent first.
+    pub race_start_ms: u64,
+    pub first: Transport,
     pub link_at_ms: u64,
     pub open_at_ms: Option<u64>,
     pub first_message_ms: Option<u64>,
@@ -182,6 +185,8 @@ impl PhoneApp {
         self.end_local("new race");
         self.log.borrow_mut().races += 1;
         let net = network.to_string();
+        let race_start_ms = now_ms();
+        let first = self.race.with_model(|m| m.memory().first(&network, race_start_ms).0);
         let Some((t, link)) = self.race.connect(network).await else {
             self.log.borrow_mut().races_failed += 1;
             trace::record(&self.host, "phone.session", "race failed");
@@ -195,7 +200,7 @@ impl PhoneApp {
             let mut log = self.log.borrow_mut();
             log.concurrent += 1;
             log.concurrent_max = log.concurrent_max.max(log.concurrent);
-            log.sessions.push(SessionRecord { no, transport: t, network: net.clone(), link_at_ms: now_ms(), open_at_ms: None, first_message_ms: None, ended_at_ms: None, end: None });
+            log.sessions.push(SessionRecord { no, transport: t, network: net.clone(), race_start_ms, first, link_at_ms: now_ms(), open_at_ms: None, first_message_ms: None, ended_at_ms: None, end: None });
             log.sessions.len() - 1
         };
         trace::record(&self.host, "phone.session", format!("link #{no} over {} on {net}", t.name()));

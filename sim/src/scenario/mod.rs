@@ -5,6 +5,7 @@ pub mod plan;
 pub mod idle_link;
 pub mod fleet_migrate;
 pub mod session;
+pub mod phone_race;
 mod quic_echo;
 pub mod ws_echo;
 
@@ -74,6 +75,10 @@ pub const PROPERTIES: &[(&str, &str)] = &[
     ("no-box-bytes", "an unpaired phone gets no byte of box data and the box opens no session"),
     ("sessions-off-1013", "with sessions off the door finishes the handshake and closes with 1013"),
     ("service-close-keeps-quic", "a close the service sent (4403, 1013) does not demote QUIC"),
+    ("never-two-sessions", "the phone never holds two sessions at once"),
+    ("ws-after-250ms-without-udp", "with UDP blocked the WebSocket opens 250 ms after a QUIC-first start, once per network per day"),
+    ("quic-back-within-a-day", "after a transient QUIC failure ends, QUIC carries the session again within a day and one reconnect"),
+    ("memory-per-network", "a phone that moves networks keeps a memory entry for each network of the last day"),
 ];
 
 /// Every bug switch, by the name users type.
@@ -229,6 +234,11 @@ pub const SCENARIOS: &[ScenarioDef] = &[
         name: "sessions-off",
         about: "the cloud's sessions are off: the door finishes the handshake and closes with 1013",
         run: session::run_sessions_off,
+    },
+    ScenarioDef {
+        name: "phone-race",
+        about: "the phone races every hour for 29 h: UDP blocked for two hours, a move to cellular and back; race, memory and demotion end to end",
+        run: phone_race::run,
     },
 ];
 
