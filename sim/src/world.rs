@@ -140,13 +140,19 @@ impl World {
         let mut steps = 0u64;
         let result = loop {
             let now = self.sim.elapsed();
+            // Datagrams a fault piece held and lets go now (never waiting on a later packet).
+            let released = self.net.borrow_mut().release_due(now);
+            for e in released {
+                self.sim.inject(e.src, e.dst, e.payload, now + e.delay);
+            }
             if now >= limit {
                 break Err(format!("the run reached its limit of {} without finishing", trace::fmt_time(limit)));
             }
             // The first step starts every host; after it, every timer is in
             // the registry and every datagram in turmoil's queues.
             let dt = if self.cfg.skip_idle && steps > 0 {
-                let next = [time::next_deadline(), self.sim.next_delivery()].into_iter().flatten().min();
+                let release = self.net.borrow().next_release();
+                let next = [time::next_deadline(), self.sim.next_delivery(), release].into_iter().flatten().min();
                 match next.map(ceil_ms) {
                     Some(t) if t > now => t - now,
                     Some(_) => TICK,

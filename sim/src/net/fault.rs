@@ -26,6 +26,15 @@ pub trait Fault {
     /// Process one datagram; push what goes on to `out`. An error is returned
     /// to the sender's `send_to` (used for "UDP refused").
     fn process(&mut self, ctx: &mut Ctx<'_>, d: InFlight, out: &mut Vec<InFlight>) -> io::Result<()>;
+
+    /// When this piece next lets go of a datagram it holds on its own (not
+    /// because another datagram passed). The world steps to that time.
+    fn next_release(&self) -> Option<Duration> {
+        None
+    }
+
+    /// Let go of the datagrams whose time has come (`now` >= their release).
+    fn release_due(&mut self, _now: Duration, _out: &mut Vec<InFlight>) {}
 }
 
 /// A fixed one-way delay.
@@ -124,20 +133,23 @@ impl Fault for Duplicate {
 }
 
 /// Explicit reordering: with probability `rate` a datagram is held back until
-/// `k` later datagrams have passed, then released just behind the k-th.
+/// `k` later datagrams have passed, then released just behind the k-th; or,
+/// if fewer than `k` pass, once it has waited `hold_max` (so the end of a flow
+/// is reordered, never lost: a held packet's release never waits on a later one).
 pub struct Reorder {
     pub rate: f64,
     pub k: u32,
+    pub hold_max: Duration,
     held: Vec<(InFlight, Duration, u32)>,
 }
 impl Reorder {
-    pub fn new(rate: f64, k: u32) -> Self {
-        Reorder { rate, k: k.max(1), held: Vec::new() }
+    pub fn new(rate: f64, k: u32, hold_max: Duration) -> Self {
+        Reorder { rate, k: k.max(1), hold_max, held: Vec::new() }
     }
 }
 impl Fault for Reorder {
     fn name(&self) -> String {
-        format!("reorder({}%,k={})", self.rate * 100.0, self.k)
+        format!("reorder({}%,k={},max={}ms)", self.rate * 100.0, self.k, self.hold_max.as_millis())
     }
     fn process(&mut self, ctx: &mut Ctx<'_>, d: InFlight, out: &mut Vec<InFlight>) -> io::Result<()> {
         let passing_delay = d.delay;
@@ -150,15 +162,13 @@ impl Fault for Reorder {
         }
         // Count this datagram against everything held; release those whose turn came.
         let mut still = Vec::new();
-        for (h, sent_at, left) in self.held.drain(..) {
+        for (mut h, held_at, left) in self.held.drain(..) {
             if left <= 1 {
                 // Released just behind the datagram that passed now.
-                let mut h = h;
                 h.delay = passing_delay + Duration::from_micros(1);
-                let _ = sent_at;
                 out.push(h);
             } else {
-                still.push((h, sent_at, left - 1));
+                still.push((h, held_at, left - 1));
             }
         }
         self.held = still;
@@ -166,6 +176,18 @@ impl Fault for Reorder {
             self.held.push((d, ctx.now, self.k));
         }
         Ok(())
+    }
+    fn next_release(&self) -> Option<Duration> {
+        self.held.iter().map(|(_, at, _)| *at + self.hold_max).min()
+    }
+    fn release_due(&mut self, now: Duration, out: &mut Vec<InFlight>) {
+        let hold_max = self.hold_max;
+        let (due, still): (Vec<_>, Vec<_>) = self.held.drain(..).partition(|(_, at, _)| *at + hold_max <= now);
+        self.held = still;
+        for (mut h, _, _) in due {
+            h.delay = Duration::ZERO;
+            out.push(h);
+        }
     }
 }
 
@@ -250,6 +272,33 @@ impl Chain {
             }
         }
         Ok(cur)
+    }
+
+    /// The earliest time a piece lets go of a held datagram on its own.
+    pub fn next_release(&self) -> Option<Duration> {
+        self.0.iter().filter_map(|p| p.next_release()).min()
+    }
+
+    /// Datagrams let go at `now`, each run through the pieces after the one that held it.
+    pub fn release_due(&mut self, ctx: &mut Ctx<'_>) -> Vec<InFlight> {
+        let mut done = Vec::new();
+        for i in 0..self.0.len() {
+            let mut rel = Vec::new();
+            self.0[i].release_due(ctx.now, &mut rel);
+            for d in rel {
+                let mut cur = vec![d];
+                for piece in self.0[i + 1..].iter_mut() {
+                    let mut next = Vec::new();
+                    for d in cur {
+                        // A release is not a send: a refusal cannot reach anyone, so it is a drop.
+                        let _ = piece.process(ctx, d, &mut next);
+                    }
+                    cur = next;
+                }
+                done.extend(cur);
+            }
+        }
+        done
     }
 
     pub fn describe(&self) -> String {
@@ -337,7 +386,7 @@ mod tests {
     #[test]
     fn reorder_holds_one_behind_k_others() {
         let mut c = Chain::default();
-        c.push(Reorder::new(1.0 / 16.0, 3));
+        c.push(Reorder::new(1.0 / 16.0, 3, Duration::from_secs(60)));
         let out = pump(&mut c, 2000, 6);
         let mut by_arrival = out.clone();
         by_arrival.sort_by_key(|x| x.1);
@@ -345,6 +394,23 @@ mod tests {
         assert!(late > 60, "held datagrams arrive behind later ones ({late})");
         // Nothing is lost by reordering except what is still held at the end.
         assert!(out.len() >= 2000 - 8);
+    }
+
+    #[test]
+    fn a_held_datagram_is_let_go_at_its_longest_hold() {
+        let mut c = Chain::default();
+        c.push(Reorder::new(1.0, 3, Duration::from_millis(100))).push(Delay(Duration::from_millis(20)));
+        let mut rng = ChaCha20Rng::seed_from_u64(9);
+        let mut ctx = Ctx { now: Duration::from_millis(5), rng: &mut rng };
+        assert!(c.run(&mut ctx, d(1)).unwrap().is_empty(), "held");
+        assert_eq!(c.next_release(), Some(Duration::from_millis(105)));
+        ctx.now = Duration::from_millis(104);
+        assert!(c.release_due(&mut ctx).is_empty());
+        ctx.now = Duration::from_millis(105);
+        let out = c.release_due(&mut ctx);
+        assert_eq!(out.len(), 1);
+        assert_eq!(out[0].delay, Duration::from_millis(20), "the pieces after it still apply");
+        assert_eq!(c.next_release(), None);
     }
 
     #[test]

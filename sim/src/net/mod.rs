@@ -276,6 +276,38 @@ impl Network {
     }
 }
 
+impl Network {
+    /// The earliest time a fault piece lets go of a held datagram on its own.
+    pub fn next_release(&self) -> Option<Duration> {
+        let legs = self.legs.values().flat_map(|l| [l.up.next_release(), l.down.next_release()]);
+        legs.chain([self.default_chain.next_release()]).flatten().min()
+    }
+
+    /// Datagrams the fault pieces let go at `now` (the world puts them on the
+    /// network with `Sim::inject`).
+    pub fn release_due(&mut self, now: Duration) -> Vec<turmoil::hook::Emit> {
+        if self.next_release().is_none_or(|t| t > now) {
+            return Vec::new();
+        }
+        let mut out = Vec::new();
+        let mut ctx = Ctx { now, rng: &mut self.rng };
+        for leg in self.legs.values_mut() {
+            out.extend(leg.up.release_due(&mut ctx));
+            out.extend(leg.down.release_due(&mut ctx));
+        }
+        out.extend(self.default_chain.release_due(&mut ctx));
+        let mut emits = Vec::with_capacity(out.len());
+        for o in out {
+            self.stats.delivered += 1;
+            let host = self.name(o.dst.ip());
+            trace::record_at(now, &host, "udp.release", format!("{}->{} h={}", o.src, o.dst, trace::bytes_hash(&o.payload)));
+            trace::record_at(now + o.delay, &host, "udp.arrive", format!("{}->{} h={}", o.src, o.dst, trace::bytes_hash(&o.payload)));
+            emits.push(turmoil::hook::Emit { delay: o.delay, src: o.src, dst: o.dst, payload: o.payload });
+        }
+        emits
+    }
+}
+
 /// The hook turmoil calls; shares the network with the world.
 pub struct Hook(pub Rc<RefCell<Network>>);
 

@@ -155,7 +155,18 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
         plan.faults = default_moves();
     }
     let moves_planned = plan.faults.iter().filter(|f| matches!(f.fault, FaultKind::Rebind { .. } | FaultKind::SwitchNetwork { .. })).count();
-    let mut world = world_for(spec, INTERVAL * ROUNDS as u32 + Duration::from_secs(60));
+    let outages_end = plan
+        .faults
+        .iter()
+        .filter_map(|f| match &f.fault {
+            FaultKind::Blackhole { for_ms, .. } | FaultKind::UdpBlocked { for_ms, .. } | FaultKind::UdpRefused { for_ms, .. } => {
+                Some(Duration::from_millis(f.at_ms + for_ms))
+            }
+            _ => None,
+        })
+        .max()
+        .unwrap_or_default();
+    let mut world = world_for(spec, (INTERVAL * ROUNDS as u32).max(outages_end) + Duration::from_secs(60));
     Topology::build(&mut world, &plan);
     let seed = spec.seed;
     let cfg = fleet_config(seed, spec, run);
@@ -225,7 +236,9 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
         };
         let start = time::now();
         let mut next_send = start;
-        let give_up = start + INTERVAL * ROUNDS as u32 + Duration::from_secs(5);
+        // Give up only once every outage of the plan is over and QUIC's backed-off
+        // probes have had their chance (less than the 30 s idle timeout).
+        let give_up = (start + INTERVAL * ROUNDS as u32).max(outages_end) + Duration::from_secs(25);
         let mut sent = 0;
         while t.borrow().echoes.len() < ROUNDS {
             if sent < ROUNDS && time::now() >= next_send {

@@ -4,10 +4,10 @@
 pub mod plan;
 pub mod idle_link;
 pub mod fleet_migrate;
+pub mod quic_echo;
+pub mod ws_echo;
 pub mod session;
 pub mod phone_race;
-mod quic_echo;
-pub mod ws_echo;
 
 use std::collections::BTreeSet;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};

@@ -20,13 +20,15 @@ pub struct LinkPlan {
     /// Share of packets held back behind `reorder_k` later ones, per cent.
     pub reorder_pct: f64,
     pub reorder_k: u32,
+    /// The longest a held packet waits for its `reorder_k` to pass, in ms.
+    pub reorder_hold_max_ms: u64,
     /// Path MTU in bytes (IP packet), 0 = none.
     pub mtu: usize,
 }
 
 impl Default for LinkPlan {
     fn default() -> Self {
-        LinkPlan { one_way_ms: 20, jitter_ms: 0, loss_pct: 0.0, duplicate_pct: 0.0, reorder_pct: 0.0, reorder_k: 3, mtu: 1500 }
+        LinkPlan { one_way_ms: 20, jitter_ms: 0, loss_pct: 0.0, duplicate_pct: 0.0, reorder_pct: 0.0, reorder_k: 3, reorder_hold_max_ms: 200, mtu: 1500 }
     }
 }
 
@@ -91,7 +93,7 @@ impl LinkPlan {
             c.push(Duplicate { rate: self.duplicate_pct / 100.0, gap: Duration::from_millis(1) });
         }
         if self.reorder_pct > 0.0 {
-            c.push(Reorder::new(self.reorder_pct / 100.0, self.reorder_k));
+            c.push(Reorder::new(self.reorder_pct / 100.0, self.reorder_k, Duration::from_millis(self.reorder_hold_max_ms)));
         }
         c.push(Delay(Duration::from_millis(self.one_way_ms)));
         if self.jitter_ms > 0 {

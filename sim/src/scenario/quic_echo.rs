@@ -21,6 +21,8 @@ use crate::time;
 use crate::trace;
 
 const INTERVAL: Duration = Duration::from_secs(1);
+/// How long the phone waits for trailing datagram echoes (many round trips).
+const LINGER: Duration = Duration::from_secs(2);
 /// How long a run may take, past its messages.
 const SLACK: Duration = Duration::from_secs(110);
 
@@ -138,16 +140,50 @@ pub fn run_n(spec: &RunSpec, messages: usize) -> RunReport {
                 _ => {}
             }
         }
+        // Datagram echoes may trail the last stream echo (jitter reorders them):
+        // wait for them a while, then close.
+        let linger = time::now() + LINGER;
+        while (t.borrow().datagrams_back as usize) < MESSAGES {
+            let ev = tokio::select! {
+                biased;
+                ev = conn.next_event() => ev,
+                _ = time::sleep_until(linger) => break,
+            };
+            match ev {
+                QuicEvent::Datagram(_) => t.borrow_mut().datagrams_back += 1,
+                QuicEvent::Lost(l) => return Err(format!("connection lost: {l:?}").into()),
+                _ => {}
+            }
+        }
         conn.close(1000, "done");
-        // Let the close reach the cloud.
-        time::sleep(Duration::from_millis(200)).await;
+        // Stay until the connection is gone (quinn drains for three PTOs after a
+        // close), so the close has had its chances to reach the cloud.
+        let give_up = time::now() + LINGER * 10;
+        loop {
+            tokio::select! {
+                biased;
+                ev = conn.next_event() => if matches!(ev, QuicEvent::Lost(_)) { break },
+                _ = time::sleep_until(give_up) => break,
+            }
+        }
         Ok(())
     });
 
     let outcome = world.run();
     let t = tally.borrow();
     let expected: Vec<String> = (0..MESSAGES).map(|i| format!("m{i};")).collect();
-    let lossless = spec.plan.phone.loss_pct == 0.0 && spec.plan.faults.is_empty();
+    // Lossless for datagrams: nothing on the phone's leg can drop or reorder a
+    // packet. A path MTU below Ethernet's drops quinn's MTU probes, and a datagram
+    // riding in a probe goes with it; jitter or reordering can put the first
+    // 1-RTT packet ahead of the client's Finished, and the server cannot read it
+    // yet. QUIC never retransmits a datagram (seed 000: "sends it as a datagram,
+    // never again").
+    let l = &spec.plan.phone;
+    let lossless = l.loss_pct == 0.0
+        && l.jitter_ms == 0
+        && l.reorder_pct == 0.0
+        && spec.plan.faults.is_empty()
+        && (l.mtu == 0 || l.mtu >= 1500);
     let checks = vec![
         Check { property: "echo-in-order".into(), ok: t.echoes == expected, detail: format!("echoes {:?}", t.echoes) },
         Check { property: "one-connection".into(), ok: t.accepted == 1, detail: format!("the cloud accepted {} connections", t.accepted) },
@@ -156,7 +192,13 @@ pub fn run_n(spec: &RunSpec, messages: usize) -> RunReport {
             ok: if lossless { t.datagrams_back as usize == MESSAGES } else { t.datagrams_back as usize <= MESSAGES },
             detail: format!("{} of {MESSAGES} datagrams came back", t.datagrams_back),
         },
-        Check { property: "clean-close".into(), ok: t.closed_with == Some(1000), detail: format!("the cloud saw close {:?}", t.closed_with) },
+        Check {
+            property: "clean-close".into(),
+            // Under loss the one CONNECTION_CLOSE may be lost (the cloud then idles out);
+            // what it must never see is another code.
+            ok: if lossless { t.closed_with == Some(1000) } else { matches!(t.closed_with, None | Some(1000)) },
+            detail: format!("the cloud saw close {:?}", t.closed_with),
+        },
     ];
     drop(t);
     RunReport { outcome, checks }

@@ -421,6 +421,17 @@ impl<'a> Sim<'a> {
         self.world.borrow_mut().net_hook = Some(hook);
     }
 
+    /// ftw-sim patch: put a UDP datagram on the network from outside any host,
+    /// for delivery at `at` (since the start): how the network hook's timed
+    /// releases (a reordered datagram held for its longest) reach their host.
+    /// Dropped if no host has `dst`'s address.
+    pub fn inject(&mut self, src: std::net::SocketAddr, dst: std::net::SocketAddr, payload: bytes::Bytes, at: Duration) {
+        let mut world = self.world.borrow_mut();
+        if world.hosts.contains_key(&dst.ip()) {
+            world.topology.enqueue_at(src, dst, crate::Protocol::Udp(crate::Datagram(payload)), at);
+        }
+    }
+
     /// ftw-sim patch: the earliest time since the start at which a queued
     /// message becomes deliverable.
     pub fn next_delivery(&self) -> Option<Duration> {
