@@ -144,11 +144,9 @@ pub struct Domain {
 
 /// Link impairments and the timed faults a QUIC connection must ride through
 /// (rebinds, network moves, outages well under the 30 s idle timeout).
-///
-/// Not reordering, for now: sim's `Reorder` holds a packet until `k` later
-/// packets pass, with no time limit, so the last packets of a flow (a close)
-/// are held for ever: loss, not reordering (corpus/quic-stream-reorder-holds-close.toml).
-pub const QUIC_SURVIVABLE: &[Kind] = &[Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Mtu, Kind::Rebind, Kind::SwitchNetwork, Kind::Blackhole];
+/// Reordering is in since sim's `Reorder` lets go of a held packet after
+/// `reorder_hold_max_ms` (corpus/quic-stream-reorder-holds-close.toml).
+pub const QUIC_SURVIVABLE: &[Kind] = &[Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::Mtu, Kind::Rebind, Kind::SwitchNetwork, Kind::Blackhole];
 
 impl Default for Domain {
     /// For any scenario without its own domain: QUIC-survivable faults in the
@@ -165,34 +163,17 @@ impl Default for Domain {
 /// domain; see the properties report.)
 pub fn domain_for(scenario: &str) -> Domain {
     let d = Domain::default();
-    let without = |gone: &[Kind]| -> Vec<Kind> { d.kinds.iter().copied().filter(|k| !gone.contains(k)).collect() };
     match scenario {
-        // Their `datagrams-echoed` law counts only `loss_pct` and timed faults as
-        // loss, but an MTU under QUIC's probe size drops packets too (with 1 ms of
-        // jitter a datagram is lost: corpus/quic-echo-mtu-jitter-datagram.toml).
-        // And the phone waits 200 ms after its close before the run ends: from
-        // 201 ms one way the cloud never sees code 1000 (`clean-close`:
-        // corpus/quic-echo-slow-link-close-lost.toml).
-        // And 1 ms jitter with 0.1 % duplication loses a datagram with no drop in
-        // the trace (corpus/quic-echo-datagram-lost-without-drop.toml).
-        // And 1 ms of jitter alone loses a datagram (corpus/quic-echo-jitter-datagram.toml).
-        // And under loss the phone's one close packet may be lost: `clean-close`
-        // fails (corpus/quic-echo-loss-close-lost.toml).
-        "quic-echo" => Domain { kinds: without(&[Kind::Mtu, Kind::Duplicate, Kind::Jitter, Kind::Loss]), one_way_max_ms: 150, ..d },
+        // quic-echo and quic-stream take every QUIC-survivable kind since their
+        // laws were fixed (corpus/quic-echo-*: waiting for trailing datagrams and
+        // the drained close, counting jitter, reordering and MTU as datagram loss).
         // A 90 s session: faults anywhere in it.
-        "quic-stream" => Domain { kinds: without(&[Kind::Mtu, Kind::Duplicate, Kind::Jitter, Kind::Loss]), one_way_max_ms: 150, horizon_ms: 85_000, ..d },
+        "quic-stream" => Domain { horizon_ms: 85_000, ..d },
         // A simulated day (2-3 s of wall time a case): faults anywhere in it, few cases.
-        // Keepalives every 15 s release any held packet: reordering is safe here.
-        "idle-link" => Domain { kinds: [QUIC_SURVIVABLE, &[Kind::Reorder]].concat(), horizon_ms: 86_000_000, test_cases: 2, ..d },
-        // `forwarding-stops-after-pin` allows forwards only within 1 s of a move,
-        // but a reordered packet is held behind k later ones, seconds at 1 Hz:
-        // it arrives from the old address after the pin and is forwarded
-        // (corpus/fleet-migrate-reorder-late-forward.toml; reordering is off by
-        // default anyway, see QUIC_SURVIVABLE). And the phone gives up 5 s after its last message: a 7.3 s blackhole
-        // late in the run outlasts it (corpus/fleet-migrate-long-blackhole-gives-up.toml).
-        "fleet-migrate" | "fleet-migrate-kernel-filter" => Domain { outage_max_ms: 2_000, ..d },
-        // The same phone: outages of at most 2 s.
-        "fleet-still" => Domain { outage_max_ms: 2_000, ..d },
+        "idle-link" => Domain { horizon_ms: 86_000_000, test_cases: 2, ..d },
+        // fleet-migrate's phone gives up 25 s after the plan's last outage, and
+        // forwarding-stops-after-pin holds with bounded reordering
+        // (corpus/fleet-migrate-*): the default domain.
         // Laws about exact round trips: only the default link holds them; timed
         // faults after the reconnect would test something else.
         "fleet-resume" => Domain { kinds: vec![], ..d },
