@@ -104,6 +104,20 @@ enum Cmd {
         #[arg(long)]
         json: bool,
     },
+    /// The seed's tables in the simulated rig: the system, the phone's view, an idle box's bytes.
+    Table {
+        /// Connects and taps per row.
+        #[arg(long, default_value_t = 30)]
+        samples: usize,
+        #[arg(long, default_value = "1")]
+        seed: String,
+        /// Every number as a JSON list of rows.
+        #[arg(long)]
+        json: bool,
+        /// Also write CSV and one SVG per row's distribution here.
+        #[arg(long)]
+        out: Option<PathBuf>,
+    },
 }
 
 fn replay_command(spec: &RunSpec, plan: &Option<PathBuf>) -> String {
@@ -126,6 +140,13 @@ fn main() -> ExitCode {
     trace::init_logging();
     let cli = Cli::parse();
     match cli.cmd {
+        Cmd::Table { samples, seed, json, out } => match ftw_sim::table::command_line(&seed, samples, json, out.as_deref()) {
+            Ok(text) => {
+                print!("{text}");
+                ExitCode::SUCCESS
+            }
+            Err(e) => bad_input(&e),
+        },
         Cmd::Bench { json } => {
             let timed = |name: &str| {
                 let wall = std::time::Instant::now(); // the tool's own wall clock, never seen by the run

@@ -8,6 +8,7 @@ pub mod net;
 pub mod quic;
 pub mod scenario;
 pub mod seed;
+pub mod table;
 pub mod tcp;
 pub mod time;
 pub mod trace;

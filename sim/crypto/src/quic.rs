@@ -41,6 +41,9 @@ pub struct QuicTransportParams {
     pub datagram_receive_buffer_bytes: usize,
     /// Datagram send buffer. Default quinn-proto's 1 MiB.
     pub datagram_send_buffer_bytes: usize,
+    /// Path MTU discovery (DPLPMTUD, RFC 8899): quinn-proto's default probing
+    /// (`true`, the default) or none (`false`: `mtu_discovery_config(None)`).
+    pub mtu_discovery: bool,
 }
 
 impl Default for QuicTransportParams {
@@ -50,6 +53,7 @@ impl Default for QuicTransportParams {
             max_idle_timeout_ms: QUIC_MAX_IDLE_TIMEOUT_MS,
             datagram_receive_buffer_bytes: QUIC_DATAGRAM_RECEIVE_BUFFER_BYTES,
             datagram_send_buffer_bytes: QUIC_DATAGRAM_SEND_BUFFER_BYTES,
+            mtu_discovery: true,
         }
     }
 }
@@ -75,6 +79,9 @@ impl QuicTransportParams {
         transport.max_idle_timeout(Some(idle));
         transport.datagram_receive_buffer_size(Some(self.datagram_receive_buffer_bytes));
         transport.datagram_send_buffer_size(self.datagram_send_buffer_bytes);
+        if !self.mtu_discovery {
+            transport.mtu_discovery_config(None);
+        }
         transport
     }
 }

@@ -1,0 +1,154 @@
+//! The measurement rig as seed 000 describes it: the cloud with its QUIC and
+//! WebSocket doors, the box holding its uplink over one chosen transport, the
+//! phone as the caller's client, each leg shaped by the plan.
+
+use std::cell::RefCell;
+use std::net::{SocketAddr, SocketAddrV4};
+use std::rc::Rc;
+use std::time::Duration;
+
+use ftw_box::{BoxConfig, BoxNode};
+use ftw_cloud::{Cloud, CloudConfig};
+use ftw_crypto::{
+    crypto_provider, new_client_session_store, new_server_session_store, quic_client_config, quic_endpoint_config,
+    quic_server_config, seeded_cid_factory, ClientResumption, QuicTransportParams,
+};
+use ftw_phone::Transport;
+
+use crate::app::cloud::{CloudDriver, Tamper};
+use crate::app::r#box::{run_box, BoxDialer};
+use crate::link::{accept_quic, accept_ws, dial_quic, dial_ws};
+use crate::quic::QuicEndpoint;
+use crate::scenario::session::{Keys, BOX_ID};
+use crate::scenario::{addr, cloud_certs, sim_clock, world_for, FaultPlan, RunSpec, Topology};
+use crate::seed::RunSeed;
+use crate::tcp::TcpHost;
+use crate::world::World;
+use crate::ws::{client_tls, door_tls, WsClient, WsDoor};
+
+pub fn v4(ip: std::net::IpAddr) -> std::net::Ipv4Addr {
+    match ip {
+        std::net::IpAddr::V4(a) => a,
+        std::net::IpAddr::V6(_) => unreachable!("the simulated world is IPv4"),
+    }
+}
+
+/// The rig's TCP: the simulated host's stack with Nagle off. Every end of the
+/// seed's rig is Go (ftwcloudd, the box's cloudlink, the Go test phone), and Go's
+/// net package sets TCP_NODELAY on every TCP connection by default.
+pub fn rig_tcp() -> ftw_tcp::TcpConfig {
+    ftw_tcp::TcpConfig { nodelay: true, ..crate::tcp::tcp_config() }
+}
+
+/// The cloud's door as a `SocketAddrV4` (the WebSocket dials take one).
+pub fn door_v4() -> SocketAddrV4 {
+    SocketAddrV4::new(v4(addr::CLOUD), addr::CLOUD_PORT)
+}
+
+/// How a rig is set up.
+#[derive(Clone, Debug)]
+pub struct RigSpec {
+    pub seed: RunSeed,
+    pub plan: FaultPlan,
+    /// The box's uplink transport.
+    pub box_transport: Transport,
+    /// QUIC transport parameters of the cloud's door and the box.
+    pub quic: QuicTransportParams,
+    pub limit: Duration,
+}
+
+/// What the hosts leave behind.
+#[derive(Default)]
+pub struct RigShared {
+    pub boxn: Option<Rc<RefCell<BoxNode>>>,
+    pub cloud: Option<CloudDriver>,
+}
+
+/// Build the world with the cloud and the box; the phone (if any) is the caller's client.
+/// Also returns the NAT indices (Wi-Fi, cellular) for the phone's moves.
+pub fn build(spec: &RigSpec) -> (World, Rc<RefCell<RigShared>>, (usize, usize)) {
+    let mut run = RunSpec::new("table", spec.seed);
+    run.plan = spec.plan.clone();
+    run.keep_events = false;
+    let mut world = world_for(&run, spec.limit);
+    let topo = Topology::build(&mut world, &spec.plan);
+    let seed = spec.seed;
+    let keys = Keys::of(seed);
+    let shared = Rc::new(RefCell::new(RigShared::default()));
+
+    let sh = shared.clone();
+    let (k, params) = (keys.clone(), spec.quic.clone());
+    world.host("cloud", addr::CLOUD, move || {
+        let (sh, k, params) = (sh.clone(), k.clone(), params.clone());
+        async move {
+            let mut cloud = Cloud::new(CloudConfig::new(k.cloud.clone()), seed.key("model.cloud"));
+            cloud.register_box(BOX_ID);
+            cloud.pair(k.phone.public, BOX_ID);
+            let driver = CloudDriver::start("cloud", cloud, Tamper::default());
+            sh.borrow_mut().cloud = Some(driver.clone());
+            let tcp = TcpHost::bind_with("cloud", v4(addr::CLOUD), seed, rig_tcp()).await?;
+            let door = WsDoor::bind(&tcp, addr::CLOUD_PORT, door_tls(seed, "cloud"))?;
+            let d = driver.clone();
+            tokio::task::spawn_local(async move {
+                while let Ok((stream, _)) = door.accept().await {
+                    let (d, door) = (d.clone(), door.clone());
+                    tokio::task::spawn_local(async move {
+                        if let Ok((link, target)) = accept_ws(&door, stream).await {
+                            d.adopt(link, target);
+                        }
+                    });
+                }
+            });
+            let rng = seed.crypto("cloud");
+            let provider = crypto_provider(&rng.sub("tls"));
+            let server = quic_server_config(&provider, &sim_clock("cloud"), &cloud_certs(), new_server_session_store(), rng.sub_seed("quic/token-key"), &params);
+            let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
+            let ep = QuicEndpoint::bind("cloud", SocketAddr::from(([0, 0, 0, 0], addr::CLOUD_PORT)), ep_cfg, Some(server)).await?;
+            loop {
+                let conn = ep.accept().await;
+                let d = driver.clone();
+                tokio::task::spawn_local(async move {
+                    if let Ok((link, target)) = accept_quic(conn).await {
+                        d.adopt(link, target);
+                    }
+                });
+            }
+        }
+    });
+
+    let sh = shared.clone();
+    let (k, params, via) = (keys, spec.quic.clone(), spec.box_transport);
+    world.host("box", addr::BOX, move || {
+        let (sh, k, params) = (sh.clone(), k.clone(), params.clone());
+        async move {
+            let cfg = BoxConfig::new(BOX_ID, k.box_.clone(), vec![k.phone.public], seed.sub_seed("model.box.site"));
+            let node = Rc::new(RefCell::new(BoxNode::new(cfg, seed.key("model.box"))));
+            sh.borrow_mut().boxn = Some(node.clone());
+            let dial: BoxDialer = match via {
+                Transport::Quic => {
+                    let rng = seed.crypto("box");
+                    let provider = crypto_provider(&rng.sub("tls"));
+                    // One store for the box's life: every reconnect resumes with 0-RTT keys.
+                    let client = quic_client_config(&provider, &sim_clock("box"), &cloud_certs(), ClientResumption::Store(new_client_session_store()), rng.sub_seed("quic/initial-dcid"), &params);
+                    let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
+                    let ep = QuicEndpoint::bind("box", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
+                    Rc::new(move |target: String| {
+                        let (ep, client) = (ep.clone(), client.clone());
+                        Box::pin(async move { dial_quic(&ep, client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME, &target).await })
+                    })
+                }
+                Transport::WebSocket => {
+                    let tcp = TcpHost::bind_with("box", v4(addr::BOX), seed, rig_tcp()).await?;
+                    let ws = Rc::new(WsClient::new(tcp, client_tls(seed, "box", ClientResumption::Store(new_client_session_store())), seed));
+                    Rc::new(move |target: String| {
+                        let ws = ws.clone();
+                        Box::pin(async move { dial_ws(&ws, door_v4(), ftw_crypto::consts::CLOUD_SERVER_NAME, &target).await })
+                    })
+                }
+            };
+            run_box("box", node, dial).await;
+            Ok(())
+        }
+    });
+    (world, shared, (topo.wifi, topo.cell))
+}
