@@ -86,6 +86,8 @@ pub struct Probe {
     cur: Option<Cur>,
     sessions: u64,
     pub log: Vec<Got>,
+    /// Why sessions ended or dials failed, with their times (for reading a run).
+    pub notes: Vec<String>,
 }
 
 /// The phone's network (the race's memory key).
@@ -102,7 +104,7 @@ impl Probe {
         let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
         let tcp = TcpHost::bind_with("phone", v4(addr::PHONE), seed, super::rig::rig_tcp()).await?;
         let cfg = PhoneConfig::new(keys.phone.clone(), keys.cloud.public, keys.box_.public, BOX_ID);
-        Ok(Probe { seed, cfg, ep, tcp, dials: 0, cur: None, sessions: 0, log: Vec::new() })
+        Ok(Probe { seed, cfg, ep, tcp, dials: 0, cur: None, sessions: 0, log: Vec::new(), notes: Vec::new() })
     }
 
     /// A dialer for both transports. `ticket`: keep a TLS session store across
@@ -136,10 +138,19 @@ impl Probe {
     pub async fn connect(&mut self, dial: &Dialer, via: &Via) -> bool {
         self.close();
         let got = match via {
-            Via::Direct(t) => dial(*t).await.ok().map(|l| (*t, l)),
+            Via::Direct(t) => match dial(*t).await {
+                Ok(l) => Some((*t, l)),
+                Err(e) => {
+                    self.notes.push(format!("{} ms: {} dial failed: {e:?}", now_ms(), t.name()));
+                    None
+                }
+            },
             Via::Race(r) => r.connect(wifi()).await,
         };
-        let Some((_t, link)) = got else { return false };
+        let Some((_t, link)) = got else {
+            self.notes.push(format!("{} ms: no link", now_ms()));
+            return false;
+        };
         self.sessions += 1;
         let no = self.sessions;
         let mut ps = PhoneSession::new(self.cfg.clone(), self.seed.key(&format!("table.phone.session.{no}")));
@@ -251,6 +262,7 @@ impl Probe {
                     }
                     PhoneEvent::Closed { code } => {
                         ended = true;
+                        self.notes.push(format!("{now} ms: session {} closed with {code}", c.no));
                         if let Via::Race(d) = via {
                             d.session_ended(if code == close::ABNORMAL { SessionEnd::PathDropped } else { SessionEnd::Closed { code } });
                         }

@@ -142,7 +142,8 @@ pub fn stream(seed: RunSeed, c: Cond, t: Transport, n: usize) -> Stream {
                 o.borrow_mut().taps.push((id, sent, session));
             }
         }
-        p.run_until(start + STREAM, &via, |_| false).await;
+        // The window's last frames are still on their way: let them land first.
+        p.run_until(start + STREAM + SETTLE, &via, |_| false).await;
         {
             let mut o = o.borrow_mut();
             o.window = (start.as_millis() as u64, (start + STREAM).as_millis() as u64);
@@ -260,6 +261,7 @@ pub enum PhoneVia {
 /// What one phone run measured.
 #[derive(Clone, Debug, Default)]
 pub struct PhoneView {
+    pub notes: Vec<String>,
     pub scans: Vec<Sample>,
     pub taps: Vec<Sample>,
     pub returns: Vec<Sample>,
@@ -317,6 +319,7 @@ pub fn phone_view(seed: RunSeed, c: Cond, v: PhoneVia, n: usize) -> PhoneView {
             o.borrow_mut().returns.push(since(t0, at));
             p.run_until(time::now() + SETTLE, &via, |_| false).await;
         }
+        o.borrow_mut().notes = std::mem::take(&mut p.notes);
         Ok(())
     });
     let outcome = world.run();
