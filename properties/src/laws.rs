@@ -8,4 +8,35 @@ pub const SWITCH_LAWS: &[(&str, &str, &str)] = &[
     ("forward-long-headers", "fleet-migrate", "long-headers-stay"),
     ("claim-per-path-report", "fleet-migrate", "one-pin-per-move"),
     ("forward-reference", "fleet-migrate", "owner-reads-what-was-sent"),
+    // The phone's race and memory over 29 simulated hours (issue 8, property 6).
+    ("ws-first-cancels-probe", "phone-race", "quic-back-within-a-day"),
+    ("losing-dial-cancelled", "phone-race", "quic-back-within-a-day"),
+    // Demotion (property 5): the service's 1013 never demotes; a dropped path does.
+    ("every-close-demotes", "sessions-off", "service-close-keeps-quic"),
+    ("no-close-demotes", "session", "demoted-goes-ws-first"),
+    // The carrier against a hostile relay (property 3).
+    ("replay-window-64", "session", "no-false-replay"),
+    ("datagram-replay-ends-session", "session", "replayed-datagram-dropped"),
+    ("stream-replay-only-dropped", "session", "stream-replay-ends-session"),
+    // The view (property 4, Freshness case 17).
+    ("late-live-table-dropped", "session", "late-live-table-kept"),
 ];
+
+/// The scenario and property that catch `switch`, if registered.
+pub fn law_of(switch: &str) -> Option<(&'static str, &'static str)> {
+    SWITCH_LAWS.iter().find(|(s, _, _)| *s == switch).map(|&(_, sc, p)| (sc, p))
+}
+
+/// The scenarios to fuzz with these switches on: each switch's own scenario
+/// (in table order, no repeats); empty when none is registered.
+pub fn scenarios_for<'a>(switches: impl IntoIterator<Item = &'a str>) -> Vec<&'static str> {
+    let mut out: Vec<&'static str> = Vec::new();
+    for s in switches {
+        if let Some((sc, _)) = law_of(s) {
+            if !out.contains(&sc) {
+                out.push(sc);
+            }
+        }
+    }
+    out
+}

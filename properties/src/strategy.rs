@@ -42,6 +42,24 @@ pub enum Kind {
     UdpBlocked,
     /// UDP refused at once for a while (TCP passes).
     UdpRefused,
+    /// The phone's path goes silent past QUIC's 30 s idle timeout (a phone
+    /// blackhole of 31 to 60 s): the path drops, which demotes QUIC.
+    PathDrop,
+    /// The relay sends a phone-bound datagram twice.
+    ReplayDatagram,
+    /// The relay sends a phone-bound control-lane stream message twice.
+    ReplayStream,
+    /// The relay holds a phone-bound stream message behind a burst of later ones.
+    OvertakeControl,
+    /// The box's table changes and the relay sends the next datagrams newest
+    /// first: the live carrying the new table comes late (Freshness case 17).
+    LateTable,
+    /// The phone's app goes to the background for a while.
+    Background,
+    /// The phone's app is killed and launched again.
+    Relaunch,
+    /// The phone sleeps for hours (its wall clock jumps) and reconnects.
+    Sleep,
 }
 
 /// Every kind, in the order the generator draws them.
@@ -57,6 +75,14 @@ pub const KINDS: &[Kind] = &[
     Kind::Blackhole,
     Kind::UdpBlocked,
     Kind::UdpRefused,
+    Kind::PathDrop,
+    Kind::ReplayDatagram,
+    Kind::ReplayStream,
+    Kind::OvertakeControl,
+    Kind::LateTable,
+    Kind::Background,
+    Kind::Relaunch,
+    Kind::Sleep,
 ];
 
 impl Kind {
@@ -73,6 +99,14 @@ impl Kind {
             Kind::Blackhole => "blackhole",
             Kind::UdpBlocked => "udp_blocked",
             Kind::UdpRefused => "udp_refused",
+            Kind::PathDrop => "path_drop",
+            Kind::ReplayDatagram => "replay_datagram",
+            Kind::ReplayStream => "replay_stream_message",
+            Kind::OvertakeControl => "overtake_control",
+            Kind::LateTable => "late_table",
+            Kind::Background => "background",
+            Kind::Relaunch => "relaunch",
+            Kind::Sleep => "sleep",
         }
     }
     pub fn parse(s: &str) -> Result<Kind, String> {
@@ -109,9 +143,17 @@ impl Kind {
             s.insert(match f.fault {
                 FaultKind::Rebind { .. } => Kind::Rebind,
                 FaultKind::SwitchNetwork { .. } => Kind::SwitchNetwork,
+                FaultKind::Blackhole { for_ms, .. } if for_ms > PATH_DROP_MIN_MS - 1 => Kind::PathDrop,
                 FaultKind::Blackhole { .. } => Kind::Blackhole,
                 FaultKind::UdpBlocked { .. } => Kind::UdpBlocked,
                 FaultKind::UdpRefused { .. } => Kind::UdpRefused,
+                FaultKind::ReplayDatagram { .. } => Kind::ReplayDatagram,
+                FaultKind::ReplayStreamMessage { .. } => Kind::ReplayStream,
+                FaultKind::OvertakeControl { .. } => Kind::OvertakeControl,
+                FaultKind::ReverseDatagrams { .. } | FaultKind::TableChange { .. } => Kind::LateTable,
+                FaultKind::Background { .. } => Kind::Background,
+                FaultKind::Relaunch { .. } => Kind::Relaunch,
+                FaultKind::Sleep { .. } => Kind::Sleep,
             });
         }
         s
@@ -133,14 +175,27 @@ pub struct Domain {
     pub faults_from_ms: u64,
     /// Outages (blackhole, UDP blocked or refused) last at most this long.
     pub outage_max_ms: u64,
-    /// A drawn one-way delay is at most this (default link: 20 ms).
+    /// A drawn one-way delay is at least and at most this (default link: 20 ms).
+    pub one_way_min_ms: u64,
     pub one_way_max_ms: u64,
+    /// Kinds every case has (not switched by the swarm draw): for a timed kind,
+    /// at least one fault of it.
+    pub always: Vec<Kind>,
     pub faults_max: usize,
     /// Hosts timed faults may name (the phone alone can switch networks).
     pub hosts: Vec<&'static str>,
     /// Cases a plain `cargo test` runs for this scenario.
     pub test_cases: u32,
 }
+
+/// The shortest drawn path drop: past QUIC's 30 s idle timeout (sim/crypto).
+pub const PATH_DROP_MIN_MS: u64 = 31_000;
+/// The longest drawn path drop.
+pub const PATH_DROP_MAX_MS: u64 = 60_000;
+
+/// What the `session` scenario's laws hold under besides the network: the
+/// cloud as a hostile relay, a table change, the app's life, a dropped path.
+pub const SESSION_EXTRAS: &[Kind] = &[Kind::PathDrop, Kind::ReplayDatagram, Kind::ReplayStream, Kind::OvertakeControl, Kind::LateTable, Kind::Background, Kind::Relaunch, Kind::Sleep];
 
 /// Link impairments and the timed faults a QUIC connection must ride through
 /// (rebinds, network moves, outages well under the 30 s idle timeout).
@@ -152,7 +207,7 @@ impl Default for Domain {
     /// For any scenario without its own domain: QUIC-survivable faults in the
     /// first 10 s, outages up to 8 s, sixteen test cases.
     fn default() -> Self {
-        Domain { kinds: QUIC_SURVIVABLE.to_vec(), horizon_ms: 10_000, faults_from_ms: 3_000, outage_max_ms: 8_000, one_way_max_ms: 250, faults_max: 6, hosts: vec!["phone", "box"], test_cases: 16 }
+        Domain { kinds: QUIC_SURVIVABLE.to_vec(), horizon_ms: 10_000, faults_from_ms: 3_000, outage_max_ms: 8_000, one_way_min_ms: 1, one_way_max_ms: 250, always: vec![], faults_max: 6, hosts: vec!["phone", "box"], test_cases: 16 }
     }
 }
 
@@ -177,6 +232,28 @@ pub fn domain_for(scenario: &str) -> Domain {
         // Laws about exact round trips: only the default link holds them; timed
         // faults after the reconnect would test something else.
         "fleet-resume" => Domain { kinds: vec![], ..d },
+        // The session end to end: the network's faults, UDP blocked or refused (the
+        // WebSocket carries it), the relay's replays and overtaking bursts, a table
+        // change overtaken by later lives, the app's life, a dropped path.
+        "session" => Domain {
+            kinds: QUIC_SURVIVABLE.iter().chain([Kind::UdpBlocked, Kind::UdpRefused].iter()).chain(SESSION_EXTRAS).copied().collect(),
+            ..d
+        },
+        // Hourly races over 29 simulated hours (2-3 s of wall time a case): UDP
+        // blocked or refused for up to three hours in the first six, moves, and a
+        // slower phone leg (a WebSocket slower than the 250 ms lead); few cases.
+        "phone-race" => Domain {
+            kinds: vec![Kind::Delay, Kind::UdpBlocked, Kind::UdpRefused, Kind::SwitchNetwork],
+            always: vec![Kind::Delay, Kind::UdpBlocked],
+            horizon_ms: 6 * 3_600_000,
+            faults_from_ms: 0,
+            outage_max_ms: 3 * 3_600_000,
+            one_way_min_ms: 40,
+            one_way_max_ms: 120,
+            faults_max: 3,
+            hosts: vec!["phone"],
+            test_cases: 3,
+        },
         _ => d,
     }
 }
@@ -190,12 +267,14 @@ pub struct Case {
 
 /// Raw values of one leg: `None` keeps the default link's value.
 type RawLink = (Option<u64>, Option<u64>, Option<u32>, Option<u32>, Option<(u32, u32)>, Option<usize>);
-/// Raw timed fault: kind index into the domain's timed kinds, host index, time (100 ms units), outage length (100 ms units).
-type RawFault = (usize, usize, u64, u64);
+/// Raw timed fault: kind index into the domain's timed kinds, host index, time
+/// (100 ms units), outage length (100 ms units), an extra value 1..=128 (a
+/// burst, a window, a sleep, a path drop's length).
+type RawFault = (usize, usize, u64, u64, u32);
 
-fn link_strategy(one_way_max_ms: u64) -> impl Strategy<Value = RawLink> {
+fn link_strategy(one_way_min_ms: u64, one_way_max_ms: u64) -> impl Strategy<Value = RawLink> {
     (
-        proptest::option::of(1u64..=one_way_max_ms.max(1)), // one-way delay, ms
+        proptest::option::of(one_way_min_ms.max(1)..=one_way_max_ms.max(one_way_min_ms.max(1))), // one-way delay, ms
         proptest::option::of(1u64..=40),           // jitter, ms
         proptest::option::of(1u32..=150),          // loss, per mille (0.1 % to 15 %)
         proptest::option::of(1u32..=100),          // duplicate, per mille
@@ -229,7 +308,21 @@ fn apply_link(on: &BTreeSet<Kind>, raw: &RawLink) -> LinkPlan {
     l
 }
 
-const TIMED: &[Kind] = &[Kind::Rebind, Kind::SwitchNetwork, Kind::Blackhole, Kind::UdpBlocked, Kind::UdpRefused];
+const TIMED: &[Kind] = &[
+    Kind::Rebind,
+    Kind::SwitchNetwork,
+    Kind::Blackhole,
+    Kind::UdpBlocked,
+    Kind::UdpRefused,
+    Kind::PathDrop,
+    Kind::ReplayDatagram,
+    Kind::ReplayStream,
+    Kind::OvertakeControl,
+    Kind::LateTable,
+    Kind::Background,
+    Kind::Relaunch,
+    Kind::Sleep,
+];
 
 /// The strategy for one case of `domain` with run seed `seed`.
 pub fn case_strategy(domain: &Domain, seed: RunSeed) -> BoxedStrategy<Case> {
@@ -241,39 +334,69 @@ pub fn case_strategy(domain: &Domain, seed: RunSeed) -> BoxedStrategy<Case> {
     let first_step = domain.faults_from_ms / 100;
     let steps = domain.horizon_ms / 100;
     let outage_steps = (domain.outage_max_ms / 100).max(1);
-    let fault = (0..timed.len().max(1), 0..hosts.len(), first_step..=steps, 1..=outage_steps);
+    let fault = (0..timed.len().max(1), 0..hosts.len(), first_step..=steps, 1..=outage_steps, 1u32..=128);
     let faults_max = if timed.is_empty() { 0 } else { domain.faults_max };
+    let always = domain.always.clone();
+    let one_way_min_ms = domain.one_way_min_ms;
+    // A kind that is always on gets one fault of its own, drawn apart.
+    let always_timed: Vec<Kind> = always.iter().copied().filter(|k| timed.contains(k)).collect();
+    let always_faults = proptest::collection::vec((0..hosts.len(), first_step..=steps, 1..=outage_steps, 1u32..=128), always_timed.len());
     (
         proptest::collection::vec(any::<bool>(), kinds.len()),
-        link_strategy(domain.one_way_max_ms),
-        link_strategy(domain.one_way_max_ms),
+        link_strategy(domain.one_way_min_ms, domain.one_way_max_ms),
+        link_strategy(domain.one_way_min_ms, domain.one_way_max_ms),
         proptest::collection::vec(fault, 0..=faults_max),
+        always_faults,
     )
-        .prop_map(move |(mask, phone, box_, raw): (Vec<bool>, RawLink, RawLink, Vec<RawFault>)| {
-            let on: BTreeSet<Kind> = kinds.iter().zip(&mask).filter(|(_, m)| **m).map(|(k, _)| *k).collect();
+        .prop_map(move |(mask, phone, box_, mut raw, forced): (Vec<bool>, RawLink, RawLink, Vec<RawFault>, Vec<(usize, u64, u64, u32)>)| {
+            let on: BTreeSet<Kind> = kinds.iter().zip(&mask).filter(|(_, m)| **m).map(|(k, _)| *k).chain(always.iter().copied()).collect();
+            for (k, (h, at, len, extra)) in always_timed.iter().zip(forced) {
+                let i = timed.iter().position(|t| t == k).expect("always kinds are timed kinds of the domain");
+                raw.push((i, h, at, len, extra));
+            }
             let mut faults: Vec<TimedFault> = raw
                 .iter()
-                .filter_map(|&(k, h, at, len)| {
-                    let kind = *timed.get(k)?;
+                .flat_map(|&(k, h, at, len, extra)| {
+                    let Some(kind) = timed.get(k).copied() else { return vec![] };
                     if !on.contains(&kind) {
-                        return None;
+                        return vec![];
                     }
                     let host = hosts[h].to_string();
+                    let phone = || "phone".to_string();
                     let for_ms = len * 100;
-                    let fault = match kind {
-                        Kind::Rebind => FaultKind::Rebind { host },
-                        Kind::SwitchNetwork => FaultKind::SwitchNetwork { host: "phone".into() },
-                        Kind::Blackhole => FaultKind::Blackhole { host, for_ms },
-                        Kind::UdpBlocked => FaultKind::UdpBlocked { host, for_ms },
-                        Kind::UdpRefused => FaultKind::UdpRefused { host, for_ms },
+                    let at_ms = at * 100;
+                    let one = |fault| vec![TimedFault { at_ms, fault }];
+                    match kind {
+                        Kind::Rebind => one(FaultKind::Rebind { host }),
+                        Kind::SwitchNetwork => one(FaultKind::SwitchNetwork { host: phone() }),
+                        Kind::Blackhole => one(FaultKind::Blackhole { host, for_ms }),
+                        Kind::UdpBlocked => one(FaultKind::UdpBlocked { host, for_ms }),
+                        Kind::UdpRefused => one(FaultKind::UdpRefused { host, for_ms }),
+                        Kind::PathDrop => {
+                            let span = PATH_DROP_MAX_MS - PATH_DROP_MIN_MS;
+                            one(FaultKind::Blackhole { host: phone(), for_ms: PATH_DROP_MIN_MS + (extra as u64 - 1) * span / 127 / 100 * 100 })
+                        }
+                        Kind::ReplayDatagram => one(FaultKind::ReplayDatagram { host: phone() }),
+                        Kind::ReplayStream => one(FaultKind::ReplayStreamMessage { host: phone() }),
+                        Kind::OvertakeControl => one(FaultKind::OvertakeControl { host: phone(), burst: extra }),
+                        Kind::LateTable => vec![
+                            TimedFault { at_ms, fault: FaultKind::TableChange { host: "box".into() } },
+                            TimedFault { at_ms, fault: FaultKind::ReverseDatagrams { host: phone(), for_ms: 1_000 + extra as u64 * 40 } },
+                        ],
+                        Kind::Background => one(FaultKind::Background { host: phone(), for_ms: extra as u64 * 500 }),
+                        Kind::Relaunch => one(FaultKind::Relaunch { host: phone() }),
+                        Kind::Sleep => one(FaultKind::Sleep { host: phone(), for_ms: extra as u64 * 225_000 }),
                         _ => unreachable!("only timed kinds"),
-                    };
-                    Some(TimedFault { at_ms: at * 100, fault })
+                    }
                 })
                 .collect();
             // Network switches toggle in list order: keep the list in time order.
             faults.sort_by_key(|f| f.at_ms);
-            let plan = FaultPlan { phone: apply_link(&on, &phone), box_: apply_link(&on, &box_), faults };
+            let mut plan = FaultPlan { phone: apply_link(&on, &phone), box_: apply_link(&on, &box_), faults };
+            // A delay that is always on but drawn as unset takes the domain's least.
+            if always.contains(&Kind::Delay) && phone.0.is_none() {
+                plan.phone.one_way_ms = one_way_min_ms;
+            }
             debug_assert!(plan.validate().is_ok(), "drawn plans are valid: {plan:?}");
             Case { seed, plan }
         })

@@ -11,9 +11,12 @@
 //! (received from or sent to any link) is kept in a bounded log, so a scenario
 //! can check the relay is blind (`blind-relay`).
 //!
-//! A test-only tamper ([`Tamper`]) turns the cloud into a hostile relay that
-//! sends a phone-bound message twice: the way to put a replay in front of the
-//! phone's carrier (QUIC itself drops duplicated packets).
+//! A tamper ([`Tamper`], counted; and the plan's timed relay faults,
+//! [`RelayFault`]) turns the cloud into a hostile relay that sends a
+//! phone-bound message twice, holds one back behind later ones, or sends a
+//! window of datagrams newest first: the way to put replays and late messages
+//! in front of the phone's carrier (QUIC itself drops duplicated packets).
+//! Trace kind `cloud.tamper`.
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -25,6 +28,7 @@ use ftw_cloud::{Cloud, LinkId};
 use tokio::sync::{mpsc, Notify};
 
 use crate::link::{Link, LinkEvent, TransportKind};
+use crate::scenario::{FaultKind, TimedFault};
 use crate::time;
 use crate::trace;
 
@@ -45,6 +49,22 @@ pub struct Tamper {
     pub hold_behind: u32,
 }
 
+/// One timed relay fault of the plan (`replay_datagram`, `replay_stream_message`,
+/// `overtake_control`, `reverse_datagrams`), and whether it was carried out.
+#[derive(Clone, Debug, PartialEq)]
+pub struct RelayFault {
+    pub at_ms: u64,
+    pub kind: FaultKind,
+    pub done: bool,
+}
+
+impl RelayFault {
+    /// The relay faults of a plan's timed faults.
+    pub fn of(faults: &[TimedFault]) -> Vec<RelayFault> {
+        faults.iter().filter(|f| f.fault.is_relay()).map(|f| RelayFault { at_ms: f.at_ms, kind: f.fault.clone(), done: false }).collect()
+    }
+}
+
 /// What the cloud driver saw.
 #[derive(Clone, Debug, Default)]
 pub struct CloudLog {
@@ -57,6 +77,14 @@ pub struct CloudLog {
     /// Links adopted per transport.
     pub by_transport: BTreeMap<&'static str, u64>,
     pub repeated: u64,
+    /// Phone-bound messages sent twice as datagrams and as stream messages.
+    pub repeated_datagrams: u64,
+    pub repeated_stream: u64,
+    /// Stream messages held back behind later ones (and how many passed them, most).
+    pub held: u64,
+    pub held_behind_max: u32,
+    /// Datagrams sent newest first by a `reverse_datagrams` window.
+    pub reversed: u64,
 }
 
 impl CloudLog {
@@ -78,7 +106,10 @@ struct LinkSlot {
     datagrams: bool,
     phone_datagrams: u32,
     phone_stream: u32,
-    held: Option<(LinkOp, u32)>,
+    /// Messages held back, each with how many later messages must pass it.
+    held: Vec<(LinkOp, u32)>,
+    /// Datagrams held by a `reverse_datagrams` window.
+    reversing: Vec<LinkOp>,
     /// A phone's link (the tamper touches only these).
     phone: bool,
 }
@@ -90,6 +121,7 @@ struct Inner {
     next_id: LinkId,
     log: CloudLog,
     tamper: Tamper,
+    relay: Vec<RelayFault>,
 }
 
 /// The cloud's driver (clone to share between doors).
@@ -106,6 +138,11 @@ fn now_ms() -> u64 {
 impl CloudDriver {
     /// Start the driver (its timer task) on the current host.
     pub fn start(host: &str, cloud: Cloud, tamper: Tamper) -> Self {
+        Self::start_with_relay(host, cloud, tamper, Vec::new())
+    }
+
+    /// Start the driver with the plan's timed relay faults.
+    pub fn start_with_relay(host: &str, cloud: Cloud, tamper: Tamper, relay: Vec<RelayFault>) -> Self {
         let inner = Rc::new(RefCell::new(Inner {
             host: host.to_string(),
             cloud,
@@ -113,6 +150,7 @@ impl CloudDriver {
             next_id: 1,
             log: CloudLog::default(),
             tamper,
+            relay,
         }));
         let me = CloudDriver { inner, wake: Rc::new(Notify::new()) };
         let timer = me.clone();
@@ -145,7 +183,7 @@ impl CloudDriver {
             let mut i = self.inner.borrow_mut();
             let id = i.next_id;
             i.next_id += 1;
-            i.links.insert(id, LinkSlot { ops: tx, datagrams, phone_datagrams: 0, phone_stream: 0, held: None, phone: target == ftw_cloud::consts::PHONE_TARGET });
+            i.links.insert(id, LinkSlot { ops: tx, datagrams, phone_datagrams: 0, phone_stream: 0, held: Vec::new(), reversing: Vec::new(), phone: target == ftw_cloud::consts::PHONE_TARGET });
             i.log.links_adopted += 1;
             *i.log.by_transport.entry(transport.name()).or_default() += 1;
             let host = i.host.clone();
@@ -219,13 +257,16 @@ impl CloudDriver {
         }
     }
 
-    /// Move every transmit of the model to its link's queue.
+    /// Move every transmit of the model to its link's queue (through the tamper).
     fn flush(&self) {
         let mut guard = self.inner.borrow_mut();
         let i = &mut *guard;
+        let now = now_ms();
         while let Some(t) = i.cloud.poll_transmit() {
             let Some(slot) = i.links.get_mut(&t.link) else { continue };
             let mut repeat = false;
+            let mut hold: Option<u32> = None;
+            let mut reverse = false;
             let tamper = if slot.phone { i.tamper } else { Tamper::default() };
             match &t.op {
                 LinkOp::Send { kind, bytes } => {
@@ -240,8 +281,35 @@ impl CloudDriver {
                         SendKind::Message => {
                             slot.phone_stream += 1;
                             repeat = tamper.repeat_stream_message > 0 && slot.phone_stream == tamper.repeat_stream_message;
+                            if tamper.hold_stream_message > 0 && slot.phone_stream == tamper.hold_stream_message {
+                                hold = Some(tamper.hold_behind.max(1));
+                            }
                         }
                         SendKind::Bulk => {}
+                    }
+                    // The plan's timed relay faults: each acts once, on the first
+                    // phone-bound message of its kind at or after its time.
+                    if slot.phone {
+                        for f in i.relay.iter_mut().filter(|f| f.at_ms <= now) {
+                            match (&f.kind, kind) {
+                                (FaultKind::ReplayDatagram { .. }, SendKind::Datagram) if !f.done => {
+                                    f.done = true;
+                                    repeat = true;
+                                }
+                                (FaultKind::ReplayStreamMessage { .. }, SendKind::Message) if !f.done => {
+                                    f.done = true;
+                                    repeat = true;
+                                }
+                                (FaultKind::OvertakeControl { burst, .. }, SendKind::Message) if !f.done && hold.is_none() => {
+                                    f.done = true;
+                                    hold = Some((*burst).max(1));
+                                }
+                                (FaultKind::ReverseDatagrams { for_ms, .. }, SendKind::Datagram) if now < f.at_ms + for_ms => {
+                                    reverse = true;
+                                }
+                                _ => {}
+                            }
+                        }
                     }
                 }
                 LinkOp::Close { code, .. } => {
@@ -249,26 +317,49 @@ impl CloudDriver {
                     trace::record(&i.host, "cloud.close", format!("link={} code={code}", t.link));
                 }
             }
-            let hold = matches!(&t.op, LinkOp::Send { kind: SendKind::Message, .. })
-                && tamper.hold_stream_message > 0
-                && slot.phone_stream == tamper.hold_stream_message
-                && slot.held.is_none();
-            if hold {
-                trace::record(&i.host, "cloud.tamper", format!("link={} holds a message back", t.link));
-                slot.held = Some((t.op, tamper.hold_behind.max(1)));
+            if reverse {
+                trace::record(&i.host, "cloud.tamper", format!("link={} holds a datagram to send newest first", t.link));
+                slot.reversing.push(t.op.clone());
+                if repeat {
+                    slot.reversing.push(t.op);
+                    i.log.repeated += 1;
+                    i.log.repeated_datagrams += 1;
+                }
                 continue;
             }
+            if let Some(behind) = hold {
+                trace::record(&i.host, "cloud.tamper", format!("link={} holds a message back behind {behind} later ones", t.link));
+                i.log.held += 1;
+                i.log.held_behind_max = i.log.held_behind_max.max(behind);
+                slot.held.push((t.op.clone(), behind));
+                if repeat {
+                    // The copy goes now; the original comes late.
+                    i.log.repeated += 1;
+                    i.log.repeated_stream += 1;
+                    let _ = slot.ops.send(t.op);
+                }
+                continue;
+            }
+            let is_datagram = matches!(&t.op, LinkOp::Send { kind: SendKind::Datagram, .. });
             let _ = slot.ops.send(t.op.clone());
-            if let Some((_, left)) = slot.held.as_mut() {
-                *left = left.saturating_sub(1);
-                if *left == 0 {
-                    let (op, _) = slot.held.take().expect("held");
-                    trace::record(&i.host, "cloud.tamper", format!("link={} releases the held message", t.link));
+            let mut k = 0;
+            while k < slot.held.len() {
+                slot.held[k].1 -= 1;
+                if slot.held[k].1 == 0 {
+                    let (op, _) = slot.held.remove(k);
+                    trace::record(&i.host, "cloud.tamper", format!("link={} releases a held message", t.link));
                     let _ = slot.ops.send(op);
+                } else {
+                    k += 1;
                 }
             }
             if repeat {
                 i.log.repeated += 1;
+                if is_datagram {
+                    i.log.repeated_datagrams += 1;
+                } else {
+                    i.log.repeated_stream += 1;
+                }
                 trace::record(&i.host, "cloud.tamper", format!("link={} repeats a message", t.link));
                 let _ = slot.ops.send(t.op);
             }
@@ -277,9 +368,60 @@ impl CloudDriver {
         self.wake.notify_one();
     }
 
+    /// The next end of a `reverse_datagrams` window still holding datagrams.
+    fn relay_deadline(&self) -> Option<u64> {
+        let i = self.inner.borrow();
+        let holding = i.links.values().any(|s| !s.reversing.is_empty());
+        if !holding {
+            return None;
+        }
+        i.relay
+            .iter()
+            .filter_map(|f| match &f.kind {
+                FaultKind::ReverseDatagrams { for_ms, .. } if !f.done => Some(f.at_ms + for_ms),
+                _ => None,
+            })
+            .min()
+    }
+
+    /// Send every datagram a window that ended held, newest first.
+    fn release_reversed(&self) {
+        let mut guard = self.inner.borrow_mut();
+        let i = &mut *guard;
+        let now = now_ms();
+        let mut open = false;
+        for f in i.relay.iter_mut() {
+            if let FaultKind::ReverseDatagrams { for_ms, .. } = &f.kind {
+                if f.at_ms + for_ms <= now {
+                    f.done = true;
+                } else if f.at_ms <= now {
+                    open = true;
+                }
+            }
+        }
+        if open {
+            return;
+        }
+        for (id, slot) in i.links.iter_mut() {
+            if slot.reversing.is_empty() {
+                continue;
+            }
+            trace::record(&i.host, "cloud.tamper", format!("link={id} sends {} held datagrams newest first", slot.reversing.len()));
+            while let Some(op) = slot.reversing.pop() {
+                i.log.reversed += 1;
+                let _ = slot.ops.send(op);
+            }
+        }
+    }
+
     async fn timer(&self) {
         loop {
-            let deadline = self.inner.borrow().cloud.poll_timeout();
+            let model = self.inner.borrow().cloud.poll_timeout();
+            let relay = self.relay_deadline();
+            let deadline = match (model, relay) {
+                (Some(a), Some(b)) => Some(a.min(b)),
+                (a, b) => a.or(b),
+            };
             let sleep = async {
                 match deadline {
                     Some(d) => time::sleep_until(Duration::from_millis(d)).await,
@@ -289,7 +431,12 @@ impl CloudDriver {
             tokio::select! {
                 biased;
                 _ = sleep => {
-                    self.inner.borrow_mut().cloud.handle_timeout(now_ms());
+                    if relay.is_some_and(|r| r <= now_ms()) {
+                        self.release_reversed();
+                    }
+                    if model.is_some_and(|m| m <= now_ms()) {
+                        self.inner.borrow_mut().cloud.handle_timeout(now_ms());
+                    }
                     self.flush();
                 }
                 _ = self.wake.notified() => {}

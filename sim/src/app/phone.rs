@@ -106,6 +106,18 @@ pub struct PhoneLog {
     pub cmds: Vec<CmdRecord>,
     pub replays_dropped: u64,
     pub ended_by_carrier: u64,
+    /// Every replay the carrier saw (dropped or ending the session).
+    pub replays_seen: u64,
+    /// Replays that came on a stream and were only dropped (the law: never).
+    pub stream_replays_dropped: u64,
+    /// Sessions ended by a replay that came as a datagram (the law: never).
+    pub ended_by_datagram_replay: u64,
+    /// Late lives (liveSeq not above the newest applied) that carried a newer table.
+    pub late_tables: u64,
+    /// Breaches of Freshness case 17 and of "the view never goes back": a late
+    /// live's newer table not kept, a newer value replaced by an older one, the
+    /// table's srcRev going down.
+    pub freshness_breaches: Vec<String>,
     /// Times of delivered messages (for `streams-after-heal`).
     pub delivered_ms: Vec<u64>,
     /// Times a race started, and with which network and first transport.
@@ -377,6 +389,15 @@ impl PhoneApp {
                         COpened::Broken => Opened::Broken,
                     };
                     let verdict = c.carrier.judge(arrival, opened);
+                    if opened == Opened::Replay {
+                        let mut log = self.log.borrow_mut();
+                        log.replays_seen += 1;
+                        match (arrival, verdict) {
+                            (Arrival::Stream, Verdict::Drop) => log.stream_replays_dropped += 1,
+                            (Arrival::Datagram, Verdict::EndSession) => log.ended_by_datagram_replay += 1,
+                            _ => {}
+                        }
+                    }
                     let first = verdict == Verdict::Deliver && !c.first_seen;
                     if first {
                         c.first_seen = true;
@@ -427,7 +448,35 @@ impl PhoneApp {
                     table,
                     values: l.values.iter().map(|(k, v)| (k.clone(), *v as f64)).collect(),
                 };
+                let table_before = self.view.table().map(|t| t.src_rev);
+                let newest_before = self.view.newest_seq();
+                let shown_before: BTreeMap<String, u64> = self.view.values().iter().map(|(k, s)| (k.clone(), s.live_seq)).collect();
                 let outcome = self.view.handle_live(&live);
+                let table_after = self.view.table().map(|t| t.src_rev);
+                let late = newest_before.is_some_and(|n| seq <= n);
+                let newer_table = live.table.is_some() && table_before.is_none_or(|r| live.src_rev > r);
+                let mut breaches = Vec::new();
+                if late && newer_table {
+                    self.log.borrow_mut().late_tables += 1;
+                }
+                if newer_table && table_after.is_none_or(|r| r < live.src_rev) {
+                    breaches.push(format!("live {seq} (late: {late}) carried the table of srcRev {} but the view kept {table_after:?}", live.src_rev));
+                }
+                if table_after < table_before {
+                    breaches.push(format!("live {seq}: the view's table went back from srcRev {table_before:?} to {table_after:?}"));
+                }
+                for (k, before) in &shown_before {
+                    let after = self.view.values().get(k).map(|s| s.live_seq);
+                    if after.is_none_or(|a| a < *before) {
+                        breaches.push(format!("live {seq}: {k} went back from live {before} to {after:?}"));
+                    }
+                }
+                if !breaches.is_empty() {
+                    for b in &breaches {
+                        trace::record(&self.host, "phone.view", format!("freshness breach: {b}"));
+                    }
+                    self.log.borrow_mut().freshness_breaches.extend(breaches);
+                }
                 let mut log = self.log.borrow_mut();
                 log.lives.push((seq, l.values.clone()));
                 for (k, s) in self.view.values() {

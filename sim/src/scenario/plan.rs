@@ -46,6 +46,66 @@ pub enum FaultKind {
     UdpBlocked { host: String, for_ms: u64 },
     /// UDP refused at once on the host's leg for `for_ms` (TCP passes).
     UdpRefused { host: String, for_ms: u64 },
+    /// The cloud as a hostile relay (`host` = "phone": phone-bound traffic):
+    /// the first phone-bound datagram it relays at or after the time goes twice.
+    ReplayDatagram { host: String },
+    /// The relay sends the first phone-bound control-lane stream message at or
+    /// after the time twice.
+    ReplayStreamMessage { host: String },
+    /// The relay holds the first phone-bound stream message at or after the
+    /// time back until `burst` later phone-bound messages have gone: a burst
+    /// overtaking a control message.
+    OvertakeControl { host: String, burst: u32 },
+    /// The relay holds every phone-bound datagram for `for_ms`, then sends
+    /// them newest first (a reordering relay).
+    ReverseDatagrams { host: String, for_ms: u64 },
+    /// The box's site changes its table (`host` = "box": a battery is added, srcRev + 1).
+    TableChange { host: String },
+    /// The phone's app goes to the background for `for_ms` (`host` = "phone").
+    Background { host: String, for_ms: u64 },
+    /// The phone's app is killed and launched again.
+    Relaunch { host: String },
+    /// The phone sleeps: its wall clock jumps `for_ms` and it reconnects.
+    Sleep { host: String, for_ms: u64 },
+}
+
+impl FaultKind {
+    /// The host the fault names.
+    pub fn host(&self) -> &str {
+        match self {
+            FaultKind::Rebind { host }
+            | FaultKind::SwitchNetwork { host }
+            | FaultKind::Blackhole { host, .. }
+            | FaultKind::UdpBlocked { host, .. }
+            | FaultKind::UdpRefused { host, .. }
+            | FaultKind::ReplayDatagram { host }
+            | FaultKind::ReplayStreamMessage { host }
+            | FaultKind::OvertakeControl { host, .. }
+            | FaultKind::ReverseDatagrams { host, .. }
+            | FaultKind::TableChange { host }
+            | FaultKind::Background { host, .. }
+            | FaultKind::Relaunch { host }
+            | FaultKind::Sleep { host, .. } => host,
+        }
+    }
+    /// The one host a kind may name, for kinds that are not about a leg.
+    fn only_host(&self) -> Option<&'static str> {
+        match self {
+            FaultKind::SwitchNetwork { .. } => Some("phone"),
+            FaultKind::ReplayDatagram { .. } | FaultKind::ReplayStreamMessage { .. } | FaultKind::OvertakeControl { .. } | FaultKind::ReverseDatagrams { .. } => Some("phone"),
+            FaultKind::TableChange { .. } => Some("box"),
+            FaultKind::Background { .. } | FaultKind::Relaunch { .. } | FaultKind::Sleep { .. } => Some("phone"),
+            _ => None,
+        }
+    }
+    /// A fault of the relay (the cloud's driver carries it out).
+    pub fn is_relay(&self) -> bool {
+        matches!(self, FaultKind::ReplayDatagram { .. } | FaultKind::ReplayStreamMessage { .. } | FaultKind::OvertakeControl { .. } | FaultKind::ReverseDatagrams { .. })
+    }
+    /// A fault of the phone's app life (the scenario's phone carries it out).
+    pub fn is_app_life(&self) -> bool {
+        matches!(self, FaultKind::Background { .. } | FaultKind::Relaunch { .. } | FaultKind::Sleep { .. })
+    }
 }
 
 /// A fault at a time.
@@ -114,18 +174,17 @@ impl FaultPlan {
             }
         }
         for (i, f) in self.faults.iter().enumerate() {
-            let host = match &f.fault {
-                FaultKind::Rebind { host }
-                | FaultKind::SwitchNetwork { host }
-                | FaultKind::Blackhole { host, .. }
-                | FaultKind::UdpBlocked { host, .. }
-                | FaultKind::UdpRefused { host, .. } => host,
-            };
+            let host = f.fault.host();
             if host != "phone" && host != "box" {
                 return Err(format!("plan.faults[{i}].host = {host:?}: must be \"phone\" or \"box\""));
             }
-            if matches!(f.fault, FaultKind::SwitchNetwork { .. }) && host != "phone" {
-                return Err(format!("plan.faults[{i}]: only the phone can switch networks"));
+            if let Some(only) = f.fault.only_host() {
+                if host != only {
+                    return Err(format!("plan.faults[{i}].host = {host:?}: this kind takes host = {only:?}"));
+                }
+            }
+            if let FaultKind::OvertakeControl { burst: 0, .. } = f.fault {
+                return Err(format!("plan.faults[{i}].burst = 0: at least one message overtakes"));
             }
         }
         Ok(())

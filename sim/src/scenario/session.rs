@@ -28,8 +28,8 @@ use ftw_wire::noise::{Key, Keypair};
 use ftw_wire::BugSwitches;
 
 use super::{addr, cloud_certs, sim_clock, world_for, Check, FaultKind, FaultPlan, RunReport, RunSpec, Switches, Topology};
-use crate::app::cloud::{CloudDriver, CloudLog, Tamper};
-use crate::app::phone::{dialer, PhoneApp, PhoneLog};
+use crate::app::cloud::{CloudDriver, CloudLog, RelayFault, Tamper};
+use crate::app::phone::{dialer, PhoneApp, PhoneLog, SessionRecord};
 use crate::app::r#box::{run_box, BoxDialer};
 use crate::link::{accept_quic, accept_ws, dial_quic};
 use crate::quic::QuicEndpoint;
@@ -146,7 +146,11 @@ pub fn heal_time(plan: &FaultPlan) -> Duration {
         .iter()
         .map(|f| {
             let extra = match &f.fault {
-                FaultKind::Blackhole { for_ms, .. } | FaultKind::UdpBlocked { for_ms, .. } | FaultKind::UdpRefused { for_ms, .. } => *for_ms,
+                FaultKind::Blackhole { for_ms, .. }
+                | FaultKind::UdpBlocked { for_ms, .. }
+                | FaultKind::UdpRefused { for_ms, .. }
+                | FaultKind::ReverseDatagrams { for_ms, .. }
+                | FaultKind::Background { for_ms, .. } => *for_ms,
                 _ => 0,
             };
             Duration::from_millis(f.at_ms + extra)
@@ -163,11 +167,13 @@ pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCe
     let keys = Keys::of(seed);
     let shared = Rc::new(RefCell::new(Shared::default()));
     let wire_sw = wire_switches(&spec.switches);
+    let relay = RelayFault::of(&spec.plan.faults);
+    let table_changes: Vec<Duration> = spec.plan.faults.iter().filter(|f| matches!(f.fault, FaultKind::TableChange { .. })).map(|f| Duration::from_millis(f.at_ms)).collect();
 
     let sh = shared.clone();
     let (k, st) = (keys.clone(), setup.clone());
     world.host("cloud", addr::CLOUD, move || {
-        let (sh, k, st) = (sh.clone(), k.clone(), st.clone());
+        let (sh, k, st, relay) = (sh.clone(), k.clone(), st.clone(), relay.clone());
         async move {
             let mut cfg = CloudConfig::new(k.cloud.clone());
             cfg.sessions_enabled = st.sessions_enabled;
@@ -177,7 +183,7 @@ pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCe
             if st.paired {
                 cloud.pair(k.phone.public, BOX_ID);
             }
-            let driver = CloudDriver::start("cloud", cloud, st.tamper);
+            let driver = CloudDriver::start_with_relay("cloud", cloud, st.tamper, relay);
             sh.borrow_mut().cloud = Some(driver.clone());
             // The WebSocket door.
             let tcp = TcpHost::bind("cloud", v4(addr::CLOUD), seed).await?;
@@ -218,13 +224,22 @@ pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCe
     let sh = shared.clone();
     let (k, st) = (keys.clone(), setup.clone());
     world.host("box", addr::BOX, move || {
-        let (sh, k, st) = (sh.clone(), k.clone(), st.clone());
+        let (sh, k, st, table_changes) = (sh.clone(), k.clone(), st.clone(), table_changes.clone());
         async move {
             let paired = if st.paired { vec![k.phone.public] } else { vec![] };
             let mut cfg = BoxConfig::new(BOX_ID, k.box_.clone(), paired, seed.sub_seed("model.box.site"));
             cfg.switches = wire_sw;
             let node = Rc::new(RefCell::new(BoxNode::new(cfg, seed.key("model.box"))));
             sh.borrow_mut().boxn = Some(node.clone());
+            // The plan's table changes: the site gets a battery (srcRev + 1).
+            let site = node.clone();
+            tokio::task::spawn_local(async move {
+                for at in table_changes {
+                    time::sleep_until(at).await;
+                    site.borrow_mut().site_mut().add_battery();
+                    trace::record("box", "box.table", format!("srcRev {}", site.borrow().site().src_rev()));
+                }
+            });
             let rng = seed.crypto("box");
             let provider = crypto_provider(&rng.sub("tls"));
             // One session store for the box's life: every reconnect resumes (0-RTT keys).
@@ -298,10 +313,20 @@ pub fn run_with(spec: &RunSpec, setup: &Setup) -> (RunReport, SessionSummary) {
     world.client("phone", addr::PHONE, async move {
         let mut phone = phone_app(&sp).await?;
         sh.borrow_mut().phone = Some(phone.log.clone());
-        let mut cmd_sent = false;
+        let mut life: Vec<(Duration, FaultKind)> = sp.plan.faults.iter().filter(|f| f.fault.is_app_life()).map(|f| (Duration::from_millis(f.at_ms), f.fault.clone())).collect();
+        life.reverse(); // popped in time order
+        let mut cmd_sent_in: Option<u64> = None;
         let mut hidden_done = false;
         time::sleep(Duration::from_millis(500)).await;
         while time::now() < length {
+            // The plan's app life, at its time.
+            if let Some((at, f)) = life.last().cloned() {
+                if time::now() >= at {
+                    life.pop();
+                    app_life(&mut phone, &f, at).await;
+                    continue;
+                }
+            }
             if phone.transport().is_none() {
                 if !phone.connect(network_at(&sp.plan, time::now())).await {
                     time::sleep(RECONNECT_DELAY).await;
@@ -309,18 +334,30 @@ pub fn run_with(spec: &RunSpec, setup: &Setup) -> (RunReport, SessionSummary) {
                 }
             }
             let now = time::now();
+            // A command whose session ended before its result is sent again.
+            let session_no = phone.log.borrow().sessions.len() as u64;
+            let cmd_done = phone.log.borrow().cmds.iter().any(|c| c.result.is_some());
+            let cmd_pending = !cmd_done && cmd_sent_in != Some(session_no);
             // The script: a command at 5 s (or as soon as a session is open after), the
             // background from 20 s to 30 s.
-            let next = if !cmd_sent {
+            let mut next = if cmd_pending {
                 Duration::from_secs(5)
             } else if !hidden_done {
                 Duration::from_secs(20)
             } else {
                 length
             };
+            if let Some((at, _)) = life.last() {
+                next = next.min((*at).max(now));
+            }
+            if now >= next && life.last().is_some_and(|(at, _)| *at <= now) {
+                continue;
+            }
             if now >= next && phone.session_open() {
-                if !cmd_sent {
-                    cmd_sent = phone.send_cmd(CMD_OP).is_some();
+                if cmd_pending {
+                    if phone.send_cmd(CMD_OP).is_some() {
+                        cmd_sent_in = Some(session_no);
+                    }
                 } else if !hidden_done {
                     phone.background();
                     phone.run_until(Duration::from_secs(30)).await;
@@ -351,6 +388,11 @@ pub fn run_with(spec: &RunSpec, setup: &Setup) -> (RunReport, SessionSummary) {
         live_gap_not_value(&s),
         blind_relay(&s),
         streams_after_heal(&s, heal),
+        replayed_datagram_dropped(&s),
+        stream_replay_ends_session(&s),
+        no_false_replay(&s),
+        late_live_table_kept(&s),
+        demoted_goes_ws_first(&s),
     ];
     (RunReport { outcome, checks }, s)
 }
@@ -376,6 +418,128 @@ pub fn values_are_sent_values(s: &SessionSummary) -> Check {
         property: "values-are-sent-values".into(),
         ok,
         detail: format!("{} lives delivered, {} values shown, box sent {}; {}", s.phone.lives.len(), s.phone.shown.len(), s.lives_sent.len(), bad.first().cloned().unwrap_or_default()),
+    }
+}
+
+/// Carry out one app-life fault of the plan on the phone.
+pub async fn app_life(phone: &mut PhoneApp, f: &FaultKind, at: Duration) {
+    match f {
+        FaultKind::Background { for_ms, .. } => {
+            trace::record("phone", "phone.life", format!("background for {for_ms} ms"));
+            phone.background();
+            let until = at + Duration::from_millis(*for_ms);
+            while time::now() < until {
+                phone.run_until(until).await;
+                if phone.transport().is_none() {
+                    time::sleep_until(until).await;
+                }
+            }
+            if phone.foreground() {
+                trace::record("phone", "phone.life", "foreground asks for a reconnect");
+            }
+        }
+        FaultKind::Relaunch { .. } => phone.relaunch(),
+        FaultKind::Sleep { for_ms, .. } => {
+            trace::record("phone", "phone.life", format!("sleeps {for_ms} ms of wall clock"));
+            phone.clock_jump(Duration::from_millis(*for_ms));
+        }
+        other => unreachable!("not an app-life fault: {other:?}"),
+    }
+}
+
+/// A replay that came as a datagram is dropped: it never ends the session.
+pub fn replayed_datagram_dropped(s: &SessionSummary) -> Check {
+    Check {
+        property: "replayed-datagram-dropped".into(),
+        ok: s.phone.ended_by_datagram_replay == 0,
+        detail: format!(
+            "the relay repeated {} datagrams; the carrier saw {} replays, dropped {}, {} sessions ended by a datagram replay",
+            s.cloud.repeated_datagrams, s.phone.replays_seen, s.phone.replays_dropped, s.phone.ended_by_datagram_replay
+        ),
+    }
+}
+
+/// A replay on a stream ends the session: it is never only dropped.
+pub fn stream_replay_ends_session(s: &SessionSummary) -> Check {
+    Check {
+        property: "stream-replay-ends-session".into(),
+        ok: s.phone.stream_replays_dropped == 0,
+        detail: format!(
+            "the relay repeated {} stream messages; {} stream replays only dropped, {} sessions ended by the carrier",
+            s.cloud.repeated_stream, s.phone.stream_replays_dropped, s.phone.ended_by_carrier
+        ),
+    }
+}
+
+/// A burst overtaking a control message never causes a false replay: every
+/// replay the carrier saw is one the relay made.
+pub fn no_false_replay(s: &SessionSummary) -> Check {
+    Check {
+        property: "no-false-replay".into(),
+        ok: s.phone.replays_seen <= s.cloud.repeated,
+        detail: format!(
+            "the carrier saw {} replays, the relay repeated {} messages; {} held back (behind up to {} later ones)",
+            s.phone.replays_seen, s.cloud.repeated, s.cloud.held, s.cloud.held_behind_max
+        ),
+    }
+}
+
+/// Freshness case 17: a late live whose table is newer than the view's gives
+/// the view its table and keeps the newer values shown; the view never goes
+/// back (to an older srcRev, or a value from an older live).
+pub fn late_live_table_kept(s: &SessionSummary) -> Check {
+    Check {
+        property: "late-live-table-kept".into(),
+        ok: s.phone.freshness_breaches.is_empty(),
+        detail: format!(
+            "{} late lives carried a newer table ({} datagrams sent newest first); breaches: {:?}",
+            s.phone.late_tables,
+            s.cloud.reversed,
+            s.phone.freshness_breaches.iter().take(2).collect::<Vec<_>>()
+        ),
+    }
+}
+
+/// Whether a QUIC session's end demotes QUIC (SPEC section 4, judged from the
+/// log alone): not the app's close, not a close the service spoke (from 1000,
+/// other than 1005 and 1006), and before its first message or within a
+/// minute of it. Replays and broken messages end a session without a path drop.
+pub fn should_demote(r: &SessionRecord) -> bool {
+    use ftw_phone::consts::{CLOSE_ABNORMAL, CLOSE_NO_STATUS, DEMOTION_WINDOW_MS, SERVICE_CLOSE_CODE_MIN};
+    let (Some(end), Some(ended)) = (r.end.as_deref(), r.ended_at_ms) else { return false };
+    if r.transport != ftw_phone::Transport::Quic || end.starts_with("local") {
+        return false;
+    }
+    let path_like = match end.strip_prefix("code ").and_then(|c| c.parse::<u16>().ok()) {
+        Some(code) => code < SERVICE_CLOSE_CODE_MIN || code == CLOSE_NO_STATUS || code == CLOSE_ABNORMAL,
+        None => false, // "replay", "broken": the carrier ended it
+    };
+    match r.first_message_ms {
+        None => path_like || end == "replay" || end == "broken",
+        Some(first) => path_like && ended - first < DEMOTION_WINDOW_MS,
+    }
+}
+
+/// After a demotion (a QUIC session whose path dropped within a minute of its
+/// first message, or that ended before it) the WebSocket goes first on that
+/// network for a day.
+pub fn demoted_goes_ws_first(s: &SessionSummary) -> Check {
+    let day_ms = ftw_phone::consts::DEMOTION_MS;
+    let mut bad = Vec::new();
+    let mut demotions = 0;
+    for d in s.phone.sessions.iter().filter(|r| should_demote(r)) {
+        demotions += 1;
+        let ended = d.ended_at_ms.expect("ended");
+        for r in s.phone.sessions.iter().filter(|r| r.network == d.network && r.race_start_ms >= ended && r.race_start_ms < ended + day_ms) {
+            if r.first != ftw_phone::Transport::WebSocket {
+                bad.push(format!("session #{} ended {:?} at {ended} ms; the race at {} ms went {} first", d.no, d.end, r.race_start_ms, r.first.name()));
+            }
+        }
+    }
+    Check {
+        property: "demoted-goes-ws-first".into(),
+        ok: bad.is_empty(),
+        detail: format!("{demotions} sessions should demote QUIC; {}", bad.first().cloned().unwrap_or_default()),
     }
 }
 

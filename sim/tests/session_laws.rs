@@ -1,0 +1,134 @@
+//! The session's laws against the plan's relay faults, table change, dropped
+//! path and app life (issue 8): each bug switch fails its law on a plan made
+//! for it and the law holds with the switch off. The plans are data, as in a
+//! corpus entry.
+
+use ftw_phone::Transport;
+use ftw_sim::scenario::session::{run_with, Setup, SessionSummary};
+use ftw_sim::scenario::{self, FaultKind, RunReport, RunSpec, Switches, TimedFault, Verdict};
+use ftw_sim::RunSeed;
+
+fn phone() -> String {
+    "phone".into()
+}
+
+fn run(seed: u64, switches: &[&str], faults: Vec<TimedFault>) -> (RunReport, SessionSummary) {
+    let mut s = RunSpec::new("session", RunSeed(seed));
+    s.switches = Switches::parse(switches.iter().copied()).expect("switches");
+    s.plan.faults = faults;
+    s.plan.validate().expect("a valid plan");
+    run_with(&s, &Setup::default())
+}
+
+fn check<'a>(r: &'a RunReport, name: &str) -> &'a scenario::Check {
+    r.checks.iter().find(|c| c.property == name).unwrap_or_else(|| panic!("check {name} present"))
+}
+
+fn assert_pass(r: &RunReport) {
+    assert_eq!(r.verdict(), Verdict::Pass, "checks: {:#?}", r.checks);
+}
+
+fn at(at_ms: u64, fault: FaultKind) -> TimedFault {
+    TimedFault { at_ms, fault }
+}
+
+#[test]
+fn a_replayed_datagram_is_dropped_and_the_switch_ends_the_session() {
+    let plan = vec![at(8_000, FaultKind::ReplayDatagram { host: phone() })];
+    let (r, s) = run(21, &[], plan.clone());
+    assert_pass(&r);
+    assert_eq!(s.cloud.repeated_datagrams, 1);
+    assert_eq!(s.phone.replays_seen, 1, "the copy reached the carrier");
+    assert_eq!(s.phone.replays_dropped, 1);
+    let (r, s) = run(21, &["datagram-replay-ends-session"], plan);
+    let c = check(&r, "replayed-datagram-dropped");
+    assert!(!c.ok, "{}", c.detail);
+    assert_eq!(s.phone.ended_by_datagram_replay, 1);
+}
+
+#[test]
+fn a_replay_on_the_stream_ends_the_session_and_the_switch_only_drops_it() {
+    let plan = vec![at(8_000, FaultKind::ReplayStreamMessage { host: phone() })];
+    let (r, s) = run(22, &[], plan.clone());
+    assert_pass(&r);
+    assert_eq!(s.cloud.repeated_stream, 1);
+    assert_eq!(s.phone.sessions[0].end.as_deref(), Some("replay"));
+    assert!(s.phone.sessions.len() >= 2, "the phone raced again");
+    let (r, s) = run(22, &["stream-replay-only-dropped"], plan);
+    let c = check(&r, "stream-replay-ends-session");
+    assert!(!c.ok, "{}", c.detail);
+    assert_eq!(s.phone.stream_replays_dropped, 1);
+}
+
+#[test]
+fn a_burst_overtaking_a_control_message_is_no_replay_but_window_64_says_it_is() {
+    let plan = vec![at(6_000, FaultKind::OvertakeControl { host: phone(), burst: 80 })];
+    let (r, s) = run(23, &[], plan.clone());
+    assert_pass(&r);
+    assert_eq!(s.cloud.held, 1);
+    assert_eq!(s.phone.replays_seen, 0);
+    let (r, s) = run(23, &["replay-window-64"], plan.clone());
+    let c = check(&r, "no-false-replay");
+    assert!(!c.ok, "{}", c.detail);
+    assert!(s.phone.ended_by_carrier >= 1);
+    // A burst the 64-wide window still covers is no false replay even with the switch.
+    let (r, _) = run(23, &["replay-window-64"], vec![at(6_000, FaultKind::OvertakeControl { host: phone(), burst: 20 })]);
+    assert!(check(&r, "no-false-replay").ok);
+}
+
+#[test]
+fn freshness_case_17_a_late_live_keeps_its_newer_table() {
+    let plan = vec![
+        at(8_000, FaultKind::TableChange { host: "box".into() }),
+        at(8_000, FaultKind::ReverseDatagrams { host: phone(), for_ms: 3_000 }),
+    ];
+    let (r, s) = run(24, &[], plan.clone());
+    assert_pass(&r);
+    assert!(s.cloud.reversed >= 4, "datagrams sent newest first: {}", s.cloud.reversed);
+    assert!(s.phone.late_tables >= 1, "the live with the new table came late");
+    assert!(s.lives_sent.iter().any(|l| l.src_rev > s.lives_sent[0].src_rev && l.table.is_some()));
+    let (r, _) = run(24, &["late-live-table-dropped"], plan);
+    let c = check(&r, "late-live-table-kept");
+    assert!(!c.ok, "{}", c.detail);
+}
+
+#[test]
+fn a_dropped_path_demotes_quic_and_no_close_demotes_keeps_it_first() {
+    // The phone's path goes silent for 40 s past the QUIC idle timeout, seconds
+    // after the session's first message.
+    let plan = vec![at(8_000, FaultKind::Blackhole { host: phone(), for_ms: 40_000 })];
+    let (r, s) = run(25, &[], plan.clone());
+    assert_pass(&r);
+    let first = &s.phone.sessions[0];
+    assert_eq!(first.transport, Transport::Quic);
+    assert!(scenario::session::should_demote(first), "{first:?}");
+    let later: Vec<_> = s.phone.sessions[1..].iter().map(|r| r.first).collect();
+    assert!(!later.is_empty() && later.iter().all(|t| *t == Transport::WebSocket), "{later:?}");
+    let (r, _) = run(25, &["no-close-demotes"], plan);
+    let c = check(&r, "demoted-goes-ws-first");
+    assert!(!c.ok, "{}", c.detail);
+}
+
+#[test]
+fn app_life_from_the_plan_background_relaunch_sleep() {
+    let plan = vec![
+        at(6_000, FaultKind::Background { host: phone(), for_ms: 40_000 }),
+        at(50_000, FaultKind::Relaunch { host: phone() }),
+        at(60_000, FaultKind::Sleep { host: phone(), for_ms: 3 * 3_600_000 }),
+    ];
+    let (r, s) = run(26, &[], plan);
+    assert_pass(&r);
+    assert!(s.phone.sessions.len() >= 3, "background past the NAT timeout, relaunch and sleep each reconnect: {:?}", s.phone.sessions.iter().map(|r| &r.end).collect::<Vec<_>>());
+}
+
+#[test]
+fn relay_faults_replay_exactly() {
+    let plan = vec![
+        at(5_000, FaultKind::OvertakeControl { host: phone(), burst: 10 }),
+        at(7_000, FaultKind::ReplayDatagram { host: phone() }),
+        at(8_000, FaultKind::TableChange { host: "box".into() }),
+        at(8_000, FaultKind::ReverseDatagrams { host: phone(), for_ms: 2_500 }),
+    ];
+    let a = run(27, &[], plan.clone()).0.outcome.trace.hash();
+    assert_eq!(a, run(27, &[], plan).0.outcome.trace.hash());
+}
