@@ -95,6 +95,11 @@ impl Lost {
 }
 
 struct Slot {
+    /// Which connection this is: quinn-proto reuses a drained connection's
+    /// handle, so a handle alone would let a stale `QuicConn` read its
+    /// successor's events (found by `ftwsim table`: a race redialling from the
+    /// same socket got its new connection's target read by the old link).
+    gen: u64,
     conn: quinn_proto::Connection,
     events: VecDeque<QuicEvent>,
     notify: Rc<Notify>,
@@ -128,7 +133,8 @@ struct EpState {
     reads_socket: bool,
     observer: Option<Observer>,
     conns: BTreeMap<ConnectionHandle, Slot>,
-    accepted: VecDeque<ConnectionHandle>,
+    next_gen: u64,
+    accepted: VecDeque<(ConnectionHandle, u64)>,
     accept_notify: Rc<Notify>,
     server_config: Option<Arc<ServerConfig>>,
 }
@@ -180,6 +186,7 @@ impl QuicEndpoint {
             reads_socket,
             observer,
             conns: BTreeMap::new(),
+            next_gen: 0,
             accepted: VecDeque::new(),
             accept_notify,
             server_config,
@@ -200,8 +207,8 @@ impl QuicEndpoint {
 
     /// An accepted connection, if one is waiting.
     pub fn try_accept(&self) -> Option<QuicConn> {
-        let h = self.st.borrow_mut().accepted.pop_front()?;
-        Some(QuicConn { ep: self.clone(), h })
+        let (h, gen) = self.st.borrow_mut().accepted.pop_front()?;
+        Some(QuicConn { ep: self.clone(), h, gen })
     }
 
     /// Whether `conn` belongs to this endpoint.
@@ -224,10 +231,12 @@ impl QuicEndpoint {
         let (h, conn) = st.ep.connect(quinn_now(), config, remote, server_name).map_err(|e| e.to_string())?;
         let host = st.host.clone();
         trace::record(&host, "quic.dial", format!("{remote}"));
-        st.conns.insert(h, Slot { conn, events: VecDeque::new(), notify: Rc::new(Notify::new()), done: false, remote });
+        st.next_gen += 1;
+        let gen = st.next_gen;
+        st.conns.insert(h, Slot { gen, conn, events: VecDeque::new(), notify: Rc::new(Notify::new()), done: false, remote });
         drop(st);
         self.wake.notify_one();
-        Ok(QuicConn { ep: self.clone(), h })
+        Ok(QuicConn { ep: self.clone(), h, gen })
     }
 
     /// Wait for the next incoming connection (server side).
@@ -235,8 +244,8 @@ impl QuicEndpoint {
         loop {
             let n = {
                 let mut st = self.st.borrow_mut();
-                if let Some(h) = st.accepted.pop_front() {
-                    return QuicConn { ep: self.clone(), h };
+                if let Some((h, gen)) = st.accepted.pop_front() {
+                    return QuicConn { ep: self.clone(), h, gen };
                 }
                 st.accept_notify.clone()
             };
@@ -255,7 +264,7 @@ impl QuicEndpoint {
             self.flush();
             let (socket, reads, timeout) = {
                 let mut st = self.st.borrow_mut();
-                let t = st.conns.values_mut().filter(|s| !s.done).filter_map(|s| s.conn.poll_timeout()).min();
+                let t = st.conns.values_mut().filter_map(|s| s.conn.poll_timeout()).min();
                 (st.socket.clone(), st.reads_socket, t.map(since_start))
             };
             let sleep = async {
@@ -298,8 +307,10 @@ impl QuicEndpoint {
                     Ok((h, conn)) => {
                         let host = st.host.clone();
                         trace::record(&host, "quic.accept", format!("{from} h={}", h.0));
-                        st.conns.insert(h, Slot { conn, events: VecDeque::new(), notify: Rc::new(Notify::new()), done: false, remote: from });
-                        st.accepted.push_back(h);
+                        st.next_gen += 1;
+                        let gen = st.next_gen;
+                        st.conns.insert(h, Slot { gen, conn, events: VecDeque::new(), notify: Rc::new(Notify::new()), done: false, remote: from });
+                        st.accepted.push_back((h, gen));
                         st.accept_notify.notify_one();
                         if let Some(o) = &st.observer {
                             o(EpNote::Opened { conn: h, peer: from });
@@ -455,11 +466,12 @@ fn read_stream(s: &mut Slot, id: StreamId) {
 pub struct QuicConn {
     ep: QuicEndpoint,
     h: ConnectionHandle,
+    gen: u64,
 }
 
 impl QuicConn {
     fn with<R>(&self, f: impl FnOnce(&mut Slot) -> R) -> Option<R> {
-        let r = self.ep.st.borrow_mut().conns.get_mut(&self.h).map(f);
+        let r = self.ep.st.borrow_mut().conns.get_mut(&self.h).filter(|s| s.gen == self.gen).map(f);
         self.ep.wake.notify_one();
         r
     }
@@ -469,7 +481,7 @@ impl QuicConn {
         loop {
             let n = {
                 let mut st = self.ep.st.borrow_mut();
-                let Some(s) = st.conns.get_mut(&self.h) else {
+                let Some(s) = st.conns.get_mut(&self.h).filter(|s| s.gen == self.gen) else {
                     return QuicEvent::Lost(Lost::Other("gone".into()));
                 };
                 if let Some(ev) = s.events.pop_front() {
@@ -517,7 +529,7 @@ impl QuicConn {
     }
 
     pub fn remote(&self) -> Option<SocketAddr> {
-        self.ep.st.borrow().conns.get(&self.h).map(|s| s.conn.remote_address())
+        self.ep.st.borrow().conns.get(&self.h).filter(|s| s.gen == self.gen).map(|s| s.conn.remote_address())
     }
 
     /// A stable id for this connection within its endpoint.
@@ -527,13 +539,13 @@ impl QuicConn {
 
     /// Whether 0-RTT was accepted (client side, after Connected).
     pub fn accepted_0rtt(&self) -> bool {
-        self.ep.st.borrow().conns.get(&self.h).is_some_and(|s| s.conn.accepted_0rtt())
+        self.ep.st.borrow().conns.get(&self.h).filter(|s| s.gen == self.gen).is_some_and(|s| s.conn.accepted_0rtt())
     }
 
     /// Whether the client has 0-RTT keys (a resumed session): data written
     /// before `Connected` goes out as 0-RTT.
     pub fn has_0rtt(&self) -> bool {
-        self.ep.st.borrow().conns.get(&self.h).is_some_and(|s| s.conn.has_0rtt())
+        self.ep.st.borrow().conns.get(&self.h).filter(|s| s.gen == self.gen).is_some_and(|s| s.conn.has_0rtt())
     }
 
     /// The connection's handle within its endpoint.
@@ -543,6 +555,6 @@ impl QuicConn {
 
     /// Whether the handshake used 0-RTT keys (client side).
     pub fn is_handshaking(&self) -> bool {
-        self.ep.st.borrow().conns.get(&self.h).is_some_and(|s| s.conn.is_handshaking())
+        self.ep.st.borrow().conns.get(&self.h).filter(|s| s.gen == self.gen).is_some_and(|s| s.conn.is_handshaking())
     }
 }

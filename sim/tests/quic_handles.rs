@@ -1,0 +1,106 @@
+//! quinn-proto reuses a drained connection's handle for the next connection.
+//! A `QuicConn` kept by an application past its connection's end must not read
+//! its successor's events (found by `ftwsim table`: a phone racing again from
+//! the same socket had its new connection's first message eaten by the cloud's
+//! old link, and the cloud closed the new one with 4400).
+
+use std::cell::RefCell;
+use std::net::SocketAddr;
+use std::rc::Rc;
+use std::time::Duration;
+
+use bytes::Bytes;
+use ftw_crypto::{
+    crypto_provider, new_server_session_store, quic_client_config, quic_endpoint_config, quic_server_config,
+    seeded_cid_factory, ClientResumption, QuicTransportParams,
+};
+use ftw_sim::quic::{QuicEndpoint, QuicEvent};
+use ftw_sim::scenario::{addr, cloud_certs, sim_clock};
+use ftw_sim::{time, RunSeed, World, WorldConfig};
+
+#[derive(Default)]
+struct Log {
+    handles: Vec<usize>,
+    seen_by: Vec<(usize, String)>,
+    /// What the first connection's handle answered once the second took its index.
+    stale_remote: Option<Option<SocketAddr>>,
+    stale_write_ok: Option<bool>,
+}
+
+#[test]
+fn a_stale_connection_handle_never_reads_its_successor() {
+    let seed = RunSeed(4);
+    let mut world = World::new(WorldConfig::new(seed));
+    let log: Rc<RefCell<Log>> = Rc::default();
+    let l = log.clone();
+    world.host("cloud", addr::CLOUD, move || {
+        let l = l.clone();
+        async move {
+            let rng = seed.crypto("cloud");
+            let provider = crypto_provider(&rng.sub("tls"));
+            let server = quic_server_config(&provider, &sim_clock("cloud"), &cloud_certs(), new_server_session_store(), rng.sub_seed("quic/token-key"), &QuicTransportParams::default());
+            let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
+            let ep = QuicEndpoint::bind("cloud", SocketAddr::from(([0, 0, 0, 0], addr::CLOUD_PORT)), ep_cfg, Some(server)).await?;
+            let mut first = None;
+            for n in 0..2usize {
+                let conn = ep.accept().await;
+                l.borrow_mut().handles.push(conn.id());
+                if n == 0 {
+                    first = Some(conn.clone());
+                } else if let Some(old) = &first {
+                    // The old handle names a gone connection, not the new one.
+                    let stream = conn.open_uni();
+                    l.borrow_mut().stale_remote = Some(old.remote());
+                    l.borrow_mut().stale_write_ok = Some(stream.is_some_and(|s| old.write(s, b"stale").is_ok()));
+                }
+                let l = l.clone();
+                // Each reader keeps polling its own handle for ever, as a link does.
+                tokio::task::spawn_local(async move {
+                    if n == 1 {
+                        // The new connection's own reader starts late: whatever
+                        // arrives meanwhile must wait for it, not go to the old one.
+                        time::sleep(Duration::from_secs(1)).await;
+                    }
+                    loop {
+                        match conn.next_event().await {
+                            QuicEvent::Data { data, .. } => l.borrow_mut().seen_by.push((n, String::from_utf8_lossy(&data).into_owned())),
+                            // A gone connection answers at once: poll again every millisecond,
+                            // as eagerly as a link task would be woken.
+                            QuicEvent::Lost(_) => time::sleep(Duration::from_millis(1)).await,
+                            _ => {}
+                        }
+                    }
+                });
+            }
+            std::future::pending::<()>().await;
+            Ok(())
+        }
+    });
+    world.client("phone", addr::PHONE, async move {
+        let rng = seed.crypto("phone");
+        let provider = crypto_provider(&rng.sub("tls"));
+        let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
+        let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
+        for (i, word) in ["first", "second"].into_iter().enumerate() {
+            let client = quic_client_config(&provider, &sim_clock("phone"), &cloud_certs(), ClientResumption::Disabled, rng.sub_seed(&format!("quic/initial-dcid/{i}")), &QuicTransportParams::default());
+            let conn = ep.connect(client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME)?;
+            while conn.next_event().await != QuicEvent::Connected {}
+            let s = conn.open_bi().ok_or("stream")?;
+            conn.write(s, word.as_bytes())?;
+            time::sleep(Duration::from_secs(2)).await;
+            conn.close(1000, "done");
+            let _ = conn.send_datagram(Bytes::new());
+            // Long enough for both ends to drain, so the cloud frees the handle.
+            time::sleep(Duration::from_secs(5)).await;
+        }
+        Ok(())
+    });
+    let out = world.run();
+    assert!(out.result.is_ok(), "{:?}", out.result);
+    let log = log.borrow();
+    assert_eq!(log.handles.len(), 2);
+    assert_eq!(log.handles[0], log.handles[1], "the test needs quinn-proto to reuse the handle");
+    assert_eq!(log.seen_by, vec![(0, "first".to_string()), (1, "second".to_string())], "each reader sees only its own connection");
+    assert_eq!(log.stale_remote, Some(None), "the old handle has no remote: its connection is gone");
+    assert_eq!(log.stale_write_ok, Some(false), "writing through the old handle fails instead of reaching the new connection");
+}
