@@ -241,22 +241,29 @@ pub fn domain_for(scenario: &str) -> Domain {
         // change overtaken by later lives, the app's life, a dropped path.
         "session" => Domain {
             kinds: QUIC_SURVIVABLE.iter().chain([Kind::UdpBlocked, Kind::UdpRefused].iter()).chain(SESSION_EXTRAS).copied().collect(),
+            faults_max: 12,
+            // A case is about 0.1 s of wall time.
+            test_cases: 32,
             ..d
         },
         // Hourly races over 29 simulated hours (2-3 s of wall time a case): UDP
         // blocked or refused for up to three hours in the first six, moves, and a
-        // slower phone leg (a WebSocket slower than the 250 ms lead); few cases.
+        // phone leg of the default 20 ms (about half the cases: the WebSocket opens
+        // within the 250 ms lead, which shows ws-first-cancels-probe) or of 44 to
+        // 60 ms each way, where the WebSocket's three round trips outlast the lead
+        // but QUIC's learning dial (lead + one round trip) is still under way when
+        // it opens, which shows losing-dial-cancelled; few cases.
         "phone-race" => Domain {
             kinds: vec![Kind::Delay, Kind::UdpBlocked, Kind::UdpRefused, Kind::SwitchNetwork],
             always: vec![Kind::Delay, Kind::UdpBlocked],
             horizon_ms: 6 * 3_600_000,
             faults_from_ms: 0,
             outage_max_ms: 3 * 3_600_000,
-            one_way_min_ms: 50,
-            one_way_max_ms: 120,
+            one_way_min_ms: 44,
+            one_way_max_ms: 60,
             faults_max: 3,
             hosts: vec!["phone"],
-            test_cases: 3,
+            test_cases: 5,
         },
         _ => d,
     }
@@ -342,7 +349,6 @@ pub fn case_strategy(domain: &Domain, seed: RunSeed) -> BoxedStrategy<Case> {
     let fault = (0..timed.len().max(1), 0..hosts.len(), first_step..=steps, 1..=outage_steps);
     let faults_max = if timed.is_empty() { 0 } else { domain.faults_max };
     let always = domain.always.clone();
-    let one_way_min_ms = domain.one_way_min_ms;
     // A kind that is always on gets one fault of its own, drawn apart.
     let always_timed: Vec<Kind> = always.iter().copied().filter(|k| timed.contains(k)).collect();
     let always_faults = proptest::collection::vec((0..hosts.len(), first_step..=steps, 1..=outage_steps, 1u32..=128), always_timed.len());
@@ -385,7 +391,8 @@ pub fn case_strategy(domain: &Domain, seed: RunSeed) -> BoxedStrategy<Case> {
                         }
                         Kind::ReplayDatagram => one(FaultKind::ReplayDatagram { host: phone() }),
                         Kind::ReplayStream => one(FaultKind::ReplayStreamMessage { host: phone() }),
-                        Kind::OvertakeControl => one(FaultKind::OvertakeControl { host: phone(), burst: extra }),
+                        // 41 to 168 later messages (about 3 a second): mostly past the old 64-wide window.
+                        Kind::OvertakeControl => one(FaultKind::OvertakeControl { host: phone(), burst: 40 + extra }),
                         Kind::LateTable => vec![
                             TimedFault { at_ms, fault: FaultKind::TableChange { host: "box".into() } },
                             TimedFault { at_ms, fault: FaultKind::ReverseDatagrams { host: phone(), for_ms: 1_000 + extra as u64 * 40 } },
@@ -399,11 +406,8 @@ pub fn case_strategy(domain: &Domain, seed: RunSeed) -> BoxedStrategy<Case> {
                 .collect();
             // Network switches toggle in list order: keep the list in time order.
             faults.sort_by_key(|f| f.at_ms);
-            let mut plan = FaultPlan { phone: apply_link(&on, &phone), box_: apply_link(&on, &box_), faults };
-            // A delay that is always on but drawn as unset takes the domain's least.
-            if always.contains(&Kind::Delay) && phone.0.is_none() {
-                plan.phone.one_way_ms = one_way_min_ms;
-            }
+            let plan = FaultPlan { phone: apply_link(&on, &phone), box_: apply_link(&on, &box_), faults };
+
             debug_assert!(plan.validate().is_ok(), "drawn plans are valid: {plan:?}");
             Case { seed, plan }
         })

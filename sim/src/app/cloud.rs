@@ -32,6 +32,11 @@ use crate::scenario::{FaultKind, TimedFault};
 use crate::time;
 use crate::trace;
 
+/// The longest the relay holds a message back waiting for its burst (chosen
+/// here): a message nothing follows (a handshake reply) is let go after it,
+/// as a network lets go of a reordered packet.
+pub const HOLD_MAX_MS: u64 = 45_000;
+
 /// Most bytes kept in the cloud's handled-bytes log (a limit on everything).
 pub const HANDLED_LOG_BYTES_MAX: usize = 64 << 20;
 
@@ -106,8 +111,9 @@ struct LinkSlot {
     datagrams: bool,
     phone_datagrams: u32,
     phone_stream: u32,
-    /// Messages held back, each with how many later messages must pass it.
-    held: Vec<(LinkOp, u32)>,
+    /// Messages held back, each with how many later messages must pass it and
+    /// when it goes anyway.
+    held: Vec<(LinkOp, u32, u64)>,
     /// Datagrams held by a `reverse_datagrams` window.
     reversing: Vec<LinkOp>,
     /// A phone's link (the tamper touches only these).
@@ -331,7 +337,7 @@ impl CloudDriver {
                 trace::record(&i.host, "cloud.tamper", format!("link={} holds a message back behind {behind} later ones", t.link));
                 i.log.held += 1;
                 i.log.held_behind_max = i.log.held_behind_max.max(behind);
-                slot.held.push((t.op.clone(), behind));
+                slot.held.push((t.op.clone(), behind, now + HOLD_MAX_MS));
                 if repeat {
                     // The copy goes now; the original comes late.
                     i.log.repeated += 1;
@@ -346,7 +352,7 @@ impl CloudDriver {
             while k < slot.held.len() {
                 slot.held[k].1 -= 1;
                 if slot.held[k].1 == 0 {
-                    let (op, _) = slot.held.remove(k);
+                    let (op, _, _) = slot.held.remove(k);
                     trace::record(&i.host, "cloud.tamper", format!("link={} releases a held message", t.link));
                     let _ = slot.ops.send(op);
                 } else {
@@ -371,17 +377,23 @@ impl CloudDriver {
     /// The next end of a `reverse_datagrams` window still holding datagrams.
     fn relay_deadline(&self) -> Option<u64> {
         let i = self.inner.borrow();
+        let held = i.links.values().flat_map(|s| s.held.iter().map(|h| h.2)).min();
         let holding = i.links.values().any(|s| !s.reversing.is_empty());
-        if !holding {
-            return None;
+        let window = if holding {
+            i.relay
+                .iter()
+                .filter_map(|f| match &f.kind {
+                    FaultKind::ReverseDatagrams { for_ms, .. } if !f.done => Some(f.at_ms + for_ms),
+                    _ => None,
+                })
+                .min()
+        } else {
+            None
+        };
+        match (held, window) {
+            (Some(a), Some(b)) => Some(a.min(b)),
+            (a, b) => a.or(b),
         }
-        i.relay
-            .iter()
-            .filter_map(|f| match &f.kind {
-                FaultKind::ReverseDatagrams { for_ms, .. } if !f.done => Some(f.at_ms + for_ms),
-                _ => None,
-            })
-            .min()
     }
 
     /// Send every datagram a window that ended held, newest first.
@@ -389,6 +401,19 @@ impl CloudDriver {
         let mut guard = self.inner.borrow_mut();
         let i = &mut *guard;
         let now = now_ms();
+        // Held messages whose burst never came go now.
+        for (id, slot) in i.links.iter_mut() {
+            let mut k = 0;
+            while k < slot.held.len() {
+                if slot.held[k].2 <= now {
+                    let (op, _, _) = slot.held.remove(k);
+                    trace::record(&i.host, "cloud.tamper", format!("link={id} lets a held message go after {HOLD_MAX_MS} ms"));
+                    let _ = slot.ops.send(op);
+                } else {
+                    k += 1;
+                }
+            }
+        }
         let mut open = false;
         for f in i.relay.iter_mut() {
             if let FaultKind::ReverseDatagrams { for_ms, .. } = &f.kind {
