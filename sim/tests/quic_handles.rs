@@ -11,11 +11,11 @@ use std::time::Duration;
 
 use bytes::Bytes;
 use ftw_crypto::{
-    crypto_provider, new_server_session_store, quic_client_config, quic_endpoint_config, quic_server_config,
+    crypto_provider, quic_client_config, quic_endpoint_config,
     seeded_cid_factory, ClientResumption, QuicTransportParams,
 };
 use ftw_sim::quic::{QuicEndpoint, QuicEvent};
-use ftw_sim::scenario::{addr, cloud_certs, sim_clock};
+use ftw_sim::scenario::{addr, cloud_certs, cloud_quic_endpoint, sim_clock};
 use ftw_sim::{time, RunSeed, World, WorldConfig};
 
 #[derive(Default)]
@@ -36,11 +36,7 @@ fn a_stale_connection_handle_never_reads_its_successor() {
     world.host("cloud", addr::CLOUD, move || {
         let l = l.clone();
         async move {
-            let rng = seed.crypto("cloud");
-            let provider = crypto_provider(&rng.sub("tls"));
-            let server = quic_server_config(&provider, &sim_clock("cloud"), &cloud_certs(), new_server_session_store(), rng.sub_seed("quic/token-key"), &QuicTransportParams::default());
-            let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
-            let ep = QuicEndpoint::bind("cloud", SocketAddr::from(([0, 0, 0, 0], addr::CLOUD_PORT)), ep_cfg, Some(server)).await?;
+            let ep = cloud_quic_endpoint(seed).await?;
             let mut first = None;
             for n in 0..2usize {
                 let conn = ep.accept().await;

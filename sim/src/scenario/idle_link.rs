@@ -3,17 +3,12 @@
 //! 30 s NAT mappings. The bench's idle day; it also proves the keepalive holds.
 
 use std::cell::RefCell;
-use std::net::SocketAddr;
 use std::rc::Rc;
 use std::time::Duration;
 
-use ftw_crypto::{
-    crypto_provider, new_server_session_store, quic_client_config, quic_endpoint_config, quic_server_config,
-    seeded_cid_factory, ClientResumption, QuicTransportParams,
-};
 
-use super::{addr, cloud_certs, sim_clock, world_for, Check, RunReport, RunSpec, Topology};
-use crate::quic::{QuicEndpoint, QuicEvent};
+use super::{addr, client_quic, cloud_quic_endpoint, world_for, Check, RunReport, RunSpec, Topology};
+use crate::quic::QuicEvent;
 use crate::time;
 
 /// One simulated day.
@@ -36,11 +31,7 @@ pub fn run(spec: &RunSpec) -> RunReport {
     world.host("cloud", addr::CLOUD, move || {
         let t = t.clone();
         async move {
-            let rng = seed.crypto("cloud");
-            let provider = crypto_provider(&rng.sub("tls"));
-            let server = quic_server_config(&provider, &sim_clock("cloud"), &cloud_certs(), new_server_session_store(), rng.sub_seed("quic/token-key"), &QuicTransportParams::default());
-            let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
-            let ep = QuicEndpoint::bind("cloud", SocketAddr::from(([0, 0, 0, 0], addr::CLOUD_PORT)), ep_cfg, Some(server)).await?;
+            let ep = cloud_quic_endpoint(seed).await?;
             loop {
                 let conn = ep.accept().await;
                 t.borrow_mut().accepted += 1;
@@ -54,11 +45,7 @@ pub fn run(spec: &RunSpec) -> RunReport {
         let software = move || {
             let t = t.clone();
             async move {
-                let rng = seed.crypto(name);
-                let provider = crypto_provider(&rng.sub("tls"));
-                let client = quic_client_config(&provider, &sim_clock(name), &cloud_certs(), ClientResumption::Disabled, rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
-                let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
-                let ep = QuicEndpoint::bind(name, "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
+                let (ep, client) = client_quic(seed, name).await?;
                 let conn = ep.connect(client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME)?;
                 let until = DAY;
                 let lost = loop {

@@ -316,3 +316,42 @@ pub fn sim_clock(host: &'static str) -> SimClock {
 pub fn cloud_certs() -> CloudCerts {
     CloudCerts::generate(ftw_crypto::consts::CERT_SEED_DEFAULT, &[addr::CLOUD])
 }
+
+/// The cloud's one QUIC endpoint on the door's port (scenarios without the
+/// reactor fleet), its keys and ids from the stream `cloud`.
+pub async fn cloud_quic_endpoint(seed: RunSeed) -> std::io::Result<crate::quic::QuicEndpoint> {
+    let rng = seed.crypto("cloud");
+    let provider = ftw_crypto::crypto_provider(&rng.sub("tls"));
+    let server = ftw_crypto::quic_server_config(
+        &provider,
+        &sim_clock("cloud"),
+        &cloud_certs(),
+        ftw_crypto::new_server_session_store(),
+        rng.sub_seed("quic/token-key"),
+        &ftw_crypto::QuicTransportParams::default(),
+    );
+    let ep_cfg = client_endpoint_config(&rng);
+    crate::quic::QuicEndpoint::bind("cloud", SocketAddr::from(([0, 0, 0, 0], addr::CLOUD_PORT)), ep_cfg, Some(server)).await
+}
+
+/// A client host's QUIC endpoint on an ephemeral port, and a config for a full
+/// handshake (no resumption: the phone's way), from the stream named `host`.
+pub async fn client_quic(seed: RunSeed, host: &'static str) -> std::io::Result<(crate::quic::QuicEndpoint, quinn_proto::ClientConfig)> {
+    let rng = seed.crypto(host);
+    let provider = ftw_crypto::crypto_provider(&rng.sub("tls"));
+    let client = ftw_crypto::quic_client_config(
+        &provider,
+        &sim_clock(host),
+        &cloud_certs(),
+        ftw_crypto::ClientResumption::Disabled,
+        rng.sub_seed("quic/initial-dcid"),
+        &ftw_crypto::QuicTransportParams::default(),
+    );
+    let ep = crate::quic::QuicEndpoint::bind(host, SocketAddr::from(([0, 0, 0, 0], 0)), client_endpoint_config(&rng), None).await?;
+    Ok((ep, client))
+}
+
+/// An endpoint config whose reset key, RNG and connection ids come from `rng`.
+fn client_endpoint_config(rng: &ftw_crypto::SeededRng) -> quinn_proto::EndpointConfig {
+    ftw_crypto::quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), ftw_crypto::seeded_cid_factory(rng.sub_seed("quic/cid"), 8))
+}

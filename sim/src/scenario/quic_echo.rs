@@ -10,13 +10,9 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use ftw_crypto::{
-    crypto_provider, new_server_session_store, quic_client_config, quic_endpoint_config, quic_server_config,
-    seeded_cid_factory, ClientResumption, QuicTransportParams,
-};
 
-use super::{addr, cloud_certs, sim_clock, world_for, Check, RunReport, RunSpec, Topology};
-use crate::quic::{Lost, QuicEndpoint, QuicEvent};
+use super::{addr, client_quic, cloud_quic_endpoint, world_for, Check, RunReport, RunSpec, Topology};
+use crate::quic::{Lost, QuicEvent};
 use crate::time;
 use crate::trace;
 
@@ -58,12 +54,7 @@ pub fn run_n(spec: &RunSpec, messages: usize) -> RunReport {
     world.host("cloud", addr::CLOUD, move || {
         let t = t.clone();
         async move {
-            let rng = seed.crypto("cloud");
-            let provider = crypto_provider(&rng.sub("tls"));
-            let certs = cloud_certs();
-            let server = quic_server_config(&provider, &sim_clock("cloud"), &certs, new_server_session_store(), rng.sub_seed("quic/token-key"), &QuicTransportParams::default());
-            let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
-            let ep = QuicEndpoint::bind("cloud", SocketAddr::from(([0, 0, 0, 0], addr::CLOUD_PORT)), ep_cfg, Some(server)).await?;
+            let ep = cloud_quic_endpoint(seed).await?;
             loop {
                 let conn = ep.accept().await;
                 t.borrow_mut().accepted += 1;
@@ -94,12 +85,7 @@ pub fn run_n(spec: &RunSpec, messages: usize) -> RunReport {
 
     let t = tally.clone();
     world.client("phone", addr::PHONE, async move {
-        let rng = seed.crypto("phone");
-        let provider = crypto_provider(&rng.sub("tls"));
-        let certs = cloud_certs();
-        let client = quic_client_config(&provider, &sim_clock("phone"), &certs, ClientResumption::Disabled, rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
-        let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
-        let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
+        let (ep, client) = client_quic(seed, "phone").await?;
         let conn = ep.connect(client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME)?;
         loop {
             match conn.next_event().await {
