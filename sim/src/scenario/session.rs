@@ -351,7 +351,7 @@ pub fn run_with(spec: &RunSpec, setup: &Setup) -> (RunReport, SessionSummary) {
             let now = time::now();
             // A command whose session ended before its result is sent again.
             let session_no = phone.log.borrow().sessions.len() as u64;
-            let cmd_done = phone.log.borrow().cmds.iter().any(|c| c.result.is_some());
+            let cmd_done = phone.log.borrow().cmds.iter().any(|c| c.ack.is_some() && c.result.is_some());
             let cmd_pending = !cmd_done && cmd_sent_in != Some(session_no);
             // The script: a command at 5 s (or as soon as a session is open after), the
             // background from 20 s to 30 s.
