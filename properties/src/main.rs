@@ -271,7 +271,16 @@ fn main() -> ExitCode {
                     return bad_input(&format!("--property: unknown property {p:?}; known properties: run, replay, {}", known.join(", ")));
                 }
             }
-            let scenarios = if scenarios.is_empty() { SCENARIOS.iter().map(|s| s.name.to_string()).collect() } else { scenarios };
+            // With bug switches on and no scenario named, fuzz the scenarios that catch
+            // those switches (properties/src/laws.rs), not every scenario.
+            let caught_by: Vec<String> = ftw_properties::laws::scenarios_for(switches.0.iter().map(String::as_str)).into_iter().map(String::from).collect();
+            let scenarios = if !scenarios.is_empty() {
+                scenarios
+            } else if !caught_by.is_empty() {
+                caught_by
+            } else {
+                SCENARIOS.iter().map(|s| s.name.to_string()).collect()
+            };
             for s in &scenarios {
                 if let Err(e) = scenario::find(s) {
                     return bad_input(&format!("--scenario: {e}"));
