@@ -142,6 +142,34 @@ fn now_ms() -> u64 {
 }
 
 impl CloudDriver {
+    /// Adopt every link the WebSocket door accepts, for as long as the host runs.
+    pub fn serve_ws(&self, door: crate::ws::WsDoor) {
+        let d = self.clone();
+        tokio::task::spawn_local(async move {
+            while let Ok((stream, _)) = door.accept().await {
+                let (d, door) = (d.clone(), door.clone());
+                tokio::task::spawn_local(async move {
+                    if let Ok((link, target)) = crate::link::accept_ws(&door, stream).await {
+                        d.adopt(link, target);
+                    }
+                });
+            }
+        });
+    }
+
+    /// Adopt every link the QUIC endpoint accepts (never returns).
+    pub async fn serve_quic(&self, ep: crate::quic::QuicEndpoint) -> ! {
+        loop {
+            let conn = ep.accept().await;
+            let d = self.clone();
+            tokio::task::spawn_local(async move {
+                if let Ok((link, target)) = crate::link::accept_quic(conn).await {
+                    d.adopt(link, target);
+                }
+            });
+        }
+    }
+
     /// Start the driver (its timer task) on the current host.
     pub fn start(host: &str, cloud: Cloud, tamper: Tamper) -> Self {
         Self::start_with_relay(host, cloud, tamper, Vec::new())

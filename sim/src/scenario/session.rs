@@ -11,7 +11,7 @@
 //! `model.box`, `model.cloud`, `model.box.site`, `model.phone.session.<n>`).
 
 use std::cell::RefCell;
-use std::net::{SocketAddr, SocketAddrV4};
+use std::net::SocketAddrV4;
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -19,8 +19,8 @@ use ftw_box::{BoxConfig, BoxNode, BoxStats, SentLive};
 use ftw_cloud::phone::PhoneConfig;
 use ftw_cloud::{Cloud, CloudConfig, CloudStats};
 use ftw_crypto::{
-    crypto_provider, new_client_session_store, new_server_session_store, quic_client_config, quic_endpoint_config,
-    quic_server_config, seeded_cid_factory, ClientResumption, QuicTransportParams,
+    crypto_provider, new_client_session_store, quic_client_config, quic_endpoint_config,
+    seeded_cid_factory, ClientResumption, QuicTransportParams,
 };
 use ftw_phone::network::{NetworkDesc, NetworkId};
 use ftw_phone::Switches as PhoneSwitches;
@@ -31,7 +31,7 @@ use super::{addr, cloud_certs, sim_clock, world_for, Check, FaultKind, FaultPlan
 use crate::app::cloud::{CloudDriver, CloudLog, RelayFault, Tamper};
 use crate::app::phone::{dialer, PhoneApp, PhoneLog, SessionRecord};
 use crate::app::r#box::{run_box, BoxDialer};
-use crate::link::{accept_quic, accept_ws, dial_quic};
+use crate::link::dial_quic;
 use crate::quic::QuicEndpoint;
 use crate::seed::RunSeed;
 use crate::tcp::TcpHost;
@@ -203,33 +203,10 @@ pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCe
             // The WebSocket door.
             let tcp = TcpHost::bind("cloud", v4(addr::CLOUD), seed).await?;
             let door = WsDoor::bind(&tcp, addr::CLOUD_PORT, door_tls(seed, "cloud"))?;
-            let d = driver.clone();
-            tokio::task::spawn_local(async move {
-                while let Ok((stream, _)) = door.accept().await {
-                    let (d, door) = (d.clone(), door.clone());
-                    tokio::task::spawn_local(async move {
-                        if let Ok((link, target)) = accept_ws(&door, stream).await {
-                            d.adopt(link, target);
-                        }
-                    });
-                }
-            });
+            driver.serve_ws(door);
             // The QUIC door.
             if st.quic_door {
-                let rng = seed.crypto("cloud");
-                let provider = crypto_provider(&rng.sub("tls"));
-                let server = quic_server_config(&provider, &sim_clock("cloud"), &cloud_certs(), new_server_session_store(), rng.sub_seed("quic/token-key"), &QuicTransportParams::default());
-                let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
-                let ep = QuicEndpoint::bind("cloud", SocketAddr::from(([0, 0, 0, 0], addr::CLOUD_PORT)), ep_cfg, Some(server)).await?;
-                loop {
-                    let conn = ep.accept().await;
-                    let d = driver.clone();
-                    tokio::task::spawn_local(async move {
-                        if let Ok((link, target)) = accept_quic(conn).await {
-                            d.adopt(link, target);
-                        }
-                    });
-                }
+                driver.serve_quic(super::cloud_quic_endpoint(seed).await?).await;
             }
             std::future::pending::<()>().await;
             Ok(())

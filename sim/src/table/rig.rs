@@ -17,7 +17,7 @@ use ftw_phone::Transport;
 
 use crate::app::cloud::{CloudDriver, Tamper};
 use crate::app::r#box::{run_box, BoxDialer};
-use crate::link::{accept_quic, accept_ws, dial_quic, dial_ws};
+use crate::link::{dial_quic, dial_ws};
 use crate::quic::QuicEndpoint;
 use crate::scenario::session::{Keys, BOX_ID};
 use crate::scenario::{addr, cloud_certs, sim_clock, world_for, FaultPlan, RunSpec, Topology};
@@ -88,31 +88,13 @@ pub fn build(spec: &RigSpec) -> (World, Rc<RefCell<RigShared>>, (usize, usize)) 
             sh.borrow_mut().cloud = Some(driver.clone());
             let tcp = TcpHost::bind_with("cloud", v4(addr::CLOUD), seed, rig_tcp()).await?;
             let door = WsDoor::bind(&tcp, addr::CLOUD_PORT, door_tls(seed, "cloud"))?;
-            let d = driver.clone();
-            tokio::task::spawn_local(async move {
-                while let Ok((stream, _)) = door.accept().await {
-                    let (d, door) = (d.clone(), door.clone());
-                    tokio::task::spawn_local(async move {
-                        if let Ok((link, target)) = accept_ws(&door, stream).await {
-                            d.adopt(link, target);
-                        }
-                    });
-                }
-            });
+            driver.serve_ws(door);
             let rng = seed.crypto("cloud");
             let provider = crypto_provider(&rng.sub("tls"));
             let server = quic_server_config(&provider, &sim_clock("cloud"), &cloud_certs(), new_server_session_store(), rng.sub_seed("quic/token-key"), &params);
             let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
             let ep = QuicEndpoint::bind("cloud", SocketAddr::from(([0, 0, 0, 0], addr::CLOUD_PORT)), ep_cfg, Some(server)).await?;
-            loop {
-                let conn = ep.accept().await;
-                let d = driver.clone();
-                tokio::task::spawn_local(async move {
-                    if let Ok((link, target)) = accept_quic(conn).await {
-                        d.adopt(link, target);
-                    }
-                });
-            }
+            driver.serve_quic(ep).await
         }
     });
 
