@@ -240,9 +240,9 @@ pub fn domain_for(scenario: &str) -> Domain {
         // carries it), the relay's replays and overtaking bursts, a table
         // change overtaken by later lives, the app's life, a dropped path.
         "session" => Domain {
-            // Not udp_refused: the cloud's end of a QUIC connection dies and the phone's
-            // never learns it (corpus/session-udp-refused-half-dead-quic.toml).
-            kinds: QUIC_SURVIVABLE.iter().chain([Kind::UdpBlocked].iter()).chain(SESSION_EXTRAS).copied().collect(),
+            // udp_refused is in since only the client hears a refusal
+            // (corpus/session-udp-refused-half-dead-quic.toml).
+            kinds: QUIC_SURVIVABLE.iter().chain([Kind::UdpBlocked, Kind::UdpRefused].iter()).chain(SESSION_EXTRAS).copied().collect(),
             faults_max: 12,
             // A case is about 0.1 s of wall time.
             test_cases: 32,

@@ -411,7 +411,12 @@ impl QuicEndpoint {
                     refused = true;
                 }
             }
-            if refused && !s.done {
+            // Only a client hears a refusal. A server's socket is unconnected, and
+            // Linux reports no ICMP error on an unconnected UDP socket unless it asks
+            // (IP_RECVERR; quinn does not), so the cloud's packet is simply lost and
+            // its connection carries on; ending it here left the phone's side open
+            // and the session dead (corpus/session-udp-refused-half-dead-quic.toml).
+            if refused && !s.done && s.conn.side().is_client() {
                 trace::record(&host, "quic.refused", format!("h={} {}", h.0, s.remote));
                 s.events.push_back(QuicEvent::Lost(Lost::Refused));
                 s.done = true;

@@ -36,6 +36,18 @@ pub fn tcp_config() -> TcpConfig {
     TcpConfig { mtu_bytes: TCP_MTU_BYTES, ..TcpConfig::default() }
 }
 
+/// The stack settings of a host whose access link has IP MTU `link_mtu` (0 = none,
+/// so Ethernet's 1500). The interface MTU is the access link's, as on a phone on a
+/// cellular or tunnelled network: the SYN's MSS option (MTU - 40, RFC 6691) then
+/// keeps the peer's segments within the link, which a stack sending 1460-byte
+/// segments into a 1280 link would not (every full segment dropped, the
+/// connection alive but carrying nothing: found by `ftwsim fuzz`,
+/// corpus/session-ws-dead-after-quic-path-drop.toml).
+pub fn tcp_config_for_link(link_mtu: usize) -> TcpConfig {
+    let mtu = if link_mtu == 0 { TCP_MTU_BYTES } else { link_mtu.clamp(ftw_tcp::consts::MTU_BYTES_MIN, TCP_MTU_BYTES) };
+    TcpConfig { mtu_bytes: mtu, ..TcpConfig::default() }
+}
+
 /// A host's TCP: its stack, shared with the driver task.
 #[derive(Clone)]
 pub struct TcpHost {

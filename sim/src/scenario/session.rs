@@ -34,7 +34,7 @@ use crate::app::r#box::{run_box, BoxDialer};
 use crate::link::dial_quic;
 use crate::quic::QuicEndpoint;
 use crate::seed::RunSeed;
-use crate::tcp::TcpHost;
+use crate::tcp::{tcp_config_for_link, TcpHost};
 use crate::time;
 use crate::trace;
 use crate::world::World;
@@ -258,7 +258,7 @@ pub async fn phone_app(spec: &RunSpec) -> std::io::Result<PhoneApp> {
     let client = quic_client_config(&provider, &sim_clock("phone"), &cloud_certs(), ClientResumption::Disabled, rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
     let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
     let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
-    let tcp = TcpHost::bind("phone", v4(addr::PHONE), seed).await?;
+    let tcp = TcpHost::bind_with("phone", v4(addr::PHONE), seed, tcp_config_for_link(spec.plan.phone.mtu)).await?;
     let ws = Rc::new(WsClient::new(tcp, client_tls(seed, "phone", ClientResumption::Disabled), seed));
     let door = SocketAddrV4::new(v4(addr::CLOUD), addr::CLOUD_PORT);
     let dial = dialer(Some((ep, client)), Some(ws), door);
