@@ -111,6 +111,10 @@ fn record_failure(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, mut f: Failure) {
     sh.lock().expect("lock").failures.push((k, found));
 }
 
+/// The least wall time shrinking gets under `--time`, even for a failure found at
+/// the last moment (so the corpus entry is smaller than the drawn case).
+const SHRINK_MIN: Duration = Duration::from_secs(10);
+
 /// Fuzz until `opts.stop`.
 pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
     for s in &opts.scenarios {
@@ -139,6 +143,7 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
         let name = &opts.scenarios[(k % opts.scenarios.len() as u64) as usize];
         let mut check = Check::new(name);
         check.switches = opts.switches.clone();
+
         let case = draw(&check.domain, seed).current();
         let law_property = opts.property.clone();
         let law = move |_: &ftw_sim::scenario::RunSpec, r: &ftw_sim::scenario::RunReport| match law_property.as_deref() {
@@ -183,6 +188,7 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
                 property: "replay".into(),
                 detail,
                 shrink_runs: 0,
+                shrink_cut: false,
                 entry: None,
                 test_hint: None,
             };
@@ -196,6 +202,10 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
         if let Verdict::Fail { property, detail } = &run.verdict {
             let first = sh.lock().expect("lock").seen.insert((name.clone(), property.clone()));
             if first {
+                // Under --time S, shrinking ends with the run (at least SHRINK_MIN after the find).
+                if let Stop::Time(s) = opts.stop {
+                    check.shrink_deadline = Some((start + Duration::from_secs(s)).max(Instant::now() + SHRINK_MIN));
+                }
                 match harness::shrink(&check, seed, property, detail, &law) {
                     Ok(f) => record_failure(&sh, opts, k, f),
                     Err(e) => eprintln!("ftwsim: shrinking {name} seed {}: {e}", seed.0),

@@ -64,6 +64,9 @@ pub struct Check {
     pub domain: Domain,
     /// At most this many runs while shrinking one failure.
     pub shrink_runs_max: u32,
+    /// Stop shrinking at this wall-clock instant (the fuzzer's time limit), keeping
+    /// the smallest failing plan so far. The tool's clock: no run ever sees it.
+    pub shrink_deadline: Option<std::time::Instant>,
     /// Where failures become corpus entries (None: not written).
     pub out_dir: Option<PathBuf>,
     /// How a person reruns the test that found it (for the failure message).
@@ -72,7 +75,7 @@ pub struct Check {
 
 impl Check {
     pub fn new(scenario: &str) -> Check {
-        Check { scenario: scenario.into(), switches: Switches::default(), domain: domain_for(scenario), shrink_runs_max: 200, out_dir: None, test_hint: None }
+        Check { scenario: scenario.into(), switches: Switches::default(), domain: domain_for(scenario), shrink_runs_max: 200, shrink_deadline: None, out_dir: None, test_hint: None }
     }
 }
 
@@ -87,6 +90,8 @@ pub struct Failure {
     pub detail: String,
     /// Runs spent shrinking.
     pub shrink_runs: u32,
+    /// Shrinking stopped at the time limit, not at a smallest plan.
+    pub shrink_cut: bool,
     /// The corpus entry written, if any.
     pub entry: Option<PathBuf>,
     pub test_hint: Option<String>,
@@ -121,10 +126,11 @@ impl Failure {
     /// The corpus entry's TOML.
     pub fn entry_toml(&self) -> String {
         let note = format!(
-            "found by the property harness: {}: {} (shrunk in {} runs from {} timed faults using [{}])",
+            "found by the property harness: {}: {} (shrunk in {} runs{} from {} timed faults using [{}])",
             self.property,
             self.detail.replace('\n', " "),
             self.shrink_runs,
+            if self.shrink_cut { ", cut short at the time limit" } else { "" },
             self.original.faults,
             self.original.kinds.join(", ")
         );
@@ -134,13 +140,14 @@ impl Failure {
     /// What a person reads: the law, the shrunk plan, the seed, the commands.
     pub fn message(&self) -> String {
         let mut m = format!(
-            "property {} failed in scenario {} (seed {}, switches [{}]):\n  {}\n\nshrunk plan ({} runs; first drawn with {} timed faults using [{}]):\n{}\n",
+            "property {} failed in scenario {} (seed {}, switches [{}]):\n  {}\n\nshrunk plan ({} runs{}; first drawn with {} timed faults using [{}]):\n{}\n",
             self.property,
             self.spec.scenario,
             self.spec.seed.0,
             self.spec.switches.0.iter().cloned().collect::<Vec<_>>().join(", "),
             self.detail,
             self.shrink_runs,
+            if self.shrink_cut { ", cut short at the time limit: `--cases` shrinks fully" } else { "" },
             self.original.faults,
             self.original.kinds.join(", "),
             self.entry_toml()
@@ -194,6 +201,7 @@ pub fn shrink(check: &Check, seed: RunSeed, property: &str, detail: &str, law: L
     let key = |c: &Case| toml::to_string(&c.plan).expect("plan renders");
     seen.insert(key(&original), Some(detail.to_string()));
     let mut runs = 0;
+    let mut cut = false;
     if tree.simplify() {
         loop {
             let cand = tree.current();
@@ -202,6 +210,10 @@ pub fn shrink(check: &Check, seed: RunSeed, property: &str, detail: &str, law: L
                 Some(v) => v.clone(),
                 None => {
                     if runs >= check.shrink_runs_max {
+                        break;
+                    }
+                    if check.shrink_deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                        cut = true;
                         break;
                     }
                     runs += 1;
@@ -233,6 +245,7 @@ pub fn shrink(check: &Check, seed: RunSeed, property: &str, detail: &str, law: L
         property: property.to_string(),
         detail: best_detail,
         shrink_runs: runs,
+        shrink_cut: cut,
         entry: None,
         test_hint: check.test_hint.clone(),
     })

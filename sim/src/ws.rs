@@ -238,6 +238,11 @@ pub struct WsLink {
     stack: SharedStack,
     conn: ConnId,
     resumed: bool,
+    /// Tells the reader its deadline changed (a local close starts the wait for
+    /// the reply; without this the reader slept on the heartbeat deadline it had
+    /// and closed only when the next frame came: found by `ftwsim fuzz`,
+    /// corpus/ws-echo-close-reply-wait.toml).
+    rearm: Rc<Notify>,
 }
 
 type Shared = Rc<RefCell<LinkState>>;
@@ -253,9 +258,10 @@ impl WsLink {
         let (sink, stream) = ws.split();
         let stop_reader = Rc::new(Notify::new());
         let stop_writer = Rc::new(Notify::new());
-        tokio::task::spawn_local(read_loop(stream, st.clone(), service, stop_reader.clone(), stop_writer.clone()));
+        let rearm = Rc::new(Notify::new());
+        tokio::task::spawn_local(read_loop(stream, st.clone(), service, stop_reader.clone(), stop_writer.clone(), rearm.clone()));
         tokio::task::spawn_local(write_loop(sink, cmd_rx, st.clone(), service, stop_writer, stop_reader));
-        WsLink { cmds: cmd_tx, events: ev_rx, st, remote, stack, conn, resumed }
+        WsLink { cmds: cmd_tx, events: ev_rx, st, remote, stack, conn, resumed, rearm }
     }
 
     pub fn send(&mut self, msg: &[u8]) -> Result<(), String> {
@@ -282,6 +288,7 @@ impl WsLink {
         st.local_close = Some((code, reason.to_string(), time::now()));
         drop(st);
         let _ = self.cmds.send(Cmd::Close(code, reason.to_string()));
+        self.rearm.notify_one();
     }
 
     /// Reset the TCP connection without a close frame (a killed app, a crashed
@@ -311,7 +318,7 @@ fn code_of(frame: Option<CloseFrame<'_>>) -> (u16, String) {
     }
 }
 
-async fn read_loop<S>(mut stream: futures_util::stream::SplitStream<WebSocketStream<S>>, st: Shared, service: bool, stop: Rc<Notify>, stop_writer: Rc<Notify>)
+async fn read_loop<S>(mut stream: futures_util::stream::SplitStream<WebSocketStream<S>>, st: Shared, service: bool, stop: Rc<Notify>, stop_writer: Rc<Notify>, rearm: Rc<Notify>)
 where
     S: AsyncRead + AsyncWrite + Unpin,
 {
@@ -334,6 +341,7 @@ where
         tokio::select! {
             biased;
             () = stop.notified() => break,
+            () = rearm.notified() => continue,
             m = stream.next() => {
                 let mut s = st.borrow_mut();
                 match m {

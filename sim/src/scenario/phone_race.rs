@@ -105,10 +105,15 @@ pub fn never_two_sessions(s: &SessionSummary) -> Check {
 /// day (after it the memory sends the WebSocket first).
 pub fn ws_after_250ms_without_udp(s: &SessionSummary, plan: &FaultPlan) -> Check {
     let outages = udp_outages(plan);
-    let blocked = |t: u64| outages.iter().any(|(a, b, refused)| !refused && *a <= t && t < *b);
+    // What the phone's leg does at `t` is the first window of the plan open then
+    // (the chain holds them in plan order, see `LinkPlan::chain`): a refusal
+    // overlapping a silent block refuses if it comes first
+    // (corpus/phone-race-refused-overlaps-blocked.toml).
+    let first_open = |t: u64| outages.iter().position(|(a, b, _)| *a <= t && t < *b);
+    let blocked = |t: u64| first_open(t).is_some_and(|i| !outages[i].2);
     // Per network and outage: QUIC may be learned back between two outages, so
     // each outage may start one race QUIC first on each network.
-    let outage_of = |t: u64| outages.iter().position(|(a, b, refused)| !refused && *a <= t && t < *b).unwrap_or(usize::MAX) as u64;
+    let outage_of = |t: u64| first_open(t).filter(|&i| !outages[i].2).unwrap_or(usize::MAX) as u64;
     let mut late_per_day: BTreeMap<(String, u64), u32> = BTreeMap::new();
     let mut bad = Vec::new();
     let mut seen = 0;
