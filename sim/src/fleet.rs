@@ -75,8 +75,15 @@ pub struct DoorStats {
     pub path_reports: u64,
     /// Every change of a server connection's peer address.
     pub moves: Vec<Move>,
-    /// When each forwarded datagram was read by its owner (ms).
+    /// When each forwarded datagram was read by its owner (ms), for datagrams
+    /// whose id the owner holds: a moved client's packets.
     pub forward_times_ms: Vec<u64>,
+    /// When each forwarded datagram whose id its stamp's reactor does not hold was
+    /// read (ms): a stateless reset (random bytes after a short header's first
+    /// byte, RFC 9000 section 10.3) or a retired id. The phone sends resets for
+    /// the cloud's late packets to an id it retired at a migration; the stamp
+    /// routes them at random and the owner drops them.
+    pub stray_forward_times_ms: Vec<u64>,
     /// Pins claimed: (time ms, reactor, peer).
     pub pins: Vec<(u64, usize, SocketAddr)>,
     /// Connections drained, per reactor.
@@ -302,7 +309,14 @@ impl FleetDoor {
                 }
                 st.stats.delivered_by_reactor[r] += 1;
                 if let Via::Forwarded { .. } = d.via {
-                    st.stats.forward_times_ms.push(now_ms);
+                    let held = ftw_fleet::packet::dst_cid(&d.bytes, ftw_fleet::consts::LOCAL_CID_LEN).map(<[u8]>::to_vec);
+                    if held.is_some_and(|cid| st.fleet.holds(d.reactor, &cid)) || d.bytes.first().is_some_and(|b| b & 0x80 != 0) {
+                        st.stats.forward_times_ms.push(now_ms);
+                    } else {
+                        st.stats.stray_forward_times_ms.push(now_ms);
+                        let host = st.host.clone();
+                        trace::record(&host, "fleet.stray", format!("d{} forwarded to r{r}, which holds no such id (a stateless reset or a retired id)", d.datagram.0));
+                    }
                     if d.bytes.first().is_some_and(|b| b & 0x80 != 0) {
                         st.stats.long_headers_forwarded += 1;
                     }
