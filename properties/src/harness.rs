@@ -165,10 +165,22 @@ impl Failure {
         m
     }
 
-    /// Write the entry under `dir` as `<scenario>-<property>-<seed>.toml`.
+    /// Write the entry under `dir` as `<scenario>-<property>-<seed>.toml`
+    /// (`...-<seed>-<switches>.toml` with switches on; `-2`, `-3`, ... rather than
+    /// overwrite an entry already there).
     pub fn write_entry(&mut self, dir: &Path) -> Result<PathBuf, String> {
         std::fs::create_dir_all(dir).map_err(|e| format!("{}: {e}", dir.display()))?;
-        let path = dir.join(format!("{}-{}-{}.toml", self.spec.scenario, self.property, self.spec.seed.0));
+        let mut stem = format!("{}-{}-{}", self.spec.scenario, self.property, self.spec.seed.0);
+        for s in &self.spec.switches.0 {
+            stem.push('-');
+            stem.push_str(s);
+        }
+        let mut path = dir.join(format!("{stem}.toml"));
+        let mut n = 1;
+        while path.exists() {
+            n += 1;
+            path = dir.join(format!("{stem}-{n}.toml"));
+        }
         std::fs::write(&path, self.entry_toml()).map_err(|e| format!("{}: {e}", path.display()))?;
         self.entry = Some(path.clone());
         Ok(path)

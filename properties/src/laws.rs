@@ -11,6 +11,8 @@ pub const SWITCH_LAWS: &[(&str, &str, &str)] = &[
     // The phone's race and memory over 29 simulated hours (issue 8, property 6).
     ("ws-first-cancels-probe", "phone-race", "quic-back-within-a-day"),
     ("losing-dial-cancelled", "phone-race", "quic-back-within-a-day"),
+    // Demotion expiry (property 5): QUIC first again a day after a demotion.
+    ("ws-first-cancels-probe", "demotion-expiry", "quic-first-after-demotion"),
     // Demotion (property 5): the service's 1013 never demotes; a dropped path does.
     ("every-close-demotes", "sessions-off", "service-close-keeps-quic"),
     ("no-close-demotes", "session", "demoted-goes-ws-first"),
@@ -22,17 +24,18 @@ pub const SWITCH_LAWS: &[(&str, &str, &str)] = &[
     ("late-live-table-dropped", "session", "late-live-table-kept"),
 ];
 
-/// The scenario and property that catch `switch`, if registered.
+/// The first scenario and property that catch `switch`, if registered (a switch
+/// may have more than one law).
 pub fn law_of(switch: &str) -> Option<(&'static str, &'static str)> {
     SWITCH_LAWS.iter().find(|(s, _, _)| *s == switch).map(|&(_, sc, p)| (sc, p))
 }
 
-/// The scenarios to fuzz with these switches on: each switch's own scenario
-/// (in table order, no repeats); empty when none is registered.
+/// The scenarios to fuzz with these switches on: every scenario with a law for
+/// one of them (in table order, no repeats); empty when none is registered.
 pub fn scenarios_for<'a>(switches: impl IntoIterator<Item = &'a str>) -> Vec<&'static str> {
     let mut out: Vec<&'static str> = Vec::new();
     for s in switches {
-        if let Some((sc, _)) = law_of(s) {
+        for &(_, sc, _) in SWITCH_LAWS.iter().filter(|(w, _, _)| *w == s) {
             if !out.contains(&sc) {
                 out.push(sc);
             }

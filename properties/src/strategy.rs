@@ -255,6 +255,21 @@ pub fn domain_for(scenario: &str) -> Domain {
         // 60 ms each way, where the WebSocket's three round trips outlast the lead
         // but QUIC's learning dial (lead + one round trip) is still under way when
         // it opens, which shows losing-dial-cancelled; few cases.
+        // Property 5 end to end: a path drop starting 2 to 10 s after the first
+        // message at 10.2 s. QUIC notices it 30 to 45 s later (idle timeout after
+        // the last keepalive), so it ends within the 60 s demotion window (a drop
+        // at 25 s ended after 60 s: corpus/demotion-expiry-drop-past-window.toml).
+        // The link's impairments and rebinds around it, no move (the law is per
+        // network). About 1 s of wall time a case.
+        "demotion-expiry" => Domain {
+            kinds: vec![Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::Mtu, Kind::Rebind, Kind::PathDrop],
+            always: vec![Kind::PathDrop],
+            horizon_ms: 20_000,
+            faults_from_ms: 12_000,
+            faults_max: 3,
+            test_cases: 6,
+            ..d
+        },
         "phone-race" => Domain {
             kinds: vec![Kind::Delay, Kind::UdpBlocked, Kind::UdpRefused, Kind::SwitchNetwork],
             always: vec![Kind::Delay, Kind::UdpBlocked],
@@ -389,8 +404,8 @@ pub fn case_strategy(domain: &Domain, seed: RunSeed) -> BoxedStrategy<Case> {
                         Kind::UdpRefused => one(FaultKind::UdpRefused { host, for_ms }),
                         Kind::PathDrop => {
                             let span = PATH_DROP_MAX_MS - PATH_DROP_MIN_MS;
-                            // UDP blocked, not a blackhole: the phone's TCP after a blackhole this
-                            // long carries nothing (corpus/session-ws-dead-after-long-blackhole.toml).
+                            // UDP blocked, not a blackhole: the WebSocket that follows the drop
+                            // must be able to carry the session.
                             one(FaultKind::UdpBlocked { host: phone(), for_ms: PATH_DROP_MIN_MS + (extra as u64 - 1) * span / 127 / 100 * 100 })
                         }
                         Kind::ReplayDatagram => one(FaultKind::ReplayDatagram { host: phone() }),

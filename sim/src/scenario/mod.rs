@@ -84,6 +84,7 @@ pub const PROPERTIES: &[(&str, &str)] = &[
     ("ws-after-250ms-without-udp", "with UDP blocked the WebSocket opens 250 ms after a QUIC-first start, once per network per day"),
     ("quic-back-within-a-day", "after a transient QUIC failure ends, QUIC carries the session again within a day and one reconnect"),
     ("memory-per-network", "a phone that moves networks keeps a memory entry for each network of the last day"),
+    ("quic-first-after-demotion", "a day after a demotion, QUIC goes first again on that network within one reconnect"),
 ];
 
 /// Every bug switch, by the name users type.
@@ -244,6 +245,11 @@ pub const SCENARIOS: &[ScenarioDef] = &[
         name: "phone-race",
         about: "the phone races every hour for 29 h: UDP blocked for two hours, a move to cellular and back; race, memory and demotion end to end",
         run: phone_race::run,
+    },
+    ScenarioDef {
+        name: "demotion-expiry",
+        about: "the phone's QUIC path drops a minute in (demoted), then it races every hour for 27 h: the WebSocket first for a day, QUIC first after it",
+        run: phone_race::run_demotion_expiry,
     },
 ];
 

@@ -11,7 +11,10 @@ use std::time::Duration;
 
 use ftw_phone::Transport;
 
-use super::session::{build, network_at, phone_app, summary, Setup, SessionSummary};
+use ftw_phone::consts::DEMOTION_MS;
+
+use super::session::{build, demoted_goes_ws_first, network_at, phone_app, should_demote, summary, Setup, SessionSummary};
+use crate::app::phone::PhoneApp;
 use super::{addr, Check, FaultKind, FaultPlan, RunReport, RunSpec, TimedFault};
 use crate::time;
 
@@ -63,19 +66,7 @@ pub fn run_with(spec: &RunSpec) -> (RunReport, SessionSummary) {
     world.client("phone", addr::PHONE, async move {
         let mut phone = phone_app(&sp).await?;
         sh.borrow_mut().phone = Some(phone.log.clone());
-        let mut hour = 0u64;
-        loop {
-            let at = Duration::from_millis(hour * HOUR_MS + RACE_AT_MS);
-            if at >= length {
-                break;
-            }
-            time::sleep_until(at).await;
-            if phone.connect(network_at(&sp.plan, time::now())).await {
-                phone.run_until(time::now() + HOLD).await;
-                phone.close();
-            }
-            hour += 1;
-        }
+        hourly_races(&mut phone, &sp.plan, 0, length).await;
         sh.borrow_mut().memory = Some(phone.race().with_model(|m| m.memory().clone()));
         time::sleep(Duration::from_millis(300)).await;
         Ok(())
@@ -89,6 +80,114 @@ pub fn run_with(spec: &RunSpec) -> (RunReport, SessionSummary) {
         memory_per_network(&s, length_ms),
     ];
     (RunReport { outcome, checks }, s)
+}
+
+/// From hour `from_hour` until `length`: race RACE_AT_MS into each hour on the
+/// network the plan has the phone on, hold the session HOLD, close it.
+async fn hourly_races(phone: &mut PhoneApp, plan: &FaultPlan, from_hour: u64, length: Duration) {
+    let mut hour = from_hour;
+    loop {
+        let at = Duration::from_millis(hour * HOUR_MS + RACE_AT_MS);
+        if at >= length {
+            break;
+        }
+        time::sleep_until(at).await;
+        if phone.connect(network_at(plan, time::now())).await {
+            phone.run_until(time::now() + HOLD).await;
+            phone.close();
+        }
+        hour += 1;
+    }
+}
+
+/// How long `demotion-expiry` holds its first session: through the plan's path
+/// drop (drawn: UDP blocked at 12 to 20 s for 31 to 60 s, so QUIC's idle timeout
+/// ends it within the 60 s demotion window) and the WebSocket session after it.
+const DEMOTION_FIRST_HOLD: Duration = Duration::from_secs(150);
+/// `demotion-expiry` runs this long: the demotion (about a minute in), a day,
+/// and two more hourly races after it.
+const DEMOTION_RUN_MS: u64 = DAY_MS + 3 * HOUR_MS;
+
+/// The default faults of `demotion-expiry` when the plan has none: UDP blocked
+/// on the phone's leg at 20 s for 40 s, a path drop a few seconds after the
+/// first message.
+pub fn demotion_default_faults() -> Vec<TimedFault> {
+    vec![TimedFault { at_ms: 20_000, fault: FaultKind::UdpBlocked { host: "phone".into(), for_ms: 40_000 } }]
+}
+
+/// `demotion-expiry` (property 5): the phone's first session goes over QUIC and
+/// its path drops, which demotes QUIC on that network; the phone then races
+/// every hour for a day and three hours. The WebSocket goes first for the day,
+/// and QUIC goes first again after it (within one reconnect: the first race
+/// after the day still has the WebSocket remembered, and its learning probe
+/// records QUIC).
+pub fn run_demotion_expiry(spec: &RunSpec) -> RunReport {
+    let mut spec = spec.clone();
+    if spec.plan.faults.is_empty() {
+        spec.plan.faults = demotion_default_faults();
+    }
+    let length = Duration::from_millis(DEMOTION_RUN_MS);
+    let (mut world, shared) = build(&spec, &Setup::default(), length + Duration::from_secs(600));
+    let sh = shared.clone();
+    let sp = spec.clone();
+    world.client("phone", addr::PHONE, async move {
+        let mut phone = phone_app(&sp).await?;
+        sh.borrow_mut().phone = Some(phone.log.clone());
+        time::sleep_until(Duration::from_millis(RACE_AT_MS)).await;
+        if phone.connect(network_at(&sp.plan, time::now())).await {
+            phone.run_until(time::now() + DEMOTION_FIRST_HOLD).await;
+            phone.close();
+        }
+        hourly_races(&mut phone, &sp.plan, 1, length).await;
+        sh.borrow_mut().memory = Some(phone.race().with_model(|m| m.memory().clone()));
+        time::sleep(Duration::from_millis(300)).await;
+        Ok(())
+    });
+    let outcome = world.run();
+    let s = summary(&spec, &shared);
+    let checks = vec![never_two_sessions(&s), demoted_goes_ws_first(&s), quic_first_after_demotion(&s, &spec.plan, true)];
+    RunReport { outcome, checks }
+}
+
+/// After a demotion's day is over, QUIC goes first again on that network within
+/// one reconnect: of the first two races there after `ended + DEMOTION_MS`, one
+/// sends QUIC first. A demotion whose races a day later fall in a UDP outage is
+/// not judged; one without two such races is not judged either, unless
+/// `runs_past_every_demotion` (the scenario lasts long enough for it).
+pub fn quic_first_after_demotion(s: &SessionSummary, plan: &FaultPlan, runs_past_every_demotion: bool) -> Check {
+    let outages = udp_outages(plan);
+    let in_outage = |t: u64| outages.iter().any(|(a, b, _)| *a <= t && t < *b);
+    let (mut demotions, mut judged, mut bad) = (0, 0, Vec::new());
+    for d in s.phone.sessions.iter().filter(|r| should_demote(r)) {
+        demotions += 1;
+        let ended = d.ended_at_ms.expect("a session that should demote has ended");
+        let after: Vec<_> = s.phone.sessions.iter().filter(|r| r.network == d.network && r.race_start_ms >= ended + DEMOTION_MS).take(2).collect();
+        if after.iter().any(|r| in_outage(r.race_start_ms)) {
+            continue;
+        }
+        if after.len() < 2 {
+            if runs_past_every_demotion {
+                bad.push(format!("session #{} demoted QUIC at {ended} ms; {} races on its network a day later", d.no, after.len()));
+            }
+            continue;
+        }
+        judged += 1;
+        if !after.iter().any(|r| r.first == Transport::Quic) {
+            bad.push(format!(
+                "session #{} demoted QUIC at {ended} ms; the races at {} and {} ms went {} and {} first",
+                d.no,
+                after[0].race_start_ms,
+                after[1].race_start_ms,
+                after[0].first.name(),
+                after[1].first.name()
+            ));
+        }
+    }
+    Check {
+        property: "quic-first-after-demotion".into(),
+        ok: bad.is_empty(),
+        detail: format!("{demotions} sessions should demote QUIC, {judged} judged a day later; {}", bad.first().cloned().unwrap_or_default()),
+    }
 }
 
 /// Never two sessions at once.
