@@ -14,7 +14,7 @@
 
 use std::collections::BTreeSet;
 
-use ftw_sim::scenario::{FaultKind, FaultPlan, LinkPlan, TimedFault};
+use ftw_sim::scenario::{FaultKind, FaultPlan, FleetPlan, FleetRouting, LinkPlan, TimedFault};
 use ftw_sim::RunSeed;
 use proptest::prelude::*;
 use proptest::strategy::{BoxedStrategy, ValueTree};
@@ -60,6 +60,9 @@ pub enum Kind {
     Relaunch,
     /// The phone sleeps for hours (its wall clock jumps) and reconnects.
     Sleep,
+    /// An on-path attacker copies a host's datagrams from forged ports, the
+    /// copy first (RFC 9000 section 9.3.3).
+    ForgedMoves,
 }
 
 /// Every kind, in the order the generator draws them.
@@ -83,6 +86,7 @@ pub const KINDS: &[Kind] = &[
     Kind::Background,
     Kind::Relaunch,
     Kind::Sleep,
+    Kind::ForgedMoves,
 ];
 
 impl Kind {
@@ -107,6 +111,7 @@ impl Kind {
             Kind::Background => "background",
             Kind::Relaunch => "relaunch",
             Kind::Sleep => "sleep",
+            Kind::ForgedMoves => "forged_moves",
         }
     }
     pub fn parse(s: &str) -> Result<Kind, String> {
@@ -154,6 +159,7 @@ impl Kind {
                 FaultKind::Background { .. } => Kind::Background,
                 FaultKind::Relaunch { .. } => Kind::Relaunch,
                 FaultKind::Sleep { .. } => Kind::Sleep,
+                FaultKind::ForgedMoves { .. } => Kind::ForgedMoves,
             });
         }
         s
@@ -186,7 +192,16 @@ pub struct Domain {
     pub hosts: Vec<&'static str>,
     /// Cases a plain `cargo test` runs for this scenario.
     pub test_cases: u32,
+    /// Draw the cloud's reactor fleet (2 to 8 reactors) in about half the
+    /// cases; the others keep the scenario's own 4.
+    pub fleet: bool,
+    /// With `fleet`: draw its routing too (one drawn fleet in four routes by
+    /// the kernel filter, whose laws the scenario then checks).
+    pub fleet_routing: bool,
 }
+
+/// Reactor counts a drawn fleet has (one reactor forwards nothing).
+pub const FLEET_REACTORS_DRAWN: std::ops::RangeInclusive<usize> = 2..=8;
 
 /// The shortest drawn path drop: past QUIC's 30 s idle timeout (sim/crypto).
 pub const PATH_DROP_MIN_MS: u64 = 31_000;
@@ -207,7 +222,7 @@ impl Default for Domain {
     /// For any scenario without its own domain: QUIC-survivable faults in the
     /// first 10 s, outages up to 8 s, sixteen test cases.
     fn default() -> Self {
-        Domain { kinds: QUIC_SURVIVABLE.to_vec(), horizon_ms: 10_000, faults_from_ms: 3_000, outage_max_ms: 8_000, one_way_min_ms: 1, one_way_max_ms: 250, always: vec![], faults_max: 6, hosts: vec!["phone", "box"], test_cases: 16 }
+        Domain { kinds: QUIC_SURVIVABLE.to_vec(), horizon_ms: 10_000, faults_from_ms: 3_000, outage_max_ms: 8_000, one_way_min_ms: 1, one_way_max_ms: 250, always: vec![], faults_max: 6, hosts: vec!["phone", "box"], test_cases: 16, fleet: false, fleet_routing: false }
     }
 }
 
@@ -231,7 +246,11 @@ pub fn domain_for(scenario: &str) -> Domain {
         // (corpus/fleet-migrate-*): the default domain.
         // Laws about exact round trips: only the default link holds them; timed
         // faults after the reconnect would test something else.
-        "fleet-resume" => Domain { kinds: vec![], ..d },
+        "fleet-resume" => Domain { kinds: vec![], fleet: true, ..d },
+        // The fleet's own laws hold for any reactor count; fleet-migrate also
+        // draws the routing (its laws follow it).
+        "fleet-migrate" => Domain { fleet: true, fleet_routing: true, ..d },
+        "fleet-migrate-kernel-filter" | "fleet-still" => Domain { fleet: true, ..d },
         // A WebSocket has no migration: a rebind or a move gives its TCP flow a new
         // outside port and the cloud resets it (as behind a real NAT), and ws-echo
         // has no reconnect. Its laws hold under everything else.
@@ -281,6 +300,8 @@ pub fn domain_for(scenario: &str) -> Domain {
             faults_max: 3,
             hosts: vec!["phone"],
             test_cases: 5,
+            fleet: false,
+            fleet_routing: false,
         },
         _ => d,
     }
@@ -351,6 +372,7 @@ const TIMED: &[Kind] = &[
     Kind::Background,
     Kind::Relaunch,
     Kind::Sleep,
+    Kind::ForgedMoves,
 ];
 
 /// The strategy for one case of `domain` with run seed `seed`.
@@ -376,8 +398,11 @@ pub fn case_strategy(domain: &Domain, seed: RunSeed) -> BoxedStrategy<Case> {
         proptest::collection::vec(fault, 0..=faults_max),
         always_faults,
         proptest::collection::vec(1u32..=128, faults_max),
+        // Drawn last, so the plans of domains without a fleet are drawn as before.
+        if domain.fleet { proptest::option::of((FLEET_REACTORS_DRAWN, 0u8..4)).boxed() } else { Just(None).boxed() },
+        Just(domain.fleet_routing),
     )
-        .prop_map(move |(mask, phone, box_, raw4, forced, extras): (Vec<bool>, RawLink, RawLink, Vec<(usize, usize, u64, u64)>, Vec<(usize, u64, u64, u32)>, Vec<u32>)| {
+        .prop_map(move |(mask, phone, box_, raw4, forced, extras, fleet, draw_routing): (Vec<bool>, RawLink, RawLink, Vec<(usize, usize, u64, u64)>, Vec<(usize, u64, u64, u32)>, Vec<u32>, Option<(usize, u8)>, bool)| {
             let mut raw: Vec<RawFault> = raw4.iter().zip(extras.iter().chain(std::iter::repeat(&1))).map(|(&(k, h, at, len), &x)| (k, h, at, len, x)).collect();
             let on: BTreeSet<Kind> = kinds.iter().zip(&mask).filter(|(_, m)| **m).map(|(k, _)| *k).chain(always.iter().copied()).collect();
             for (k, (h, at, len, extra)) in always_timed.iter().zip(forced) {
@@ -419,13 +444,18 @@ pub fn case_strategy(domain: &Domain, seed: RunSeed) -> BoxedStrategy<Case> {
                         Kind::Background => one(FaultKind::Background { host: phone(), for_ms: extra as u64 * 500 }),
                         Kind::Relaunch => one(FaultKind::Relaunch { host: phone() }),
                         Kind::Sleep => one(FaultKind::Sleep { host: phone(), for_ms: extra as u64 * 225_000 }),
+                        Kind::ForgedMoves => one(FaultKind::ForgedMoves { host, for_ms }),
                         _ => unreachable!("only timed kinds"),
                     }
                 })
                 .collect();
             // Network switches toggle in list order: keep the list in time order.
             faults.sort_by_key(|f| f.at_ms);
-            let plan = FaultPlan { phone: apply_link(&on, &phone), box_: apply_link(&on, &box_), faults };
+            let fleet = fleet.map(|(reactors, r)| FleetPlan {
+                reactors,
+                routing: draw_routing.then_some(if r == 0 { FleetRouting::KernelFilter } else { FleetRouting::Forward }),
+            });
+            let plan = FaultPlan { phone: apply_link(&on, &phone), box_: apply_link(&on, &box_), fleet, faults };
 
             debug_assert!(plan.validate().is_ok(), "drawn plans are valid: {plan:?}");
             Case { seed, plan }

@@ -150,6 +150,26 @@ fn swarm_cases_enable_different_subsets_of_kinds() {
     }
 }
 
+/// Issue 8's fault plans draw the fleet: fleet-migrate cases come with 2 to 8
+/// reactors or the scenario's own 4, and some route by the kernel filter; other
+/// fleet scenarios keep their routing; non-fleet scenarios draw no fleet.
+#[test]
+fn fleet_cases_draw_reactor_count_and_routing() {
+    use ftw_sim::scenario::FleetRouting;
+    let plans: Vec<_> = (1..=200).map(|s| draw(&domain_for("fleet-migrate"), RunSeed(s)).current().plan).collect();
+    let shaped: Vec<_> = plans.iter().filter_map(|p| p.fleet).collect();
+    assert!(shaped.len() > 60 && shaped.len() < 140, "{} of 200 cases drew a fleet", shaped.len());
+    let counts: BTreeSet<usize> = shaped.iter().map(|f| f.reactors).collect();
+    assert_eq!(counts, (2..=8).collect(), "reactor counts drawn");
+    let kf = shaped.iter().filter(|f| f.routing == Some(FleetRouting::KernelFilter)).count();
+    assert!(kf > 5 && kf < shaped.len() / 2, "{kf} kernel-filter fleets of {}", shaped.len());
+    for s in 1..=50 {
+        let p = draw(&domain_for("fleet-still"), RunSeed(s)).current().plan;
+        assert!(p.fleet.is_none_or(|f| f.routing.is_none()), "fleet-still keeps its routing");
+        assert!(draw(&domain_for("session"), RunSeed(s)).current().plan.fleet.is_none());
+    }
+}
+
 /// A law that fails whenever the phone's NAT rebinds: shrinking must come down
 /// to one rebind on the default link, whatever else the case had.
 fn no_phone_rebind(_: &RunSpec, r: &RunReport) -> Verdict {

@@ -5,6 +5,7 @@
 //! network's own seeded stream, so the same seed drops the same datagrams.
 
 use std::io;
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use rand::Rng;
@@ -205,6 +206,50 @@ impl Fault for Mtu {
         if ip_len <= self.0 {
             out.push(d);
         }
+        Ok(())
+    }
+}
+
+/// An on-path attacker (RFC 9000 section 9.3.3) during `[from, until)`: each
+/// UDP datagram is copied and the copy sent first, from a forged source port
+/// of the same address (one fresh port per copy, from [`FORGED_PORT_FIRST`]);
+/// the original follows [`FORGED_LEAD`] later. A QUIC server adopts a new peer
+/// address before validating it, so each copy that arrives first is a "move".
+/// Replies to a forged port die at the sender's NAT (no mapping). Tunnelled
+/// TCP passes untouched.
+pub struct ForgeMoves {
+    pub from: Duration,
+    pub until: Duration,
+    next_port: u16,
+}
+
+/// The first forged source port (above the NATs' own range, which starts at 49152
+/// and grows by one per mapping).
+pub const FORGED_PORT_FIRST: u16 = 20_000;
+/// How far a forged copy runs ahead of its original.
+pub const FORGED_LEAD: Duration = Duration::from_millis(1);
+
+impl ForgeMoves {
+    pub fn new(from: Duration, until: Duration) -> Self {
+        ForgeMoves { from, until, next_port: FORGED_PORT_FIRST }
+    }
+}
+
+impl Fault for ForgeMoves {
+    fn name(&self) -> String {
+        format!("forge-moves[{}ms..{}ms)", self.from.as_millis(), self.until.as_millis())
+    }
+    fn process(&mut self, ctx: &mut Ctx<'_>, d: InFlight, out: &mut Vec<InFlight>) -> io::Result<()> {
+        let is_tcp = d.src.port() == IP_TUNNEL_PORT && d.dst.port() == IP_TUNNEL_PORT;
+        if is_tcp || ctx.now < self.from || ctx.now >= self.until {
+            out.push(d);
+            return Ok(());
+        }
+        let forged = SocketAddr::new(d.src.ip(), self.next_port);
+        // Wrap within the range below the NATs' ports.
+        self.next_port = if self.next_port >= 49_151 { FORGED_PORT_FIRST } else { self.next_port + 1 };
+        out.push(InFlight { src: forged, ..d.clone() });
+        out.push(InFlight { delay: d.delay + FORGED_LEAD, ..d });
         Ok(())
     }
 }

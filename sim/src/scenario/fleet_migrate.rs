@@ -22,7 +22,7 @@ use ftw_crypto::{
 };
 use ftw_fleet::{Counters, FleetConfig, Routing};
 
-use super::{addr, cloud_certs, sim_clock, world_for, Check, FaultKind, FaultPlan, RunReport, RunSpec, TimedFault, Topology};
+use super::{addr, cloud_certs, sim_clock, world_for, Check, FaultKind, FaultPlan, FleetRouting, RunReport, RunSpec, TimedFault, Topology};
 use crate::fleet::{bugs_from, DoorStats, FleetDoor};
 use crate::link::{accept_quic, close, dial_quic, put_varint, take_framed, LinkEvent};
 use crate::quic::{Lost, QuicEndpoint, QuicEvent};
@@ -140,6 +140,22 @@ pub fn default_moves() -> Vec<TimedFault> {
     ]
 }
 
+impl FleetRun {
+    /// This run with the plan's fleet shape, if it has one.
+    fn shaped_by(&self, plan: &FaultPlan) -> FleetRun {
+        let mut r = self.clone();
+        if let Some(f) = &plan.fleet {
+            r.reactor_count = f.reactors;
+            r.routing = match f.routing {
+                Some(FleetRouting::Forward) => Routing::Forward,
+                Some(FleetRouting::KernelFilter) => Routing::KernelFilter,
+                None => r.routing,
+            };
+        }
+        r
+    }
+}
+
 fn fleet_config(seed: RunSeed, spec: &RunSpec, run: &FleetRun) -> FleetConfig {
     let salt = seed.crypto("cloud").sub_seed("fleet/hash-salt");
     FleetConfig {
@@ -191,6 +207,7 @@ pub fn run_still(spec: &RunSpec) -> RunReport {
 
 /// A fleet run: the report and a summary.
 pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
+    let run = &run.shaped_by(&spec.plan);
     let mut plan: FaultPlan = spec.plan.clone();
     if plan.faults.is_empty() && run.default_moves {
         plan.faults = default_moves();
@@ -484,7 +501,7 @@ pub fn run_resume_with(spec: &RunSpec) -> (RunReport, ResumeSummary) {
     let mut world = world_for(spec, Duration::from_secs(60));
     Topology::build(&mut world, &spec.plan);
     let seed = spec.seed;
-    let cfg = fleet_config(seed, spec, &FleetRun::default());
+    let cfg = fleet_config(seed, spec, &FleetRun::default().shaped_by(&spec.plan));
     let tally = Rc::new(RefCell::new(ResumeTally::default()));
 
     let t = tally.clone();

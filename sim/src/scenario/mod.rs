@@ -20,7 +20,7 @@ use rustls::pki_types::UnixTime;
 use crate::net::NetAction;
 use crate::seed::RunSeed;
 use crate::world::{RunOutcome, World, WorldConfig};
-pub use plan::{FaultKind, FaultPlan, LinkPlan, TimedFault};
+pub use plan::{FaultKind, FaultPlan, FleetPlan, FleetRouting, LinkPlan, TimedFault};
 
 /// Addresses of the simulated world (documentation ranges of RFC 5737 outside,
 /// RFC 1918 inside).
@@ -283,8 +283,8 @@ impl Topology {
         let home = world.nat("nat-home", addr::NAT_HOME, NAT_IDLE_TIMEOUT);
         world.behind(addr::PHONE, wifi);
         world.behind(addr::BOX, home);
-        world.leg(addr::PHONE, "phone", plan.phone.chain("phone", &plan.faults), plan.phone.chain("phone", &plan.faults));
-        world.leg(addr::BOX, "box", plan.box_.chain("box", &plan.faults), plan.box_.chain("box", &plan.faults));
+        world.leg(addr::PHONE, "phone", plan.phone.chain("phone", &plan.faults, true), plan.phone.chain("phone", &plan.faults, false));
+        world.leg(addr::BOX, "box", plan.box_.chain("box", &plan.faults, true), plan.box_.chain("box", &plan.faults, false));
         let mut on_cell = false;
         for f in &plan.faults {
             let at = Duration::from_millis(f.at_ms);

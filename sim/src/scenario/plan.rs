@@ -5,7 +5,7 @@ use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
 
-use crate::net::fault::{Chain, Delay, Duplicate, Jitter, Loss, Mtu, Outage, Reorder, Window};
+use crate::net::fault::{Chain, Delay, Duplicate, ForgeMoves, Jitter, Loss, Mtu, Outage, Reorder, Window};
 
 /// Link settings of one leg (phone's or box's), both directions.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -67,6 +67,11 @@ pub enum FaultKind {
     Relaunch { host: String },
     /// The phone sleeps: its wall clock jumps `for_ms` and it reconnects.
     Sleep { host: String, for_ms: u64 },
+    /// An on-path attacker on the host's leg (RFC 9000 section 9.3.3) copies
+    /// each UDP datagram the host sends during `for_ms` and sends the copy from
+    /// a forged source port of the same address, 1 ms ahead of the original: a
+    /// server adopts the "moved" address before it validates it.
+    ForgedMoves { host: String, for_ms: u64 },
 }
 
 impl FaultKind {
@@ -85,7 +90,8 @@ impl FaultKind {
             | FaultKind::TableChange { host }
             | FaultKind::Background { host, .. }
             | FaultKind::Relaunch { host }
-            | FaultKind::Sleep { host, .. } => host,
+            | FaultKind::Sleep { host, .. }
+            | FaultKind::ForgedMoves { host, .. } => host,
         }
     }
     /// The one host a kind may name, for kinds that are not about a leg.
@@ -123,14 +129,55 @@ pub struct FaultPlan {
     pub phone: LinkPlan,
     #[serde(rename = "box")]
     pub box_: LinkPlan,
+    /// The cloud's QUIC reactor fleet, for the scenarios that run one (`fleet-*`;
+    /// others ignore it). None: the scenario's own (4 reactors; its routing).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub fleet: Option<FleetPlan>,
     pub faults: Vec<TimedFault>,
 }
 
+/// How a datagram reaches the reactor that owns its connection (ftw-fleet's
+/// `Routing`, seed 002 `QuicOptions.Routing`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum FleetRouting {
+    /// The kernel hashes the 4-tuple; a reactor forwards a short header to the
+    /// reactor its id names, and the owner pins a moved client's address.
+    Forward,
+    /// The kernel routes by connection id: nothing forwarded, nothing pinned.
+    KernelFilter,
+}
+
+/// The fleet's shape.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct FleetPlan {
+    /// Reactors behind the one UDP port, 1 to FLEET_REACTORS_MAX.
+    pub reactors: usize,
+    /// None: the scenario's own routing.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub routing: Option<FleetRouting>,
+}
+
+/// The most reactors a plan may ask for (a stamp is one byte of the id, and
+/// the cloud's hosts run a handful; seed 002 runs 4).
+pub const FLEET_REACTORS_MAX: usize = 64;
+
 impl LinkPlan {
-    /// The chain of one direction of this leg, with the plan's outage windows
-    /// for `host` first.
-    pub fn chain(&self, host: &str, faults: &[TimedFault]) -> Chain {
+    /// The chain of one direction of this leg (`up`: from the host), with the
+    /// plan's outage windows for `host` first, then (up) its forged moves.
+    pub fn chain(&self, host: &str, faults: &[TimedFault], up: bool) -> Chain {
         let mut c = Chain::default();
+        if up {
+            for f in faults {
+                if let FaultKind::ForgedMoves { host: h, for_ms } = &f.fault {
+                    if h == host {
+                        let from = Duration::from_millis(f.at_ms);
+                        c.push(ForgeMoves::new(from, from + Duration::from_millis(*for_ms)));
+                    }
+                }
+            }
+        }
         for f in faults {
             let from = Duration::from_millis(f.at_ms);
             let (h, for_ms, outage) = match &f.fault {
@@ -171,6 +218,11 @@ impl FaultPlan {
                 if !(0.0..=100.0).contains(&v) {
                     return Err(format!("plan.{leg}.{field} = {v}: must be a percentage from 0 to 100"));
                 }
+            }
+        }
+        if let Some(f) = &self.fleet {
+            if !(1..=FLEET_REACTORS_MAX).contains(&f.reactors) {
+                return Err(format!("plan.fleet.reactors = {}: must be from 1 to {FLEET_REACTORS_MAX}", f.reactors));
             }
         }
         for (i, f) in self.faults.iter().enumerate() {

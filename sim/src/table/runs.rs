@@ -35,12 +35,12 @@ fn leg(c: Cond) -> LinkPlan {
 
 /// Both legs shaped (table 1).
 pub fn plan_both(c: Cond) -> FaultPlan {
-    FaultPlan { phone: leg(c), box_: leg(c), faults: vec![] }
+    FaultPlan { phone: leg(c), box_: leg(c), fleet: None, faults: vec![] }
 }
 
 /// Only the phone's leg shaped; the box reaches the cloud unshaped (table 2).
 pub fn plan_phone(c: Cond) -> FaultPlan {
-    FaultPlan { phone: leg(c), box_: LinkPlan { one_way_ms: 0, ..LinkPlan::default() }, faults: vec![] }
+    FaultPlan { phone: leg(c), box_: LinkPlan { one_way_ms: 0, ..LinkPlan::default() }, fleet: None, faults: vec![] }
 }
 
 /// A sample in ms, or `None` when it did not finish within its bound.
