@@ -249,8 +249,22 @@ pub fn domain_for(scenario: &str) -> Domain {
         "fleet-resume" => Domain { kinds: vec![], fleet: true, ..d },
         // The fleet's own laws hold for any reactor count; fleet-migrate also
         // draws the routing (its laws follow it).
-        "fleet-migrate" => Domain { fleet: true, fleet_routing: true, ..d },
+        "fleet-migrate" => Domain { kinds: d.kinds.iter().copied().chain([Kind::ForgedMoves]).collect(), fleet: true, fleet_routing: true, ..d },
         "fleet-migrate-kernel-filter" | "fleet-still" => Domain { fleet: true, ..d },
+        // The crowd's leg impaired, and the attack (forged moves on the crowd's
+        // leg, host "box") somewhere in its rounds; 600 clients take about 4 s of
+        // wall time a case, so few cases.
+        "fleet-pin-flood" => Domain {
+            kinds: vec![Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::ForgedMoves],
+            always: vec![Kind::ForgedMoves],
+            horizon_ms: 8_000,
+            faults_from_ms: 2_000,
+            outage_max_ms: 6_000,
+            faults_max: 2,
+            hosts: vec!["box"],
+            test_cases: 2,
+            ..d
+        },
         // A WebSocket has no migration: a rebind or a move gives its TCP flow a new
         // outside port and the cloud resets it (as behind a real NAT), and ws-echo
         // has no reconnect. Its laws hold under everything else.

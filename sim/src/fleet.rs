@@ -84,10 +84,16 @@ pub struct DoorStats {
     /// the cloud's late packets to an id it retired at a migration; the stamp
     /// routes them at random and the owner drops them.
     pub stray_forward_times_ms: Vec<u64>,
+    /// When each forwarded datagram from an address no connection ever had as
+    /// its peer was read (ms): a forged move's copy (plan kind `forged_moves`)
+    /// that arrived after its original, so no connection moved to it.
+    pub forged_forward_times_ms: Vec<u64>,
     /// Pins claimed: (time ms, reactor, peer).
     pub pins: Vec<(u64, usize, SocketAddr)>,
     /// Connections drained, per reactor.
     pub drained_by_reactor: Vec<u64>,
+    /// The most pins each reactor held open at once.
+    pub pins_open_max: Vec<u64>,
 }
 
 /// A server connection's peer address changed.
@@ -110,6 +116,8 @@ struct DoorState {
     stats: DoorStats,
     /// Peer address last reported, per (reactor, connection).
     peers: BTreeMap<(usize, ConnectionHandle), SocketAddr>,
+    /// Every address a connection ever had as its peer.
+    ever_peers: std::collections::BTreeSet<SocketAddr>,
     notes: VecDeque<(usize, EpNote)>,
     /// Bytes of each datagram queued in the fleet, by datagram id, until read
     /// (emptied after every batch).
@@ -150,10 +158,12 @@ impl FleetDoor {
             stats: DoorStats {
                 accepted_by_reactor: vec![0; n],
                 delivered_by_reactor: vec![0; n],
+                pins_open_max: vec![0; n],
                 drained_by_reactor: vec![0; n],
                 ..DoorStats::default()
             },
             peers: BTreeMap::new(),
+            ever_peers: std::collections::BTreeSet::new(),
             notes: VecDeque::new(),
             last_counters: Counters::default(),
         }));
@@ -310,7 +320,12 @@ impl FleetDoor {
                 st.stats.delivered_by_reactor[r] += 1;
                 if let Via::Forwarded { .. } = d.via {
                     let held = ftw_fleet::packet::dst_cid(&d.bytes, ftw_fleet::consts::LOCAL_CID_LEN).map(<[u8]>::to_vec);
-                    if held.is_some_and(|cid| st.fleet.holds(d.reactor, &cid)) || d.bytes.first().is_some_and(|b| b & 0x80 != 0) {
+                    let adopted = st.ever_peers.contains(&d.src);
+                    if !adopted {
+                        // A copy from an address no connection ever adopted: an on-path
+                        // attacker's forged move that lost the race to its original.
+                        st.stats.forged_forward_times_ms.push(now_ms);
+                    } else if held.is_some_and(|cid| st.fleet.holds(d.reactor, &cid)) || d.bytes.first().is_some_and(|b| b & 0x80 != 0) {
                         st.stats.forward_times_ms.push(now_ms);
                     } else {
                         st.stats.stray_forward_times_ms.push(now_ms);
@@ -346,11 +361,13 @@ impl FleetDoor {
                 EpNote::Opened { conn, peer } => {
                     st.fleet.connection_opened(now_ms, rid, conn, peer);
                     st.peers.insert((r, conn), peer);
+                    st.ever_peers.insert(peer);
                     st.stats.accepted_by_reactor[r] += 1;
                 }
                 EpNote::Handled { conn, remote } => {
                     st.stats.path_reports += 1;
                     let was = st.peers.insert((r, conn), remote);
+                    st.ever_peers.insert(remote);
                     if was.is_some_and(|w| w != remote) {
                         let hashed = st.fleet.kernel().hash_reactor(remote).index();
                         st.stats.moves.push(Move { at_ms: now_ms, reactor: r, conn: conn.0, to: remote, hashed });
@@ -386,6 +403,10 @@ impl FleetDoor {
                 FleetEvent::BufferDrop { .. } => "fleet.drop",
             };
             trace::record(&host, kind, e.to_string());
+        }
+        for r in 0..st.stats.pins_open_max.len() {
+            let open = st.fleet.counters(ftw_fleet::ReactorId::new(r)).pins_open;
+            st.stats.pins_open_max[r] = st.stats.pins_open_max[r].max(open);
         }
         let c = st.fleet.totals();
         let named = |c: &Counters| (c.forwards_sent, c.forwards_received, c.forwards_dropped, c.stale_datagrams, c.pins_created, c.pins_open);

@@ -13,6 +13,7 @@ use std::time::Duration;
 use ftw_fleet::{FleetConfig, Routing};
 use ftw_sim::fleet::FleetDoor;
 use ftw_sim::scenario::fleet_migrate::{self, FleetRun, FleetSummary};
+use ftw_sim::scenario::fleet_flood;
 use ftw_sim::scenario::{addr, run, FaultKind, RunSpec, Switches, TimedFault, Verdict};
 use ftw_sim::{time, RunSeed, World, WorldConfig};
 
@@ -233,6 +234,22 @@ fn past_the_pin_ceiling_the_connection_keeps_forwarding() {
     assert!(failed(&checks, "forwarding-stops-after-pin"), "without a pin, forwarding goes on");
     let (_, _, pinned) = migrate(&[], &FleetRun::default());
     assert!(s.totals.forwards_sent > 2 * pinned.totals.forwards_sent, "{} vs {}", s.totals.forwards_sent, pinned.totals.forwards_sent);
+}
+
+/// Property 8's pin flood in the world: the flood of forged moves presses the
+/// one reactor to its 512 pins and no further, and every connection carries
+/// on; a fleet built with a higher ceiling holds more pins and fails the law
+/// (the law counts against SPEC's 512, not the fleet's setting).
+#[test]
+fn a_forged_move_flood_presses_on_the_pin_ceiling_and_no_further() {
+    let sp = spec("fleet-pin-flood", 1, &[]);
+    let ok = run(&sp).expect("runs");
+    assert_eq!(ok.verdict(), Verdict::Pass, "{:?}", ok.checks);
+    let high = fleet_flood::run_with(&sp, &FleetRun { reactor_count: 1, default_moves: false, pins_per_reactor_max: 1024, ..FleetRun::default() });
+    let c = high.checks.iter().find(|c| c.property == "pins-within-ceiling").expect("checked");
+    assert!(!c.ok, "a 1024-pin fleet under the flood: {}", c.detail);
+    let keep = high.checks.iter().find(|c| c.property == "forged-moves-keep-connections").expect("checked");
+    assert!(keep.ok, "{}", keep.detail);
 }
 
 #[test]

@@ -43,6 +43,8 @@ const INTERVAL: Duration = Duration::from_secs(1);
 pub const SETTLE_MS: u64 = 1_000;
 /// The service's target on the control stream.
 const TARGET: &str = "/app?box=fleet";
+/// The target fleet scenarios' clients open.
+pub(crate) const FLEET_TARGET: &str = TARGET;
 /// The phone's target in `fleet-resume` (tells its connection from the box's).
 const PHONE_TARGET: &str = "/app?box=fleet&phone=1";
 
@@ -81,6 +83,8 @@ pub struct FleetSummary {
     /// keeps its address until the handshake is confirmed, RFC 9000 section 9;
     /// the server drops a handshake packet from a new address).
     pub redials: usize,
+    /// Handshakes that succeeded though their host moved during them.
+    pub moved_handshakes: usize,
 }
 
 #[derive(Default)]
@@ -92,6 +96,7 @@ struct Tally {
     phone_lost: Option<String>,
     box_done: bool,
     redials: usize,
+    moved_handshakes: usize,
 }
 
 /// How many times a client dials before it gives up on handshakes lost to moves.
@@ -107,7 +112,17 @@ async fn dial_through_moves(host: &str, ep: &QuicEndpoint, client: &quinn_proto:
         let from = time::now().as_millis() as u64;
         dials += 1;
         match dial_quic(ep, client.clone(), addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME, TARGET).await {
-            Ok(l) => return Ok(l),
+            Ok(l) => {
+                // A handshake its own host moved in may have reached a second
+                // reactor (long headers stay where the kernel's hash puts them), which
+                // then answered an Initial of its own: one more handshake at the door
+                // (corpus/fleet-still-move-in-handshake.toml).
+                let to = time::now().as_millis() as u64;
+                if moves_ms.iter().any(|m| (from..=to).contains(m)) {
+                    t.borrow_mut().moved_handshakes += 1;
+                }
+                return Ok(l);
+            }
             Err(e) => {
                 let to = time::now().as_millis() as u64;
                 if dials < DIALS_MAX && moves_ms.iter().any(|m| (from..=to).contains(m)) {
@@ -142,7 +157,7 @@ pub fn default_moves() -> Vec<TimedFault> {
 
 impl FleetRun {
     /// This run with the plan's fleet shape, if it has one.
-    fn shaped_by(&self, plan: &FaultPlan) -> FleetRun {
+    pub(crate) fn shaped_by(&self, plan: &FaultPlan) -> FleetRun {
         let mut r = self.clone();
         if let Some(f) = &plan.fleet {
             r.reactor_count = f.reactors;
@@ -156,7 +171,7 @@ impl FleetRun {
     }
 }
 
-fn fleet_config(seed: RunSeed, spec: &RunSpec, run: &FleetRun) -> FleetConfig {
+pub(crate) fn fleet_config(seed: RunSeed, spec: &RunSpec, run: &FleetRun) -> FleetConfig {
     let salt = seed.crypto("cloud").sub_seed("fleet/hash-salt");
     FleetConfig {
         reactor_count: run.reactor_count,
@@ -185,7 +200,7 @@ pub async fn cloud_door(seed: RunSeed, cfg: FleetConfig) -> std::io::Result<Flee
     .await
 }
 
-fn client_endpoint_config(seed: RunSeed, host: &str, socket_no: u32) -> quinn_proto::EndpointConfig {
+pub(crate) fn client_endpoint_config(seed: RunSeed, host: &str, socket_no: u32) -> quinn_proto::EndpointConfig {
     let rng = seed.crypto(host).sub(&format!("socket/{socket_no}"));
     quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8))
 }
@@ -356,18 +371,21 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
         stats: door.stats(),
         moves_planned,
         redials: t.redials,
+        moved_handshakes: t.moved_handshakes,
     };
     let expected: Vec<String> = (0..ROUNDS).map(|i| format!("m{i}")).collect();
     let clients = 1 + usize::from(run.with_box);
     let s = &summary;
     let moves = s.stats.moves.len() as u64;
+    let end_ms = outcome.sim_elapsed.as_millis() as u64;
+    let moves_swept = s.stats.moves.iter().filter(|m| m.at_ms + ftw_fleet::consts::PIN_SWEEP_MS <= end_ms).count();
     let mut checks = vec![
         Check {
             property: "same-connection".into(),
-            ok: s.accepted.len() == clients + s.redials && s.phone_lost.is_none() && s.echoes == expected,
+            ok: (clients + s.redials..=clients + s.redials + s.moved_handshakes).contains(&s.accepted.len()) && s.phone_lost.is_none() && s.echoes == expected,
             detail: format!(
-                "accepted {:?} (want {clients} and {} handshakes lost to a move), phone lost: {:?}, echoes {:?}",
-                s.accepted, s.redials, s.phone_lost, s.echoes
+                "accepted {:?} (want {clients}, {} handshakes lost to a move, up to {} more from handshakes a move crossed), phone lost: {:?}, echoes {:?}",
+                s.accepted, s.redials, s.moved_handshakes, s.phone_lost, s.echoes
             ),
         },
         Check {
@@ -385,8 +403,13 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
         Routing::Forward => {
             checks.push(Check {
                 property: "one-pin-per-move".into(),
-                ok: s.totals.pins_created <= moves && (moves == 0 || s.totals.pins_created >= 1),
-                detail: format!("{} pins for {moves} address changes ({} path reports)", s.totals.pins_created, s.stats.path_reports),
+                // A move needs a sweep before the run ends to be pinned (a move seen
+                // in the run's last moments: corpus/fleet-still-move-at-the-end.toml).
+                ok: s.totals.pins_created <= moves && (moves_swept == 0 || s.totals.pins_created >= 1),
+                detail: format!(
+                    "{} pins for {moves} address changes, {moves_swept} with a sweep before the end ({} path reports)",
+                    s.totals.pins_created, s.stats.path_reports
+                ),
             });
             let late: Vec<u64> = s
                 .stats
@@ -398,12 +421,15 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
             checks.push(Check {
                 property: "forwarding-stops-after-pin".into(),
                 ok: late.is_empty(),
-                // Strays (stateless resets, retired ids) are not a client's packets:
-                // corpus/fleet-migrate-stateless-reset-forwarded.toml.
+                // Strays (stateless resets, retired ids) are not a client's packets
+                // (corpus/fleet-migrate-stateless-reset-forwarded.toml), nor are
+                // forged copies from an address never adopted
+                // (corpus/fleet-migrate-forged-copy-lost-the-race.toml).
                 detail: format!(
-                    "{} forwards ({} strays), {} not within {SETTLE_MS} ms after a move (first at {:?} ms); moves at {:?}",
+                    "{} forwards ({} strays, {} forged copies), {} not within {SETTLE_MS} ms after a move (first at {:?} ms); moves at {:?}",
                     s.totals.forwards_sent,
                     s.stats.stray_forward_times_ms.len(),
+                    s.stats.forged_forward_times_ms.len(),
                     late.len(),
                     late.first(),
                     s.stats.moves.iter().map(|m| m.at_ms).collect::<Vec<_>>()
@@ -421,8 +447,17 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
     if !run.default_moves && moves_planned == 0 {
         checks.push(Check {
             property: "still-fleet-quiet".into(),
-            ok: s.totals.forwards_sent == 0 && s.totals.pins_created == 0 && s.totals.stale_datagrams == 0,
-            detail: format!("clients never moved: {}", counters_short(&s.totals)),
+            // Strays are not the clients' packets: a client's stateless reset for
+            // a reordered packet to an id it retired is a short header of random
+            // bytes, routed by its random first byte, forwarded or dropped as
+            // stale (corpus/fleet-still-stateless-resets.toml). What a still fleet
+            // must not do is forward a client's packet or pin anything.
+            ok: s.stats.forward_times_ms.is_empty() && s.stats.forged_forward_times_ms.is_empty() && s.totals.pins_created == 0 && s.stats.moves.is_empty(),
+            detail: format!(
+                "clients never moved: {} ({} forwards and the stale drops were strays)",
+                counters_short(&s.totals),
+                s.stats.stray_forward_times_ms.len()
+            ),
         });
     }
     drop(t);

@@ -7,6 +7,7 @@ pub mod fleet_migrate;
 pub mod quic_echo;
 pub mod ws_echo;
 pub mod session;
+pub mod fleet_flood;
 pub mod phone_race;
 
 use std::collections::BTreeSet;
@@ -62,7 +63,7 @@ pub const PROPERTIES: &[(&str, &str)] = &[
     ("one-pin-per-move", "one pin claim per address change, not one per path report"),
     ("forwarding-stops-after-pin", "forwarding happens only in the moments after a move: once the owner pins the new address it stops"),
     ("kernel-filter-forwards-nothing", "with the kernel filter nothing is forwarded and nothing pinned"),
-    ("still-fleet-quiet", "a fleet whose clients never move forwards nothing, pins nothing, drops nothing as stale"),
+    ("still-fleet-quiet", "a fleet whose clients never move forwards none of their packets and pins nothing (strays: stateless resets)"),
     ("close-code-arrives", "the service's close code (4408) arrives at the box as the QUIC application error code"),
     ("box-resumes-0rtt", "the box reconnects with 0-RTT and its first flight is answered in one round trip"),
     ("phone-full-handshake", "the phone never resumes: a full handshake, its first message answered after two round trips"),
@@ -85,6 +86,8 @@ pub const PROPERTIES: &[(&str, &str)] = &[
     ("quic-back-within-a-day", "after a transient QUIC failure ends, QUIC carries the session again within a day and one reconnect"),
     ("memory-per-network", "a phone that moves networks keeps a memory entry for each network of the last day"),
     ("quic-first-after-demotion", "a day after a demotion, QUIC goes first again on that network within one reconnect"),
+    ("pins-within-ceiling", "a flood of forged moves never makes a reactor hold more than 512 pins, and reaches that ceiling when more of its connections moved"),
+    ("forged-moves-keep-connections", "under forged moves every client's connection carries on: one handshake each, every echo back"),
 ];
 
 /// Every bug switch, by the name users type.
@@ -250,6 +253,11 @@ pub const SCENARIOS: &[ScenarioDef] = &[
         name: "demotion-expiry",
         about: "the phone's QUIC path drops a minute in (demoted), then it races every hour for 27 h: the WebSocket first for a day, QUIC first after it",
         run: phone_race::run_demotion_expiry,
+    },
+    ScenarioDef {
+        name: "fleet-pin-flood",
+        about: "600 QUIC clients behind one NAT, one reactor; an on-path attacker copies every datagram from a forged port for 5 s: pins stay within 512, every connection carries on",
+        run: fleet_flood::run,
     },
 ];
 
