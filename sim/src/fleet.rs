@@ -118,6 +118,8 @@ struct DoorState {
     peers: BTreeMap<(usize, ConnectionHandle), SocketAddr>,
     /// Every address a connection ever had as its peer.
     ever_peers: std::collections::BTreeSet<SocketAddr>,
+    /// Forwarded datagrams whose id the owner holds: (read at ms, source).
+    client_forwards: Vec<(u64, SocketAddr)>,
     notes: VecDeque<(usize, EpNote)>,
     /// Bytes of each datagram queued in the fleet, by datagram id, until read
     /// (emptied after every batch).
@@ -164,6 +166,7 @@ impl FleetDoor {
             },
             peers: BTreeMap::new(),
             ever_peers: std::collections::BTreeSet::new(),
+            client_forwards: Vec::new(),
             notes: VecDeque::new(),
             last_counters: Counters::default(),
         }));
@@ -237,7 +240,18 @@ impl FleetDoor {
 
     /// What the driver observed.
     pub fn stats(&self) -> DoorStats {
-        self.st.borrow().stats.clone()
+        let st = self.st.borrow();
+        let mut stats = st.stats.clone();
+        // A forward from an address no connection ever adopted is an on-path
+        // attacker's forged copy that lost the race to its original.
+        for &(at, src) in &st.client_forwards {
+            if st.ever_peers.contains(&src) {
+                stats.forward_times_ms.push(at);
+            } else {
+                stats.forged_forward_times_ms.push(at);
+            }
+        }
+        stats
     }
 
     /// The address pinned for `conn` on reactor `r`, if any.
@@ -320,13 +334,10 @@ impl FleetDoor {
                 st.stats.delivered_by_reactor[r] += 1;
                 if let Via::Forwarded { .. } = d.via {
                     let held = ftw_fleet::packet::dst_cid(&d.bytes, ftw_fleet::consts::LOCAL_CID_LEN).map(<[u8]>::to_vec);
-                    let adopted = st.ever_peers.contains(&d.src);
-                    if !adopted {
-                        // A copy from an address no connection ever adopted: an on-path
-                        // attacker's forged move that lost the race to its original.
-                        st.stats.forged_forward_times_ms.push(now_ms);
-                    } else if held.is_some_and(|cid| st.fleet.holds(d.reactor, &cid)) || d.bytes.first().is_some_and(|b| b & 0x80 != 0) {
-                        st.stats.forward_times_ms.push(now_ms);
+                    if held.is_some_and(|cid| st.fleet.holds(d.reactor, &cid)) || d.bytes.first().is_some_and(|b| b & 0x80 != 0) {
+                        // Sorted out by `stats`: the datagram that makes a connection move
+                        // is read before the move is known.
+                        st.client_forwards.push((now_ms, d.src));
                     } else {
                         st.stats.stray_forward_times_ms.push(now_ms);
                         let host = st.host.clone();
