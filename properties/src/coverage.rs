@@ -38,7 +38,16 @@ pub const EXPECTED: &[Expected] = &[
     kind("fleet.stale", "a short header dropped as stale"),
     kind("phone.race", "the phone's race decided"),
     kind("phone.dial_failed", "a dial failed during the race"),
+    narrowed("phone.race", "demoted on", "QUIC was demoted on a network"),
+    narrowed("phone.race", "learning dial opened: memory", "a learning win: the probe made QUIC the winner"),
+    narrowed("phone.carrier", "replay dropped", "the carrier dropped a replayed datagram"),
+    narrowed("phone.carrier", "session ended by", "the carrier ended a session for a replay"),
+    kind("quic.0rtt", "a client's 0-RTT was accepted"),
 ];
+
+const fn narrowed(kind: &'static str, word: &'static str, about: &'static str) -> Expected {
+    Expected { kind, detail_contains: Some(word), about }
+}
 
 /// Counts over a session.
 #[derive(Clone, Debug, Default, Serialize)]

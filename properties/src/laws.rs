@@ -11,6 +11,8 @@ pub const SWITCH_LAWS: &[(&str, &str, &str)] = &[
     // The phone's race and memory over 29 simulated hours (issue 8, property 6).
     ("ws-first-cancels-probe", "phone-race", "quic-back-within-a-day"),
     ("losing-dial-cancelled", "phone-race", "quic-back-within-a-day"),
+    // The race (property 7): QUIC refused, the WebSocket at once. Our switch.
+    ("refused-waits-for-lead", "quic-refused", "ws-at-once-when-refused"),
     // Demotion expiry (property 5): QUIC first again a day after a demotion.
     ("ws-first-cancels-probe", "demotion-expiry", "quic-first-after-demotion"),
     // Demotion (property 5): the service's 1013 never demotes; a dropped path does.

@@ -303,6 +303,16 @@ pub fn domain_for(scenario: &str) -> Domain {
             test_cases: 6,
             ..d
         },
+        // Three races against a cloud without a QUIC door: the phone's leg delay
+        // only (the law times the WebSocket's handshake exactly).
+        "quic-refused" => Domain {
+            kinds: vec![Kind::Delay],
+            one_way_min_ms: 1,
+            one_way_max_ms: 120,
+            hosts: vec!["phone"],
+            test_cases: 8,
+            ..d
+        },
         "phone-race" => Domain {
             kinds: vec![Kind::Delay, Kind::UdpBlocked, Kind::UdpRefused, Kind::SwitchNetwork],
             always: vec![Kind::Delay, Kind::UdpBlocked],

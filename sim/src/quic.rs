@@ -368,6 +368,9 @@ impl QuicEndpoint {
                         trace::record(&host, "quic.connected", format!("h={} peer={}", h.0, s.conn.remote_address()));
                         s.events.push_back(QuicEvent::Connected);
                         if s.conn.side().is_client() {
+                            if s.conn.accepted_0rtt() {
+                                trace::record(&host, "quic.0rtt", format!("h={} accepted", h.0));
+                            }
                             s.events.push_back(QuicEvent::ZeroRttAccepted(s.conn.accepted_0rtt()));
                         }
                     }

@@ -440,6 +440,8 @@ impl CloudSockets {
             None => {
                 self.trace(now_ms, Decision::DialFailed { transport: t, cause });
                 match other_dial {
+                    // The bug switch: the WebSocket keeps waiting for its lead.
+                    Dial::Scheduled { .. } if self.sw.refused_waits_for_lead && cause == DialFailure::Refused => {}
                     Dial::Scheduled { .. } => {
                         self.trace(now_ms, Decision::SecondAtOnce { started: other, failed: t, cause });
                         self.dial_now(now_ms, other);

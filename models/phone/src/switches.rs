@@ -27,6 +27,10 @@ pub struct Switches {
     /// SPEC.md 7, row "a late live's newer table is thrown away" (S2): a `live` older
     /// than the newest shown is dropped whole, its newer table with it.
     pub late_live_table_dropped: bool,
+    /// Not a SPEC.md 7 row: ours, so the race law "QUIC refused means the
+    /// WebSocket starts at once" (SPEC section 4) can be shown to fail. A refused
+    /// QUIC dial leaves the WebSocket waiting for the 250 ms lead.
+    pub refused_waits_for_lead: bool,
 }
 
 impl Switches {

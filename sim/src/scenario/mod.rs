@@ -86,6 +86,7 @@ pub const PROPERTIES: &[(&str, &str)] = &[
     ("quic-back-within-a-day", "after a transient QUIC failure ends, QUIC carries the session again within a day and one reconnect"),
     ("memory-per-network", "a phone that moves networks keeps a memory entry for each network of the last day"),
     ("quic-first-after-demotion", "a day after a demotion, QUIC goes first again on that network within one reconnect"),
+    ("ws-at-once-when-refused", "with QUIC refused, a race that starts with QUIC dials the WebSocket at once: it opens within its own three round trips, not after the lead"),
     ("pins-within-ceiling", "a flood of forged moves never makes a reactor hold more than 512 pins, and reaches that ceiling when more of its connections moved"),
     ("forged-moves-keep-connections", "under forged moves every client's connection carries on: one handshake each, every echo back"),
 ];
@@ -100,6 +101,7 @@ pub const SWITCHES: &[SwitchDef] = &[
     SwitchDef { name: "every-close-demotes", about: "every close counts toward demotion (B2, S5)" },
     SwitchDef { name: "no-close-demotes", about: "no close counts toward demotion (B2, S5)" },
     SwitchDef { name: "losing-dial-cancelled", about: "a losing QUIC dial is cancelled instead of learning (race note)" },
+    SwitchDef { name: "refused-waits-for-lead", about: "a refused QUIC dial leaves the WebSocket waiting for the 250 ms lead (ours, not SPEC section 7: proves ws-at-once-when-refused can fail)" },
     SwitchDef { name: "no-routing", about: "no routing between reactors: unknown short headers dropped as stale (#205)" },
     SwitchDef { name: "forward-long-headers", about: "long headers forwarded by byte 0 (#210)" },
     SwitchDef { name: "claim-per-path-report", about: "pin claimed on every path report instead of from the sweep (pin work)" },
@@ -253,6 +255,11 @@ pub const SCENARIOS: &[ScenarioDef] = &[
         name: "demotion-expiry",
         about: "the phone's QUIC path drops a minute in (demoted), then it races every hour for 27 h: the WebSocket first for a day, QUIC first after it",
         run: phone_race::run_demotion_expiry,
+    },
+    ScenarioDef {
+        name: "quic-refused",
+        about: "UDP refused on the phone's leg; the phone races at 10 s, 1 h and 2 h: the WebSocket at once, then remembered",
+        run: phone_race::run_quic_refused,
     },
     ScenarioDef {
         name: "fleet-pin-flood",

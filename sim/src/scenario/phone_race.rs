@@ -78,6 +78,7 @@ pub fn run_with(spec: &RunSpec) -> (RunReport, SessionSummary) {
         ws_after_250ms_without_udp(&s, &spec.plan),
         quic_back_within_a_day(&s, &spec.plan),
         memory_per_network(&s, length_ms),
+        ws_at_once_when_refused(&s, &spec.plan, false),
     ];
     (RunReport { outcome, checks }, s)
 }
@@ -187,6 +188,60 @@ pub fn quic_first_after_demotion(s: &SessionSummary, plan: &FaultPlan, runs_past
         property: "quic-first-after-demotion".into(),
         ok: bad.is_empty(),
         detail: format!("{demotions} sessions should demote QUIC, {judged} judged a day later; {}", bad.first().cloned().unwrap_or_default()),
+    }
+}
+
+/// `quic-refused` (property 7's third clause): UDP is refused on the phone's
+/// leg for the whole run (by default; ICMP port unreachable), so every QUIC
+/// dial is refused at once; the phone races at 10 s, 1 h and 2 h. The first race
+/// starts with QUIC (nothing remembered) and must dial the WebSocket at once;
+/// later ones go WebSocket first.
+pub fn run_quic_refused(spec: &RunSpec) -> RunReport {
+    let length = Duration::from_millis(2 * HOUR_MS + RACE_AT_MS + 1);
+    let mut spec = spec.clone();
+    if spec.plan.faults.is_empty() {
+        spec.plan.faults = vec![TimedFault { at_ms: 0, fault: FaultKind::UdpRefused { host: "phone".into(), for_ms: length.as_millis() as u64 + 60_000 } }];
+    }
+    let (mut world, shared) = build(&spec, &Setup::default(), length + Duration::from_secs(600));
+    let sh = shared.clone();
+    let sp = spec.clone();
+    world.client("phone", addr::PHONE, async move {
+        let mut phone = phone_app(&sp).await?;
+        sh.borrow_mut().phone = Some(phone.log.clone());
+        hourly_races(&mut phone, &sp.plan, 0, length).await;
+        time::sleep(Duration::from_millis(300)).await;
+        Ok(())
+    });
+    let outcome = world.run();
+    let s = summary(&spec, &shared);
+    let checks = vec![never_two_sessions(&s), ws_at_once_when_refused(&s, &spec.plan, true)];
+    RunReport { outcome, checks }
+}
+
+/// With QUIC refused, a race that starts with QUIC dials the WebSocket at once
+/// (SPEC section 4): it opens within its own three round trips on the phone's
+/// leg (TCP, TLS 1.3, the upgrade: six one-way delays), well before the lead
+/// plus those. Judged are races starting QUIC first while the leg refuses UDP
+/// (the first open window of the plan refuses), on legs without jitter or
+/// loss, where the open time is exact; with `require`, at least one is judged.
+pub fn ws_at_once_when_refused(s: &SessionSummary, plan: &FaultPlan, require: bool) -> Check {
+    let outages = udp_outages(plan);
+    let first_open = |t: u64| outages.iter().position(|(a, b, _)| *a <= t && t < *b);
+    let refused = |t: u64| first_open(t).is_some_and(|i| outages[i].2);
+    let exact = plan.phone.jitter_ms == 0 && plan.phone.loss_pct == 0.0;
+    let ws_open_ms = 6 * plan.phone.one_way_ms;
+    let (mut judged, mut bad) = (0, Vec::new());
+    for r in s.phone.sessions.iter().filter(|r| exact && r.first == Transport::Quic && refused(r.race_start_ms)) {
+        judged += 1;
+        let after = r.link_at_ms - r.race_start_ms;
+        if r.transport != Transport::WebSocket || after >= ws_open_ms + LEAD_MS / 2 {
+            bad.push(format!("race at {} ms: {} open {after} ms after the start (the WebSocket's own handshake is {ws_open_ms} ms)", r.race_start_ms, r.transport.name()));
+        }
+    }
+    Check {
+        property: "ws-at-once-when-refused".into(),
+        ok: bad.is_empty() && (judged > 0 || !require || !exact),
+        detail: format!("{judged} QUIC-first races with QUIC refused; {}", bad.first().cloned().unwrap_or_default()),
     }
 }
 

@@ -69,6 +69,7 @@ pub fn phone_switches(s: &Switches) -> PhoneSwitches {
         datagram_replay_ends_session: s.on("datagram-replay-ends-session"),
         stream_replay_only_dropped: s.on("stream-replay-only-dropped"),
         late_live_table_dropped: s.on("late-live-table-dropped"),
+        refused_waits_for_lead: s.on("refused-waits-for-lead"),
     }
 }
 
