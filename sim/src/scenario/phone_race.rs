@@ -60,19 +60,7 @@ pub fn run_with(spec: &RunSpec) -> (RunReport, SessionSummary) {
     let outage_end_ms = udp_outages(&spec.plan).iter().map(|o| o.1).max().unwrap_or(0);
     let length_ms = (outage_end_ms + DAY_MS + 2 * HOUR_MS).div_ceil(HOUR_MS) * HOUR_MS;
     let length = Duration::from_millis(length_ms);
-    let (mut world, shared) = build(&spec, &Setup::default(), length + Duration::from_secs(600));
-    let sh = shared.clone();
-    let sp = spec.clone();
-    world.client("phone", addr::PHONE, async move {
-        let mut phone = phone_app(&sp).await?;
-        sh.borrow_mut().phone = Some(phone.log.clone());
-        hourly_races(&mut phone, &sp.plan, 0, length).await;
-        sh.borrow_mut().memory = Some(phone.race().with_model(|m| m.memory().clone()));
-        time::sleep(Duration::from_millis(300)).await;
-        Ok(())
-    });
-    let outcome = world.run();
-    let s = summary(&spec, &shared);
+    let (outcome, s) = hourly_run(&spec, &Setup::default(), length, None, 0);
     let checks = vec![
         never_two_sessions(&s),
         ws_after_250ms_without_udp(&s, &spec.plan),
@@ -81,6 +69,32 @@ pub fn run_with(spec: &RunSpec) -> (RunReport, SessionSummary) {
         ws_at_once_when_refused(&s, &spec.plan, false),
     ];
     (RunReport { outcome, checks }, s)
+}
+
+/// The phone of the hourly scenarios: an optional first session at RACE_AT_MS
+/// held `first_hold`, then a race every hour from `from_hour` until `length`;
+/// the run's outcome and what the hosts left.
+fn hourly_run(spec: &RunSpec, setup: &Setup, length: Duration, first_hold: Option<Duration>, from_hour: u64) -> (crate::world::RunOutcome, SessionSummary) {
+    let (mut world, shared) = build(spec, setup, length + Duration::from_secs(600));
+    let sh = shared.clone();
+    let sp = spec.clone();
+    world.client("phone", addr::PHONE, async move {
+        let mut phone = phone_app(&sp).await?;
+        sh.borrow_mut().phone = Some(phone.log.clone());
+        if let Some(hold) = first_hold {
+            time::sleep_until(Duration::from_millis(RACE_AT_MS)).await;
+            if phone.connect(network_at(&sp.plan, time::now())).await {
+                phone.run_until(time::now() + hold).await;
+                phone.close();
+            }
+        }
+        hourly_races(&mut phone, &sp.plan, from_hour, length).await;
+        sh.borrow_mut().memory = Some(phone.race().with_model(|m| m.memory().clone()));
+        time::sleep(Duration::from_millis(300)).await;
+        Ok(())
+    });
+    let outcome = world.run();
+    (outcome, summary(spec, &shared))
 }
 
 /// From hour `from_hour` until `length`: race RACE_AT_MS into each hour on the
@@ -128,24 +142,7 @@ pub fn run_demotion_expiry(spec: &RunSpec) -> RunReport {
         spec.plan.faults = demotion_default_faults();
     }
     let length = Duration::from_millis(DEMOTION_RUN_MS);
-    let (mut world, shared) = build(&spec, &Setup::default(), length + Duration::from_secs(600));
-    let sh = shared.clone();
-    let sp = spec.clone();
-    world.client("phone", addr::PHONE, async move {
-        let mut phone = phone_app(&sp).await?;
-        sh.borrow_mut().phone = Some(phone.log.clone());
-        time::sleep_until(Duration::from_millis(RACE_AT_MS)).await;
-        if phone.connect(network_at(&sp.plan, time::now())).await {
-            phone.run_until(time::now() + DEMOTION_FIRST_HOLD).await;
-            phone.close();
-        }
-        hourly_races(&mut phone, &sp.plan, 1, length).await;
-        sh.borrow_mut().memory = Some(phone.race().with_model(|m| m.memory().clone()));
-        time::sleep(Duration::from_millis(300)).await;
-        Ok(())
-    });
-    let outcome = world.run();
-    let s = summary(&spec, &shared);
+    let (outcome, s) = hourly_run(&spec, &Setup::default(), length, Some(DEMOTION_FIRST_HOLD), 1);
     let checks = vec![never_two_sessions(&s), demoted_goes_ws_first(&s), quic_first_after_demotion(&s, &spec.plan, true)];
     RunReport { outcome, checks }
 }
@@ -202,18 +199,7 @@ pub fn run_quic_refused(spec: &RunSpec) -> RunReport {
     if spec.plan.faults.is_empty() {
         spec.plan.faults = vec![TimedFault { at_ms: 0, fault: FaultKind::UdpRefused { host: "phone".into(), for_ms: length.as_millis() as u64 + 60_000 } }];
     }
-    let (mut world, shared) = build(&spec, &Setup::default(), length + Duration::from_secs(600));
-    let sh = shared.clone();
-    let sp = spec.clone();
-    world.client("phone", addr::PHONE, async move {
-        let mut phone = phone_app(&sp).await?;
-        sh.borrow_mut().phone = Some(phone.log.clone());
-        hourly_races(&mut phone, &sp.plan, 0, length).await;
-        time::sleep(Duration::from_millis(300)).await;
-        Ok(())
-    });
-    let outcome = world.run();
-    let s = summary(&spec, &shared);
+    let (outcome, s) = hourly_run(&spec, &Setup::default(), length, None, 0);
     let checks = vec![never_two_sessions(&s), ws_at_once_when_refused(&s, &spec.plan, true)];
     RunReport { outcome, checks }
 }
