@@ -33,7 +33,7 @@ pub const TCP_MTU_BYTES: usize = 1500;
 
 /// The stack settings of a simulated host (Linux-like, see `ftw_tcp::consts`).
 pub fn tcp_config() -> TcpConfig {
-    TcpConfig { mtu_bytes: TCP_MTU_BYTES, ..TcpConfig::default() }
+    tcp_config_for_link(TCP_MTU_BYTES)
 }
 
 /// The stack settings of a host whose access link has IP MTU `link_mtu` (0 = none,

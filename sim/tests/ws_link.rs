@@ -16,7 +16,7 @@ use ftw_sim::quic::QuicEndpoint;
 use ftw_sim::scenario::ws_echo::v4;
 use ftw_sim::scenario::{self, addr, cloud_certs, sim_clock, world_for, FaultKind, FaultPlan, RunSpec, TimedFault, Topology, Verdict};
 use ftw_sim::tcp::TcpHost;
-use ftw_sim::ws::{client_tls, door_tls, WsClient, WsDoor, BEATS_MISSED_MAX, PING_INTERVAL};
+use ftw_sim::ws::{client_tls, door_tls, WsClient, WsDoor, BEATS_MISSED_MAX, CLOSE_REPLY_WAIT, PING_INTERVAL};
 use ftw_sim::{time, RunOutcome, RunSeed, World};
 
 const SERVER_NAME: &str = ftw_crypto::consts::CLOUD_SERVER_NAME;
@@ -218,12 +218,14 @@ enum Ending {
     ServiceCloses(u16, &'static str),
     ServiceAborts,
     NetworkDies,
+    /// The network goes silent at 2 s; the phone closes with 1000 at 3 s.
+    PhoneClosesIntoSilence,
 }
 
 /// Run one close case; returns the phone's and the cloud's close, and when each came.
 fn close_case(seed: u64, ending: Ending) -> ((CloseInfo, Duration), (CloseInfo, Duration), RunOutcome) {
     let mut plan = FaultPlan::default();
-    if let Ending::NetworkDies = ending {
+    if matches!(ending, Ending::NetworkDies | Ending::PhoneClosesIntoSilence) {
         plan.faults.push(TimedFault { at_ms: 2_000, fault: FaultKind::Blackhole { host: "phone".into(), for_ms: 600_000 } });
     }
     let ends = Ends::default();
@@ -241,6 +243,10 @@ fn close_case(seed: u64, ending: Ending) -> ((CloseInfo, Duration), (CloseInfo, 
             Ending::ServiceCloses(code, reason) => link.send(format!("close:{code}:{reason}").as_bytes())?,
             Ending::ServiceAborts => link.send(b"abort")?,
             Ending::NetworkDies => {}
+            Ending::PhoneClosesIntoSilence => {
+                time::sleep_until(Duration::from_secs(3)).await;
+                link.close(1000, "bye");
+            }
         }
         loop {
             if let LinkEvent::Closed(c) = link.recv().await {
@@ -293,6 +299,19 @@ fn a_connection_that_dies_without_a_close_frame_is_1006_on_both_ends() {
     let beats = PING_INTERVAL * (BEATS_MISSED_MAX + 1);
     assert!(ct >= beats && ct <= beats + Duration::from_secs(1), "the service gave up at {ct:?}");
     assert!(pt >= beats && pt <= beats + Duration::from_secs(1), "the phone gave up at {pt:?}");
+}
+
+/// The side that closes first reports its own code CLOSE_REPLY_WAIT after its
+/// close when no reply comes. The reader used to sleep on the heartbeat deadline
+/// it had before the close and report only at the next frame, or three beats
+/// after the last one (found by the fuzzer: corpus/ws-echo-close-reply-wait.toml).
+#[test]
+fn a_close_without_a_reply_is_reported_after_the_reply_wait() {
+    let ((p, pt), (c, _), _) = close_case(37, Ending::PhoneClosesIntoSilence);
+    assert_eq!((p.code, p.by_peer), (1000, false), "{p:?}");
+    let due = Duration::from_secs(3) + CLOSE_REPLY_WAIT;
+    assert!(pt >= due && pt <= due + Duration::from_millis(100), "the phone reported its close at {pt:?}, due at {due:?}");
+    assert_eq!((c.code, c.by_peer), (1006, true), "the cloud never got the frame: {c:?}");
 }
 
 #[test]
