@@ -210,38 +210,40 @@ impl Fault for Mtu {
     }
 }
 
-/// An on-path attacker (RFC 9000 section 9.3.3) during `[from, until)`: each
-/// UDP datagram is copied and the copy sent first, from a forged source port
-/// of the same address (one fresh port per copy, from [`FORGED_PORT_FIRST`]);
+/// An on-path attacker (RFC 9000 section 9.3.3) during its windows `[from,
+/// until)`: each UDP datagram is copied and the copy sent first, from a forged
+/// source port of the same address (a fresh port per copy, counting up from
+/// [`FORGED_PORT_FIRST`] across all windows, so no forged port is used twice);
 /// the original follows [`FORGED_LEAD`] later. A QUIC server adopts a new peer
 /// address before validating it, so each copy that arrives first is a "move".
 /// Replies to a forged port die at the sender's NAT (no mapping). Tunnelled
-/// TCP passes untouched.
+/// TCP passes untouched. One piece per leg direction.
 pub struct ForgeMoves {
-    pub from: Duration,
-    pub until: Duration,
+    pub windows: Vec<(Duration, Duration)>,
     next_port: u16,
 }
 
-/// The first forged source port (above the NATs' own range, which starts at 49152
+/// The first forged source port (below the NATs' own range, which starts at 49152
 /// and grows by one per mapping).
 pub const FORGED_PORT_FIRST: u16 = 20_000;
 /// How far a forged copy runs ahead of its original.
 pub const FORGED_LEAD: Duration = Duration::from_millis(1);
 
 impl ForgeMoves {
-    pub fn new(from: Duration, until: Duration) -> Self {
-        ForgeMoves { from, until, next_port: FORGED_PORT_FIRST }
+    pub fn new(windows: Vec<(Duration, Duration)>) -> Self {
+        ForgeMoves { windows, next_port: FORGED_PORT_FIRST }
     }
 }
 
 impl Fault for ForgeMoves {
     fn name(&self) -> String {
-        format!("forge-moves[{}ms..{}ms)", self.from.as_millis(), self.until.as_millis())
+        let w: Vec<String> = self.windows.iter().map(|(a, b)| format!("{}ms..{}ms", a.as_millis(), b.as_millis())).collect();
+        format!("forge-moves[{}]", w.join(", "))
     }
     fn process(&mut self, ctx: &mut Ctx<'_>, d: InFlight, out: &mut Vec<InFlight>) -> io::Result<()> {
         let is_tcp = d.src.port() == IP_TUNNEL_PORT && d.dst.port() == IP_TUNNEL_PORT;
-        if is_tcp || ctx.now < self.from || ctx.now >= self.until {
+        let open = self.windows.iter().any(|(a, b)| *a <= ctx.now && ctx.now < *b);
+        if is_tcp || !open {
             out.push(d);
             return Ok(());
         }

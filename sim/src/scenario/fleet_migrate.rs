@@ -301,6 +301,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
         let provider = crypto_provider(&rng.sub("tls"));
         let client = quic_client_config(&provider, &sim_clock("phone"), &cloud_certs(), ClientResumption::Disabled, rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
         let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, "phone", 0), None).await?;
+        let mut dialled_at = time::now().as_millis() as u64;
         let mut link = match dial_through_moves("phone", &ep, &client, &phone_moves, &t).await {
             Ok(l) => l,
             Err(e) => {
@@ -312,7 +313,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
         let mut next_send = start;
         // Give up only once every outage of the plan is over and QUIC's backed-off
         // probes have had their chance (less than the 30 s idle timeout).
-        let give_up = (start + INTERVAL * ROUNDS as u32).max(outages_end) + Duration::from_secs(25);
+        let mut give_up = (start + INTERVAL * ROUNDS as u32).max(outages_end) + Duration::from_secs(25);
         let mut sent = 0;
         while t.borrow().echoes.len() < ROUNDS {
             if sent < ROUNDS && time::now() >= next_send {
@@ -347,6 +348,30 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
                 }
                 LinkEvent::Datagram(_) => t.borrow_mut().datagrams_back += 1,
                 LinkEvent::Closed(c) => {
+                    // The client's handshake was done but not yet the server's (its
+                    // Finished lost) when the phone moved: the server drops packets
+                    // from a new address until it confirms the handshake (RFC 9000
+                    // section 9), and the connection dies before any echo
+                    // (corpus/fleet-migrate-move-before-confirmed.toml). The app dials
+                    // again; the laws count it.
+                    let now_ms = time::now().as_millis() as u64;
+                    let moved = phone_moves.iter().any(|m| (dialled_at..=now_ms).contains(m));
+                    if t.borrow().echoes.is_empty() && moved && t.borrow().redials < DIALS_MAX {
+                        trace::record("phone", "app.redial", format!("connection lost to a move before its first echo: {c:?}"));
+                        t.borrow_mut().redials += 1;
+                        dialled_at = now_ms;
+                        link = match dial_through_moves("phone", &ep, &client, &phone_moves, &t).await {
+                            Ok(l) => l,
+                            Err(e) => {
+                                t.borrow_mut().phone_lost = Some(e);
+                                break;
+                            }
+                        };
+                        sent = 0;
+                        next_send = time::now();
+                        give_up = give_up.max(next_send + INTERVAL * ROUNDS as u32 + Duration::from_secs(25));
+                        continue;
+                    }
                     t.borrow_mut().phone_lost = Some(format!("closed: {c:?}"));
                     break;
                 }

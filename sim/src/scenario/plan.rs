@@ -169,13 +169,18 @@ impl LinkPlan {
     pub fn chain(&self, host: &str, faults: &[TimedFault], up: bool) -> Chain {
         let mut c = Chain::default();
         if up {
-            for f in faults {
-                if let FaultKind::ForgedMoves { host: h, for_ms } = &f.fault {
-                    if h == host {
+            let windows: Vec<(Duration, Duration)> = faults
+                .iter()
+                .filter_map(|f| match &f.fault {
+                    FaultKind::ForgedMoves { host: h, for_ms } if h == host => {
                         let from = Duration::from_millis(f.at_ms);
-                        c.push(ForgeMoves::new(from, from + Duration::from_millis(*for_ms)));
+                        Some((from, from + Duration::from_millis(*for_ms)))
                     }
-                }
+                    _ => None,
+                })
+                .collect();
+            if !windows.is_empty() {
+                c.push(ForgeMoves::new(windows));
             }
         }
         for f in faults {
