@@ -95,6 +95,21 @@ fn every_corpus_entry_meets_its_expectation() {
     }
 }
 
+/// Issue 8: for every bug switch, corpus/ keeps a shrunk case of its law failing
+/// with the switch on (the replay above checks it still fails that way).
+#[test]
+fn every_switch_keeps_a_failing_case_in_the_corpus() {
+    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus");
+    let files = ftw_properties::corpus::collect(&[corpus]).expect("corpus readable");
+    let entries: Vec<_> = files.iter().map(|f| ftw_properties::corpus::load(f).expect("entry loads")).collect();
+    for &(switch, scenario, property) in ftw_properties::laws::SWITCH_LAWS {
+        let kept = entries.iter().any(|e| {
+            e.spec.switches.on(switch) && e.spec.scenario == scenario && e.expect == ftw_properties::corpus::Expect::Fails(property.to_string())
+        });
+        assert!(kept, "no corpus entry for switch {switch}: scenario {scenario}, expect fails {property}");
+    }
+}
+
 /// A minimal well-formedness check: every tag opened is closed, in order.
 fn balanced_xml(text: &str) -> Result<(), String> {
     let mut stack: Vec<String> = Vec::new();
