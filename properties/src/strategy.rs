@@ -90,6 +90,10 @@ pub const KINDS: &[Kind] = &[
 ];
 
 impl Kind {
+    /// A timed fault (drawn with a time and a host), not a link setting.
+    pub fn is_timed(self) -> bool {
+        !matches!(self, Kind::Delay | Kind::Jitter | Kind::Loss | Kind::Duplicate | Kind::Reorder | Kind::Mtu)
+    }
     pub fn name(self) -> &'static str {
         match self {
             Kind::Delay => "delay",
@@ -384,27 +388,11 @@ fn apply_link(on: &BTreeSet<Kind>, raw: &RawLink) -> LinkPlan {
     l
 }
 
-const TIMED: &[Kind] = &[
-    Kind::Rebind,
-    Kind::SwitchNetwork,
-    Kind::Blackhole,
-    Kind::UdpBlocked,
-    Kind::UdpRefused,
-    Kind::PathDrop,
-    Kind::ReplayDatagram,
-    Kind::ReplayStream,
-    Kind::OvertakeControl,
-    Kind::LateTable,
-    Kind::Background,
-    Kind::Relaunch,
-    Kind::Sleep,
-    Kind::ForgedMoves,
-];
 
 /// The strategy for one case of `domain` with run seed `seed`.
 pub fn case_strategy(domain: &Domain, seed: RunSeed) -> BoxedStrategy<Case> {
     let kinds = domain.kinds.clone();
-    let timed: Vec<Kind> = TIMED.iter().copied().filter(|k| kinds.contains(k)).collect();
+    let timed: Vec<Kind> = KINDS.iter().copied().filter(|k| k.is_timed() && kinds.contains(k)).collect();
     let hosts = domain.hosts.clone();
     assert!(!hosts.is_empty(), "a domain names at least one host");
     assert!(domain.faults_from_ms <= domain.horizon_ms, "faults start before the horizon");

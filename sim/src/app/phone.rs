@@ -223,21 +223,8 @@ impl PhoneApp {
 
     fn flush(&mut self) {
         let Some(c) = self.cur.as_mut() else { return };
-        while let Some(op) = c.ps.poll_transmit() {
-            match op {
-                LinkOp::Send { kind, bytes } => {
-                    let r = match kind {
-                        SendKind::Message => c.link.send(&bytes),
-                        SendKind::Bulk => c.link.send_bulk(&bytes),
-                        SendKind::Datagram => c.link.send_datagram(&bytes).map(|_| ()),
-                    };
-                    if let Err(e) = r {
-                        trace::record(&self.host, "phone.send_failed", e);
-                    }
-                }
-                LinkOp::Close { code, reason } => c.link.close(code, &reason),
-            }
-        }
+        let host = &self.host;
+        carry_out(&mut c.ps, &mut c.link, |e| trace::record(host, "phone.send_failed", e));
     }
 
     fn finish(&mut self, end: &str) {
@@ -528,6 +515,27 @@ impl PhoneApp {
             if !self.delivered_seqs.contains(&s.live_seq) {
                 self.log.borrow_mut().gap_breaches.push(format!("after {after}: {k} shows live {} that never arrived", s.live_seq));
             }
+        }
+    }
+}
+
+/// Carry out what the phone's protocol side wants on its link: each message,
+/// bulk message or datagram sent, a close made; `on_err` hears a failed send.
+/// (The app and the table's probe phone both drive a `PhoneSession` this way.)
+pub fn carry_out(ps: &mut PhoneSession, link: &mut Link, mut on_err: impl FnMut(String)) {
+    while let Some(op) = ps.poll_transmit() {
+        match op {
+            LinkOp::Send { kind, bytes } => {
+                let r = match kind {
+                    SendKind::Message => link.send(&bytes),
+                    SendKind::Bulk => link.send_bulk(&bytes),
+                    SendKind::Datagram => link.send_datagram(&bytes).map(|_| ()),
+                };
+                if let Err(e) = r {
+                    on_err(e);
+                }
+            }
+            LinkOp::Close { code, reason } => link.close(code, &reason),
         }
     }
 }

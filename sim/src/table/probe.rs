@@ -8,7 +8,6 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use ciborium::Value;
-use ftw_box::uplink::{LinkOp, SendKind};
 use ftw_box::{BoxNode, UplinkState};
 use ftw_cloud::phone::{Opened, PhoneConfig, PhoneEvent, PhoneSession, PhoneState};
 use ftw_crypto::{crypto_provider, new_client_session_store, quic_client_config, quic_endpoint_config, seeded_cid_factory, ClientResumption, QuicTransportParams};
@@ -19,7 +18,7 @@ use ftw_phone::{Switches as PhoneSwitches, Transport};
 use ftw_wire::Msg;
 
 use super::rig::{door_v4, v4};
-use crate::app::phone::dialer;
+use crate::app::phone::{carry_out, dialer};
 use crate::app::race::{Dialer, RaceDriver};
 use crate::link::{close, Link, LinkEvent};
 use crate::quic::QuicEndpoint;
@@ -180,18 +179,7 @@ impl Probe {
 
     fn flush(&mut self) {
         let Some(c) = self.cur.as_mut() else { return };
-        while let Some(op) = c.ps.poll_transmit() {
-            match op {
-                LinkOp::Send { kind, bytes } => {
-                    let _ = match kind {
-                        SendKind::Message => c.link.send(&bytes),
-                        SendKind::Bulk => c.link.send_bulk(&bytes),
-                        SendKind::Datagram => c.link.send_datagram(&bytes).map(|_| ()),
-                    };
-                }
-                LinkOp::Close { code, reason } => c.link.close(code, &reason),
-            }
-        }
+        carry_out(&mut c.ps, &mut c.link, |_| {});
     }
 
     /// Send a command; its envelope id and the time it went.
