@@ -98,6 +98,17 @@ impl Link {
         }
     }
 
+    /// Send `bytes` the way the protocol models ask (`ftw_box::uplink::SendKind`:
+    /// a message, a bulk message, a datagram). The one mapping every driver uses.
+    pub fn send_as(&mut self, kind: ftw_box::uplink::SendKind, bytes: &[u8]) -> Result<(), String> {
+        use ftw_box::uplink::SendKind;
+        match kind {
+            SendKind::Message => self.send(bytes),
+            SendKind::Bulk => self.send_bulk(bytes),
+            SendKind::Datagram => self.send_datagram(bytes).map(|_| ()),
+        }
+    }
+
     /// Send bulk (service side: on the stream it opens for bulk; over the
     /// WebSocket, the same as `send`).
     pub fn send_bulk(&mut self, msg: &[u8]) -> Result<(), String> {

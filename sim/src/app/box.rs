@@ -11,7 +11,7 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::time::Duration;
 
-use ftw_box::uplink::{LinkOp, SendKind};
+use ftw_box::uplink::LinkOp;
 use ftw_box::{BoxNode, BoxOutput};
 
 use crate::link::{DialError, Link, LinkEvent, TransportKind};
@@ -61,12 +61,7 @@ pub async fn run_box(host: &str, node: Rc<RefCell<BoxNode>>, dial: BoxDialer) {
                 }
                 BoxOutput::Link(LinkOp::Send { kind, bytes }) => {
                     let Some(l) = link.as_mut() else { continue };
-                    let r = match kind {
-                        SendKind::Message => l.send(&bytes),
-                        SendKind::Bulk => l.send_bulk(&bytes),
-                        SendKind::Datagram => l.send_datagram(&bytes).map(|_| ()),
-                    };
-                    if let Err(e) = r {
+                    if let Err(e) = l.send_as(kind, &bytes) {
                         trace::record(host, "box.send_failed", e);
                     }
                 }

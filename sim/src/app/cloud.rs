@@ -239,12 +239,7 @@ impl CloudDriver {
                     let Some(op) = op else { return };
                     match op {
                         LinkOp::Send { kind, bytes } => {
-                            let r = match kind {
-                                SendKind::Message => link.send(&bytes),
-                                SendKind::Bulk => link.send_bulk(&bytes),
-                                SendKind::Datagram => link.send_datagram(&bytes).map(|_| ()),
-                            };
-                            if let Err(e) = r {
+                            if let Err(e) = link.send_as(kind, &bytes) {
                                 let host = self.inner.borrow().host.clone();
                                 trace::record(&host, "cloud.send_failed", format!("link={id} {e}"));
                             }

@@ -18,7 +18,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use ciborium::Value;
-use ftw_box::uplink::{LinkOp, SendKind};
+use ftw_box::uplink::LinkOp;
 use ftw_cloud::phone::{Arrival as CArrival, Opened as COpened, PhoneConfig, PhoneEvent, PhoneSession};
 use ftw_phone::app::{AppLife, LifeAsk};
 use ftw_phone::memory::CloudTransportMemory;
@@ -526,12 +526,7 @@ pub fn carry_out(ps: &mut PhoneSession, link: &mut Link, mut on_err: impl FnMut(
     while let Some(op) = ps.poll_transmit() {
         match op {
             LinkOp::Send { kind, bytes } => {
-                let r = match kind {
-                    SendKind::Message => link.send(&bytes),
-                    SendKind::Bulk => link.send_bulk(&bytes),
-                    SendKind::Datagram => link.send_datagram(&bytes).map(|_| ()),
-                };
-                if let Err(e) = r {
+                if let Err(e) = link.send_as(kind, &bytes) {
                     on_err(e);
                 }
             }
