@@ -334,12 +334,7 @@ impl PhoneApp {
                 ev = c.link.recv() => ev,
                 _ = time::sleep_until(until) => return,
             };
-            let now = now_ms();
-            match ev {
-                LinkEvent::Message(b) => c.ps.handle_message(now, &b),
-                LinkEvent::Datagram(b) => c.ps.handle_datagram(now, &b),
-                LinkEvent::Closed(info) => c.ps.handle_closed(now, info.code),
-            }
+            feed(&mut c.ps, now_ms(), ev);
             self.flush();
             self.events();
             if self.cur.is_none() {
@@ -532,5 +527,14 @@ pub fn carry_out(ps: &mut PhoneSession, link: &mut Link, mut on_err: impl FnMut(
             }
             LinkOp::Close { code, reason } => link.close(code, &reason),
         }
+    }
+}
+
+/// Hand one event of the link to the phone's protocol side.
+pub fn feed(ps: &mut PhoneSession, now: u64, ev: LinkEvent) {
+    match ev {
+        LinkEvent::Message(b) => ps.handle_message(now, &b),
+        LinkEvent::Datagram(b) => ps.handle_datagram(now, &b),
+        LinkEvent::Closed(info) => ps.handle_closed(now, info.code),
     }
 }

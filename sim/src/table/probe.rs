@@ -18,9 +18,9 @@ use ftw_phone::{Switches as PhoneSwitches, Transport};
 use ftw_wire::Msg;
 
 use super::rig::{door_v4, v4};
-use crate::app::phone::{carry_out, dialer};
+use crate::app::phone::{carry_out, dialer, feed};
 use crate::app::race::{Dialer, RaceDriver};
-use crate::link::{close, Link, LinkEvent};
+use crate::link::{close, Link};
 use crate::quic::QuicEndpoint;
 use crate::scenario::session::{Keys, BOX_ID, CMD_OP};
 use crate::scenario::{addr, cloud_certs, sim_clock};
@@ -216,11 +216,7 @@ impl Probe {
                 _ = time::sleep_until(until) => return None,
             };
             let now = now_ms();
-            match ev {
-                LinkEvent::Message(b) => c.ps.handle_message(now, &b),
-                LinkEvent::Datagram(b) => c.ps.handle_datagram(now, &b),
-                LinkEvent::Closed(info) => c.ps.handle_closed(now, info.code),
-            }
+            feed(&mut c.ps, now, ev);
             self.flush();
             let mut hit = None;
             let mut ended = false;
