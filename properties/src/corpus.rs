@@ -6,7 +6,7 @@
 //! switches = []                # bug switches on
 //! expect = "pass"              # or "fails <property>"
 //! note = "why this entry exists"
-//! [plan.phone]                 # the concrete fault plan (ftw_sim::scenario::FaultPlan)
+//! [plan.phone]                 # the concrete fault plan (ftw_sim::world::plan::FaultPlan)
 //! loss_pct = 5.0
 //! [[plan.faults]]
 //! at_ms = 4500
@@ -19,7 +19,10 @@
 
 use std::path::{Path, PathBuf};
 
-use ftw_sim::scenario::{self, FaultPlan, RunSpec, Switches, Verdict};
+use ftw_sim::scenario::{self, Verdict};
+use ftw_sim::world::plan::FaultPlan;
+use ftw_sim::world::switch::Switches;
+use ftw_sim::world::topology::RunSpec;
 use ftw_sim::{parse_seed, RunSeed};
 use serde::{Deserialize, Serialize};
 
@@ -104,7 +107,7 @@ pub fn render(spec: &RunSpec, expect: &Expect, note: &str) -> String {
     let raw = RawEntry {
         scenario: spec.scenario.clone(),
         seed: if spec.seed.0 <= i64::MAX as u64 { toml::Value::Integer(spec.seed.0 as i64) } else { toml::Value::String(format!("{:#x}", spec.seed.0)) },
-        switches: spec.switches.0.iter().cloned().collect(),
+        switches: spec.switches.names().into_iter().map(String::from).collect(),
         expect: expect.render(),
         note: note.to_string(),
         plan: spec.plan.clone(),

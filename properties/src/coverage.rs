@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use ftw_sim::trace::Event;
+use ftw_sim::world::trace::Event;
 use serde::Serialize;
 
 /// An interesting event: its kind, optionally narrowed to details containing a

@@ -13,7 +13,8 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
-use ftw_sim::scenario::{self, Switches, Verdict};
+use ftw_sim::scenario::{self, Verdict};
+use ftw_sim::world::switch::Switches;
 use ftw_sim::RunSeed;
 use serde::Serialize;
 
@@ -146,7 +147,7 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
 
         let case = draw(&check.domain, seed).current();
         let law_property = opts.property.clone();
-        let law = move |_: &ftw_sim::scenario::RunSpec, r: &ftw_sim::scenario::RunReport| match law_property.as_deref() {
+        let law = move |_: &ftw_sim::world::topology::RunSpec, r: &ftw_sim::scenario::RunReport| match law_property.as_deref() {
             None => r.verdict(),
             Some("replay") => Verdict::Pass,
             Some(p) => only_property(p, r),
@@ -164,9 +165,9 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
             let again = scenario::run(&run.spec).expect("ran once already");
             let (ha, hb) = (run.report.outcome.trace.hash(), again.outcome.trace.hash());
             if ha != hb {
-                let d = ftw_sim::trace::first_divergence(run.report.outcome.trace.events(), again.outcome.trace.events());
+                let d = ftw_sim::world::trace::first_divergence(run.report.outcome.trace.events(), again.outcome.trace.events());
                 let detail = match d {
-                    Some(d) => ftw_sim::trace::describe_divergence(&d),
+                    Some(d) => ftw_sim::world::trace::describe_divergence(&d),
                     None => "hashes differ with identical kept events".into(),
                 };
                 replay_failure = Some(detail);

@@ -8,7 +8,9 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use ftw_sim::scenario::{self, RunReport, RunSpec, Switches, Verdict};
+use ftw_sim::scenario::{self, RunReport, Verdict};
+use ftw_sim::world::switch::Switches;
+use ftw_sim::world::topology::RunSpec;
 use ftw_sim::{parse_seed, RunSeed};
 
 use crate::corpus::{self, Expect};
@@ -29,8 +31,8 @@ pub fn only_property(property: &str, r: &RunReport) -> Verdict {
             return Verdict::Fail { property: "run".into(), detail: e.clone() };
         }
     }
-    match r.checks.iter().find(|c| c.property == property && !c.ok) {
-        Some(c) => Verdict::Fail { property: c.property.clone(), detail: c.detail.clone() },
+    match r.checks.iter().find(|c| c.property() == property && !c.ok) {
+        Some(c) => Verdict::Fail { property: c.property().into(), detail: c.detail.clone() },
         None => Verdict::Pass,
     }
 }
@@ -105,7 +107,7 @@ pub struct FaultPlanSummary {
 }
 
 impl FaultPlanSummary {
-    pub fn of(plan: &ftw_sim::scenario::FaultPlan) -> Self {
+    pub fn of(plan: &ftw_sim::world::plan::FaultPlan) -> Self {
         FaultPlanSummary { faults: plan.faults.len(), kinds: crate::strategy::Kind::used_by(plan).into_iter().map(|k| k.name()).collect() }
     }
 }
@@ -144,7 +146,7 @@ impl Failure {
             self.property,
             self.spec.scenario,
             self.spec.seed.0,
-            self.spec.switches.0.iter().cloned().collect::<Vec<_>>().join(", "),
+            self.spec.switches.names().join(", "),
             self.detail,
             self.shrink_runs,
             if self.shrink_cut { ", cut short at the time limit: `--cases` shrinks fully" } else { "" },
@@ -173,7 +175,7 @@ impl Failure {
         let mut stem = format!("{}-{}-{}", self.spec.scenario, self.property, self.spec.seed.0);
         for s in &self.spec.switches.0 {
             stem.push('-');
-            stem.push_str(s);
+            stem.push_str(s.name());
         }
         let mut path = dir.join(format!("{stem}.toml"));
         let mut n = 1;
@@ -300,9 +302,9 @@ pub fn replays_exactly(spec: &RunSpec) -> Result<String, String> {
     if ha == hb {
         return Ok(ha);
     }
-    let d = ftw_sim::trace::first_divergence(a.outcome.trace.events(), b.outcome.trace.events());
+    let d = ftw_sim::world::trace::first_divergence(a.outcome.trace.events(), b.outcome.trace.events());
     Err(match d {
-        Some(d) => format!("trace hashes differ ({} vs {}); {}", &ha[..16], &hb[..16], ftw_sim::trace::describe_divergence(&d)),
+        Some(d) => format!("trace hashes differ ({} vs {}); {}", &ha[..16], &hb[..16], ftw_sim::world::trace::describe_divergence(&d)),
         None => format!("trace hashes differ ({} vs {}) with identical kept events", &ha[..16], &hb[..16]),
     })
 }

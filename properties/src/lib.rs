@@ -8,6 +8,7 @@
 //! - [`laws`]: which scenario and property catch each bug switch.
 //! - [`corpus`]: failures and hard cases kept as data.
 
+pub mod cmd;
 pub mod corpus;
 pub mod coverage;
 pub mod fuzz;

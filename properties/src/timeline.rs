@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use ftw_sim::scenario::{FaultKind, FaultPlan};
-use ftw_sim::trace::{fmt_time, Event};
+use ftw_sim::world::plan::{FaultKind, FaultPlan};
+use ftw_sim::world::trace::{fmt_time, Event};
 
 /// Lane width.
 const LANE_PX: f64 = 190.0;
@@ -193,7 +193,7 @@ pub fn svg(events: &[Event], plan: Option<&FaultPlan>, title: &Title) -> String 
                 FaultKind::UdpRefused { host, for_ms } => (host, *for_ms, "UDP refused"),
                 _ => continue,
             };
-            if let Some(l) = lane_of(host) {
+            if let Some(l) = lane_of(host.name()) {
                 let (a, b) = (y_at(f.at_ms * 1_000_000), y_at((f.at_ms + for_ms) * 1_000_000));
                 let _ = writeln!(
                     s,
@@ -201,7 +201,7 @@ pub fn svg(events: &[Event], plan: Option<&FaultPlan>, title: &Title) -> String 
                     x(l) - LANE_PX / 2.0 + 4.0,
                     LANE_PX - 8.0,
                     (b - a).max(2.0),
-                    esc(host),
+                    esc(host.name()),
                     f.at_ms,
                     for_ms
                 );

@@ -9,9 +9,11 @@ use std::collections::BTreeSet;
 use std::path::PathBuf;
 
 use ftw_properties::harness::{self, case_seeds, check_law, only_property, scenario_checks, Check};
-use ftw_properties::laws::SWITCH_LAWS;
 use ftw_properties::strategy::{domain_for, draw, Domain, Kind, QUIC_SURVIVABLE};
-use ftw_sim::scenario::{FaultKind, LinkPlan, RunReport, RunSpec, Switches, Verdict, SCENARIOS};
+use ftw_sim::scenario::{RunReport, Verdict, SCENARIOS};
+use ftw_sim::world::plan::{FaultKind, LinkPlan};
+use ftw_sim::world::switch::Switches;
+use ftw_sim::world::topology::RunSpec;
 use ftw_sim::RunSeed;
 
 /// Failures found by these tests go here (SIM_CORPUS_OUT to change).
@@ -90,7 +92,7 @@ fn replay_same_case_same_hash() {
 /// with the switch off on the same cases is the scenario's own laws test.
 #[test]
 fn each_bug_switch_is_caught_within_the_default_cases() {
-    for &(switch, scenario, property) in SWITCH_LAWS {
+    for (switch, scenario, property) in ftw_properties::laws::switch_laws() {
         if ftw_sim::scenario::find(scenario).is_err() {
             continue; // not registered in this build
         }
@@ -110,12 +112,12 @@ fn each_bug_switch_is_caught_within_the_default_cases() {
 /// Every switch of SPEC section 7 has its law, naming a property the scenario checks.
 #[test]
 fn every_switch_has_a_law() {
-    for s in ftw_sim::scenario::SWITCHES {
-        let (scenario, property) = ftw_properties::laws::law_of(s.name).unwrap_or_else(|| panic!("switch {} has no law in laws.rs", s.name));
-        ftw_sim::scenario::find(scenario).expect("the law's scenario is registered");
-        assert!(ftw_sim::scenario::PROPERTIES.iter().any(|(p, _)| *p == property), "{property} is not in PROPERTIES");
+    for s in ftw_sim::world::switch::Switch::ALL {
+        let (scenario, property) = ftw_properties::laws::law_of(s.name()).unwrap_or_else(|| panic!("switch {s} breaks no law in any scenario's definition"));
+        let def = ftw_sim::scenario::find(scenario).expect("the law's scenario is registered");
+        assert!(def.judges(property), "{scenario} does not judge {property}");
     }
-    assert_eq!(ftw_properties::laws::scenarios_for(["replay-window-64", "late-live-table-dropped", "no-routing"]), vec!["session", "fleet-migrate"]);
+    assert_eq!(ftw_properties::laws::scenarios_for(["replay-window-64", "late-live-table-dropped", "no-routing"]), vec!["fleet-migrate", "session"]);
 }
 
 #[test]
@@ -137,7 +139,7 @@ fn swarm_cases_enable_different_subsets_of_kinds() {
     let sets: Vec<BTreeSet<Kind>> = (1..=200).map(|s| Kind::used_by(&draw(&d, RunSeed(s)).current().plan)).collect();
     let distinct: BTreeSet<&BTreeSet<Kind>> = sets.iter().collect();
     assert!(distinct.len() >= 50, "only {} distinct kind sets in 200 cases", distinct.len());
-    for k in &d.kinds {
+    for k in d.kinds {
         let with = sets.iter().filter(|s| s.contains(k)).count();
         assert!(with > 10 && with < 190, "{k:?} in {with} of 200 cases");
     }
@@ -155,7 +157,7 @@ fn swarm_cases_enable_different_subsets_of_kinds() {
 /// fleet scenarios keep their routing; non-fleet scenarios draw no fleet.
 #[test]
 fn fleet_cases_draw_reactor_count_and_routing() {
-    use ftw_sim::scenario::FleetRouting;
+    use ftw_sim::world::plan::FleetRouting;
     let plans: Vec<_> = (1..=200).map(|s| draw(&domain_for("fleet-migrate"), RunSeed(s)).current().plan).collect();
     let shaped: Vec<_> = plans.iter().filter_map(|p| p.fleet).collect();
     assert!(shaped.len() > 60 && shaped.len() < 140, "{} of 200 cases drew a fleet", shaped.len());
@@ -190,7 +192,7 @@ fn shrinking_comes_down_to_the_one_fault_that_matters() {
     let seeds: Vec<u64> = (1..200)
         .filter(|&s| {
             let p = draw(&c.domain, RunSeed(s)).current().plan;
-            p.faults.iter().any(|f| f.at_ms < 8_000 && matches!(&f.fault, FaultKind::Rebind { host } if host == "phone")) && p.faults.len() >= 2 && p.phone != LinkPlan::default()
+            p.faults.iter().any(|f| f.at_ms < 8_000 && matches!(&f.fault, FaultKind::Rebind { host } if *host == ftw_sim::world::host::Host::Phone)) && p.faults.len() >= 2 && p.phone != LinkPlan::default()
         })
         .take(1)
         .collect();
@@ -203,7 +205,7 @@ fn shrinking_comes_down_to_the_one_fault_that_matters() {
     assert!(f.original.faults >= 2);
     let plan = &f.spec.plan;
     assert_eq!(plan.faults.len(), 1, "one fault left: {plan:?}");
-    assert!(matches!(&plan.faults[0].fault, FaultKind::Rebind { host } if host == "phone"), "{plan:?}");
+    assert!(matches!(&plan.faults[0].fault, FaultKind::Rebind { host } if *host == ftw_sim::world::host::Host::Phone), "{plan:?}");
     assert_eq!(plan.faults[0].at_ms, c.domain.faults_from_ms, "the time shrinks to the earliest allowed");
     assert_eq!(plan.phone, LinkPlan::default(), "the link shrinks to the default");
     assert_eq!(plan.box_, LinkPlan::default());

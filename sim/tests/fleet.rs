@@ -11,11 +11,17 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use ftw_fleet::{FleetConfig, Routing};
-use ftw_sim::fleet::FleetDoor;
-use ftw_sim::scenario::fleet_migrate::{self, FleetRun, FleetSummary};
+use ftw_sim::drive::fleet::FleetDoor;
+use ftw_sim::drive::build::{cloud_door, FleetRun};
+use ftw_sim::scenario::fleet_migrate::{self, FleetSummary};
 use ftw_sim::scenario::fleet_flood;
-use ftw_sim::scenario::{addr, run, FaultKind, RunSpec, Switches, TimedFault, Verdict};
-use ftw_sim::{time, RunSeed, World, WorldConfig};
+use ftw_sim::scenario::{run, Verdict};
+use ftw_sim::world::host::addr;
+use ftw_sim::world::plan::{FaultKind, TimedFault};
+use ftw_sim::world::switch::Switches;
+use ftw_sim::world::topology::RunSpec;
+use ftw_sim::world::time;
+use ftw_sim::{RunSeed, World, WorldConfig};
 
 fn spec(scenario: &str, seed: u64, switches: &[&str]) -> RunSpec {
     let mut s = RunSpec::new(scenario, RunSeed(seed));
@@ -26,7 +32,7 @@ fn spec(scenario: &str, seed: u64, switches: &[&str]) -> RunSpec {
 fn migrate(switches: &[&str], run_cfg: &FleetRun) -> (Verdict, Vec<(String, bool)>, FleetSummary) {
     let (report, summary) = fleet_migrate::run_with(&spec("fleet-migrate", 1, switches), run_cfg);
     assert!(report.outcome.result.is_ok(), "{:?}", report.outcome.result);
-    let checks = report.checks.iter().map(|c| (c.property.clone(), c.ok)).collect();
+    let checks = report.checks.iter().map(|c| (c.property().to_string(), c.ok)).collect();
     (report.verdict(), checks, summary)
 }
 
@@ -96,7 +102,7 @@ fn without_routing_the_connection_dies() {
 fn a_fleet_whose_clients_never_move_forwards_nothing_and_pins_nothing() {
     let report = run(&spec("fleet-still", 1, &[])).expect("runs");
     assert_eq!(report.verdict(), Verdict::Pass, "{:?}", report.checks);
-    assert!(report.checks.iter().any(|c| c.property == "still-fleet-quiet" && c.ok));
+    assert!(report.checks.iter().any(|c| c.property() == "still-fleet-quiet" && c.ok));
     let (report, s) = fleet_migrate::run_with(&spec("fleet-still", 1, &[]), &FleetRun { default_moves: false, with_box: true, ..FleetRun::default() });
     assert_eq!(report.verdict(), Verdict::Pass);
     assert_eq!(s.accepted.len(), 2, "phone and box");
@@ -108,7 +114,7 @@ fn a_fleet_whose_clients_never_move_forwards_nothing_and_pins_nothing() {
 #[test]
 fn wifi_to_cellular_keeps_the_connection() {
     let mut sp = spec("fleet-migrate", 1, &[]);
-    sp.plan.faults = vec![TimedFault { at_ms: 4_000, fault: FaultKind::SwitchNetwork { host: "phone".into() } }];
+    sp.plan.faults = vec![TimedFault { at_ms: 4_000, fault: FaultKind::SwitchNetwork { host: ftw_sim::world::host::Host::Phone } }];
     let (report, s) = fleet_migrate::run_with(&sp, &FleetRun::default());
     assert_eq!(report.verdict(), Verdict::Pass, "{:?}", report.checks);
     assert_eq!(s.accepted.len(), 1);
@@ -122,7 +128,7 @@ fn wifi_to_cellular_keeps_the_connection() {
 fn box_reconnects_with_0rtt_answered_in_one_round_trip_and_the_phone_does_not() {
     let (report, s) = fleet_migrate::run_resume_with(&spec("fleet-resume", 1, &[]));
     assert_eq!(report.verdict(), Verdict::Pass, "{:?} {s:?}", report.checks);
-    assert_eq!(s.box_close, Some(ftw_sim::quic::Lost::Closed { code: 4408, by_peer: true }));
+    assert_eq!(s.box_close, Some(ftw_sim::drive::quic::Lost::Closed { code: 4408, by_peer: true }));
     assert!(s.box_had_0rtt && s.box_accepted_0rtt);
     let rtt = 40;
     let b = s.box_first_reply_ms.expect("box answered");
@@ -147,7 +153,7 @@ fn each_bug_switch_fails_its_law() {
             Verdict::Pass => panic!("{switch} passed"),
         }
         let off = run(&spec("fleet-migrate", 1, &[])).expect("runs");
-        assert!(off.checks.iter().any(|c| c.property == law && c.ok), "{law} passes with the switch off");
+        assert!(off.checks.iter().any(|c| c.property() == law && c.ok), "{law} passes with the switch off");
     }
 }
 
@@ -186,11 +192,11 @@ fn forged_long_headers(switches: &[&str]) -> (Vec<u64>, usize) {
     let door_cell: Rc<RefCell<Option<FleetDoor>>> = Rc::default();
     let d = door_cell.clone();
     let seed = sp.seed;
-    let fleet_cfg = FleetConfig { bugs: ftw_sim::fleet::bugs_from(&sp.switches), ..FleetConfig::default() };
+    let fleet_cfg = FleetConfig { bugs: sp.switches.fleet(), ..FleetConfig::default() };
     world.host("cloud", addr::CLOUD, move || {
         let d = d.clone();
         async move {
-            let door = fleet_migrate::cloud_door(seed, fleet_cfg).await?;
+            let door = cloud_door(seed, fleet_cfg).await?;
             *d.borrow_mut() = Some(door);
             std::future::pending::<()>().await;
             Ok(())
@@ -246,9 +252,9 @@ fn a_forged_move_flood_presses_on_the_pin_ceiling_and_no_further() {
     let ok = run(&sp).expect("runs");
     assert_eq!(ok.verdict(), Verdict::Pass, "{:?}", ok.checks);
     let high = fleet_flood::run_with(&sp, &FleetRun { reactor_count: 1, default_moves: false, pins_per_reactor_max: 1024, ..FleetRun::default() });
-    let c = high.checks.iter().find(|c| c.property == "pins-within-ceiling").expect("checked");
+    let c = high.checks.iter().find(|c| c.property() == "pins-within-ceiling").expect("checked");
     assert!(!c.ok, "a 1024-pin fleet under the flood: {}", c.detail);
-    let keep = high.checks.iter().find(|c| c.property == "forged-moves-keep-connections").expect("checked");
+    let keep = high.checks.iter().find(|c| c.property() == "forged-moves-keep-connections").expect("checked");
     assert!(keep.ok, "{}", keep.detail);
 }
 
@@ -258,8 +264,8 @@ fn the_fleet_skips_idle_time_exactly() {
     let skip = run(&sp).expect("runs");
     sp.skip_idle = false;
     let step = run(&sp).expect("runs");
-    if let Some(d) = ftw_sim::trace::first_divergence(skip.outcome.trace.events(), step.outcome.trace.events()) {
-        panic!("skipping changed the run: {}", ftw_sim::trace::describe_divergence(&d));
+    if let Some(d) = ftw_sim::world::trace::first_divergence(skip.outcome.trace.events(), step.outcome.trace.events()) {
+        panic!("skipping changed the run: {}", ftw_sim::world::trace::describe_divergence(&d));
     }
     assert_eq!(skip.outcome.trace.hash(), step.outcome.trace.hash());
     assert!(skip.outcome.steps * 5 < step.outcome.steps, "{} vs {} steps", skip.outcome.steps, step.outcome.steps);

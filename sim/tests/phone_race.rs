@@ -2,7 +2,9 @@
 
 use ftw_phone::Transport;
 use ftw_sim::scenario::phone_race::run_with;
-use ftw_sim::scenario::{RunSpec, Switches, Verdict};
+use ftw_sim::scenario::Verdict;
+use ftw_sim::world::switch::Switches;
+use ftw_sim::world::topology::RunSpec;
 use ftw_sim::RunSeed;
 
 fn spec(seed: u64, switches: &[&str]) -> RunSpec {
@@ -15,7 +17,7 @@ fn spec(seed: u64, switches: &[&str]) -> RunSpec {
 fn phone_race_passes_and_comes_back_to_quic() {
     let (r, s) = run_with(&spec(1, &[]));
     for c in &r.checks {
-        println!("{} {} {}", c.property, c.ok, c.detail);
+        println!("{} {} {}", c.property(), c.ok, c.detail);
     }
     assert_eq!(r.verdict(), Verdict::Pass, "{:#?}", r.checks);
     let kinds: Vec<(u64, Transport, Transport)> = s.phone.sessions.iter().map(|r| (r.race_start_ms / 3_600_000, r.first, r.transport)).collect();
@@ -26,7 +28,7 @@ fn phone_race_passes_and_comes_back_to_quic() {
 #[test]
 fn ws_first_cancels_probe_keeps_the_phone_off_quic() {
     let (r, _) = run_with(&spec(1, &["ws-first-cancels-probe"]));
-    let c = r.checks.iter().find(|c| c.property == "quic-back-within-a-day").unwrap();
+    let c = r.checks.iter().find(|c| c.property() == "quic-back-within-a-day").unwrap();
     assert!(!c.ok, "{}", c.detail);
 }
 
@@ -39,7 +41,7 @@ fn losing_dial_cancelled_keeps_the_phone_off_quic_on_a_slow_leg() {
         sp.plan.phone.one_way_ms = 50;
         run_with(&sp).0
     };
-    let law = |r: &ftw_sim::scenario::RunReport| r.checks.iter().find(|c| c.property == "quic-back-within-a-day").unwrap().clone();
+    let law = |r: &ftw_sim::scenario::RunReport| r.checks.iter().find(|c| c.property() == "quic-back-within-a-day").unwrap().clone();
     let fixed = law(&slow(&[]));
     assert!(fixed.ok, "{}", fixed.detail);
     let bug = law(&slow(&["losing-dial-cancelled"]));

@@ -14,9 +14,11 @@ use ftw_crypto::{
     crypto_provider, quic_client_config, quic_endpoint_config,
     seeded_cid_factory, ClientResumption, QuicTransportParams,
 };
-use ftw_sim::quic::{QuicEndpoint, QuicEvent};
-use ftw_sim::scenario::{addr, cloud_certs, cloud_quic_endpoint, sim_clock};
-use ftw_sim::{time, RunSeed, World, WorldConfig};
+use ftw_sim::drive::quic::{QuicEndpoint, QuicEvent};
+use ftw_sim::drive::build::cloud_quic_endpoint;
+use ftw_sim::world::host::{addr, cloud_certs, sim_clock};
+use ftw_sim::world::time;
+use ftw_sim::{RunSeed, World, WorldConfig};
 
 #[derive(Default)]
 struct Log {

@@ -3,9 +3,13 @@
 //! phone's carrier by a hostile relay; exact replay of a seed.
 
 use ftw_phone::Transport;
-use ftw_sim::app::cloud::{CloudLog, Tamper};
-use ftw_sim::scenario::session::{run_short, run_with, Setup, SessionSummary};
-use ftw_sim::scenario::{self, FaultKind, FaultPlan, RunReport, RunSpec, Switches, TimedFault, Verdict};
+use ftw_sim::drive::app::cloud::{CloudLog, Tamper};
+use ftw_sim::drive::system::{Setup, SessionSummary};
+use ftw_sim::scenario::session::{run_short, run_with};
+use ftw_sim::scenario::{self, RunReport, Verdict};
+use ftw_sim::world::plan::{FaultKind, FaultPlan, TimedFault};
+use ftw_sim::world::switch::Switches;
+use ftw_sim::world::topology::RunSpec;
 use ftw_sim::RunSeed;
 
 fn spec(seed: u64, switches: &[&str]) -> RunSpec {
@@ -19,7 +23,7 @@ fn assert_pass(r: &RunReport) {
 }
 
 fn check<'a>(r: &'a RunReport, name: &str) -> &'a scenario::Check {
-    r.checks.iter().find(|c| c.property == name).expect("check present")
+    r.checks.iter().find(|c| c.property() == name).expect("check present")
 }
 
 fn tampered(seed: u64, switches: &[&str], tamper: Tamper) -> (RunReport, SessionSummary) {
@@ -42,7 +46,7 @@ fn session_over_quic_end_to_end() {
 #[test]
 fn session_over_the_websocket_when_udp_is_refused() {
     let mut sp = spec(2, &[]);
-    sp.plan = FaultPlan { faults: vec![TimedFault { at_ms: 0, fault: FaultKind::UdpRefused { host: "phone".into(), for_ms: 60_000 } }], ..FaultPlan::default() };
+    sp.plan = FaultPlan { faults: vec![TimedFault { at_ms: 0, fault: FaultKind::UdpRefused { host: ftw_sim::world::host::Host::Phone, for_ms: 60_000 } }], ..FaultPlan::default() };
     let (r, s) = run_with(&sp, &Setup::default());
     assert_pass(&r);
     assert_eq!(s.phone.sessions[0].transport, Transport::WebSocket);
@@ -117,9 +121,9 @@ fn session_through_loss_and_network_moves() {
     sp.plan.phone.loss_pct = 5.0;
     sp.plan.box_.loss_pct = 1.0;
     sp.plan.faults = vec![
-        TimedFault { at_ms: 8_000, fault: FaultKind::Rebind { host: "phone".into() } },
-        TimedFault { at_ms: 15_000, fault: FaultKind::SwitchNetwork { host: "phone".into() } },
-        TimedFault { at_ms: 25_000, fault: FaultKind::Blackhole { host: "box".into(), for_ms: 40_000 } },
+        TimedFault { at_ms: 8_000, fault: FaultKind::Rebind { host: ftw_sim::world::host::Host::Phone } },
+        TimedFault { at_ms: 15_000, fault: FaultKind::SwitchNetwork { host: ftw_sim::world::host::Host::Phone } },
+        TimedFault { at_ms: 25_000, fault: FaultKind::Blackhole { host: ftw_sim::world::host::Host::Box, for_ms: 40_000 } },
     ];
     let (r, s) = run_with(&sp, &Setup::default());
     assert_pass(&r);

@@ -4,12 +4,16 @@
 //! corpus entry.
 
 use ftw_phone::Transport;
-use ftw_sim::scenario::session::{run_with, Setup, SessionSummary};
-use ftw_sim::scenario::{self, FaultKind, RunReport, RunSpec, Switches, TimedFault, Verdict};
+use ftw_sim::drive::system::{Setup, SessionSummary};
+use ftw_sim::scenario::session::run_with;
+use ftw_sim::scenario::{self, RunReport, Verdict};
+use ftw_sim::world::plan::{FaultKind, TimedFault};
+use ftw_sim::world::switch::Switches;
+use ftw_sim::world::topology::RunSpec;
 use ftw_sim::RunSeed;
 
-fn phone() -> String {
-    "phone".into()
+fn phone() -> ftw_sim::world::host::Host {
+    ftw_sim::world::host::Host::Phone
 }
 
 fn run(seed: u64, switches: &[&str], faults: Vec<TimedFault>) -> (RunReport, SessionSummary) {
@@ -21,7 +25,7 @@ fn run(seed: u64, switches: &[&str], faults: Vec<TimedFault>) -> (RunReport, Ses
 }
 
 fn check<'a>(r: &'a RunReport, name: &str) -> &'a scenario::Check {
-    r.checks.iter().find(|c| c.property == name).unwrap_or_else(|| panic!("check {name} present"))
+    r.checks.iter().find(|c| c.property() == name).unwrap_or_else(|| panic!("check {name} present"))
 }
 
 fn assert_pass(r: &RunReport) {
@@ -79,7 +83,7 @@ fn a_burst_overtaking_a_control_message_is_no_replay_but_window_64_says_it_is() 
 #[test]
 fn freshness_case_17_a_late_live_keeps_its_newer_table() {
     let plan = vec![
-        at(8_000, FaultKind::TableChange { host: "box".into() }),
+        at(8_000, FaultKind::TableChange { host: ftw_sim::world::host::Host::Box }),
         at(8_000, FaultKind::ReverseDatagrams { host: phone(), for_ms: 3_000 }),
     ];
     let (r, s) = run(24, &[], plan.clone());
@@ -101,7 +105,7 @@ fn a_dropped_path_demotes_quic_and_no_close_demotes_keeps_it_first() {
     assert_pass(&r);
     let first = &s.phone.sessions[0];
     assert_eq!(first.transport, Transport::Quic);
-    assert!(scenario::session::should_demote(first), "{first:?}");
+    assert!(scenario::laws::should_demote(first), "{first:?}");
     let later: Vec<_> = s.phone.sessions[1..].iter().map(|r| r.first).collect();
     assert!(!later.is_empty() && later.iter().all(|t| *t == Transport::WebSocket), "{later:?}");
     let (r, _) = run(25, &["no-close-demotes"], plan);
@@ -126,7 +130,7 @@ fn relay_faults_replay_exactly() {
     let plan = vec![
         at(5_000, FaultKind::OvertakeControl { host: phone(), burst: 10 }),
         at(7_000, FaultKind::ReplayDatagram { host: phone() }),
-        at(8_000, FaultKind::TableChange { host: "box".into() }),
+        at(8_000, FaultKind::TableChange { host: ftw_sim::world::host::Host::Box }),
         at(8_000, FaultKind::ReverseDatagrams { host: phone(), for_ms: 2_500 }),
     ];
     let a = run(27, &[], plan.clone()).0.outcome.trace.hash();

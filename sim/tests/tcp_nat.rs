@@ -8,11 +8,14 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddrV4};
 use std::rc::Rc;
 use std::time::Duration;
 
-use ftw_sim::net::fault::{Chain, Ctx, Delay, Fault};
-use ftw_sim::net::{nat, InFlight, NetAction, IP_TUNNEL_PORT};
-use ftw_sim::scenario::{addr, world_for, FaultPlan, RunSpec, Topology};
-use ftw_sim::tcp::TcpHost;
-use ftw_sim::{time, RunOutcome, RunSeed};
+use ftw_sim::world::net::fault::{Chain, Ctx, Delay, Fault};
+use ftw_sim::world::net::{nat, InFlight, NetAction, IP_TUNNEL_PORT};
+use ftw_sim::world::host::addr;
+use ftw_sim::world::plan::FaultPlan;
+use ftw_sim::world::topology::{world_for, RunSpec, Topology};
+use ftw_sim::drive::tcp::TcpHost;
+use ftw_sim::world::time;
+use ftw_sim::{RunOutcome, RunSeed};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 fn v4(ip: IpAddr) -> Ipv4Addr {

@@ -11,13 +11,17 @@ use ftw_crypto::{
     crypto_provider, new_client_session_store, new_server_session_store, quic_client_config, quic_endpoint_config, quic_server_config,
     seeded_cid_factory, ClientResumption, QuicTransportParams,
 };
-use ftw_sim::link::{accept_quic, accept_ws, close, dial_quic, dial_ws, CloseInfo, DialError, Link, LinkEvent, TransportKind};
-use ftw_sim::quic::QuicEndpoint;
+use ftw_sim::drive::link::{accept_quic, accept_ws, close, dial_quic, dial_ws, CloseInfo, DialError, Link, LinkEvent, TransportKind};
+use ftw_sim::drive::quic::QuicEndpoint;
 use ftw_sim::scenario::ws_echo::v4;
-use ftw_sim::scenario::{self, addr, cloud_certs, sim_clock, world_for, FaultKind, FaultPlan, RunSpec, TimedFault, Topology, Verdict};
-use ftw_sim::tcp::TcpHost;
-use ftw_sim::ws::{client_tls, door_tls, WsClient, WsDoor, BEATS_MISSED_MAX, CLOSE_REPLY_WAIT, PING_INTERVAL};
-use ftw_sim::{time, RunOutcome, RunSeed, World};
+use ftw_sim::scenario::{self, Verdict};
+use ftw_sim::world::host::{addr, cloud_certs, sim_clock};
+use ftw_sim::world::plan::{FaultKind, FaultPlan, TimedFault};
+use ftw_sim::world::topology::{world_for, RunSpec, Topology};
+use ftw_sim::drive::tcp::TcpHost;
+use ftw_sim::drive::ws::{client_tls, door_tls, WsClient, WsDoor, BEATS_MISSED_MAX, CLOSE_REPLY_WAIT, PING_INTERVAL};
+use ftw_sim::world::time;
+use ftw_sim::{RunOutcome, RunSeed, World};
 
 const SERVER_NAME: &str = ftw_crypto::consts::CLOUD_SERVER_NAME;
 
@@ -226,7 +230,7 @@ enum Ending {
 fn close_case(seed: u64, ending: Ending) -> ((CloseInfo, Duration), (CloseInfo, Duration), RunOutcome) {
     let mut plan = FaultPlan::default();
     if matches!(ending, Ending::NetworkDies | Ending::PhoneClosesIntoSilence) {
-        plan.faults.push(TimedFault { at_ms: 2_000, fault: FaultKind::Blackhole { host: "phone".into(), for_ms: 600_000 } });
+        plan.faults.push(TimedFault { at_ms: 2_000, fault: FaultKind::Blackhole { host: ftw_sim::world::host::Host::Phone, for_ms: 600_000 } });
     }
     let ends = Ends::default();
     let mut w = world(seed, plan, false, true, ends.clone());
@@ -444,7 +448,7 @@ fn ws_echo_passes_under_loss_and_replays_exactly() {
     assert_ne!(a.outcome.trace.hash(), c.outcome.trace.hash());
     // UDP blocked does not touch the WebSocket.
     let mut blocked = RunSpec::new("ws-echo", RunSeed(73));
-    blocked.plan.faults.push(TimedFault { at_ms: 0, fault: FaultKind::UdpBlocked { host: "phone".into(), for_ms: 60_000 } });
+    blocked.plan.faults.push(TimedFault { at_ms: 0, fault: FaultKind::UdpBlocked { host: ftw_sim::world::host::Host::Phone, for_ms: 60_000 } });
     let d = scenario::run(&blocked).expect("spec");
     assert_eq!(d.verdict(), Verdict::Pass, "{:?}", d.checks);
 }

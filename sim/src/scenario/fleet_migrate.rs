@@ -11,24 +11,30 @@
 //!   reconnects (from a new socket) with 0-RTT and its first flight is answered
 //!   in one round trip; the phone makes a full handshake.
 
+use crate::drive::build::{client_endpoint_config, cloud_door, fleet_config, FleetRun, FLEET_TARGET};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
 use bytes::BytesMut;
 use ftw_crypto::{
-    crypto_provider, new_client_session_store, new_server_session_store, quic_client_config, quic_endpoint_config,
-    quic_server_config, seeded_cid_factory, ClientResumption, QuicTransportParams,
+    crypto_provider, new_client_session_store, quic_client_config, ClientResumption, QuicTransportParams,
 };
-use ftw_fleet::{Counters, FleetConfig, Routing};
+use ftw_fleet::{Counters, Routing};
 
-use super::{addr, cloud_certs, sim_clock, world_for, Check, FaultKind, FaultPlan, FleetRouting, RunReport, RunSpec, TimedFault, Topology};
-use crate::fleet::{bugs_from, DoorStats, FleetDoor};
-use crate::link::{accept_quic, close, dial_quic, put_varint, take_framed, LinkEvent};
-use crate::quic::{Lost, QuicEndpoint, QuicEvent};
-use crate::seed::RunSeed;
-use crate::time;
-use crate::trace;
+use crate::drive::fleet::{DoorStats, FleetDoor};
+use crate::drive::link::{accept_quic, close, dial_quic, put_varint, take_framed, LinkEvent};
+use crate::drive::quic::{Lost, QuicEndpoint, QuicEvent};
+use crate::world::time;
+use crate::world::trace;
+use crate::world::domain::{Domain, Kind};
+use crate::world::host::Host;
+use crate::world::host::{addr, cloud_certs, sim_clock};
+use crate::world::plan::{FaultKind, FaultPlan, TimedFault};
+use crate::world::switch::Switch;
+use crate::world::topology::{world_for, RunSpec, Topology};
+use super::laws;
+use super::def::{broken, judge, Check, RunReport, ScenarioDef};
 
 /// The phone's round: one stream message and this many datagrams, every second.
 pub const BURST_LEN: usize = 3;
@@ -42,30 +48,9 @@ const INTERVAL: Duration = Duration::from_secs(1);
 /// settles; forwards later than this after the move mean forwarding never stopped.
 pub const SETTLE_MS: u64 = 1_000;
 /// The service's target on the control stream.
-const TARGET: &str = "/app?box=fleet";
-/// The target fleet scenarios' clients open.
-pub(crate) const FLEET_TARGET: &str = TARGET;
+const TARGET: &str = FLEET_TARGET;
 /// The phone's target in `fleet-resume` (tells its connection from the box's).
 const PHONE_TARGET: &str = "/app?box=fleet&phone=1";
-
-/// How a fleet run is set up (the scenarios are presets of it).
-#[derive(Clone, Debug)]
-pub struct FleetRun {
-    pub routing: Routing,
-    pub reactor_count: usize,
-    /// Apply the default moves when the plan has no faults.
-    pub default_moves: bool,
-    /// Also run a box that never moves.
-    pub with_box: bool,
-    /// The pin ceiling per reactor (SPEC: 512).
-    pub pins_per_reactor_max: usize,
-}
-
-impl Default for FleetRun {
-    fn default() -> Self {
-        FleetRun { routing: Routing::Forward, reactor_count: ftw_fleet::consts::REACTOR_COUNT_DEFAULT, default_moves: true, with_box: false, pins_per_reactor_max: ftw_fleet::consts::PINS_PER_REACTOR_MAX }
-    }
-}
 
 /// What a fleet run saw, for tests that look closer than the checks.
 #[derive(Clone, Debug, Default)]
@@ -106,7 +91,7 @@ const DIALS_MAX: usize = 4;
 /// host moved (a NAT rebind or a network switch of `host` in the plan between
 /// the dial's start and its failure): the app's reconnect, which the laws count.
 /// Any other failure is returned.
-async fn dial_through_moves(host: &str, ep: &QuicEndpoint, client: &quinn_proto::ClientConfig, moves_ms: &[u64], t: &Rc<RefCell<Tally>>) -> Result<crate::link::Link, String> {
+async fn dial_through_moves(host: &str, ep: &QuicEndpoint, client: &quinn_proto::ClientConfig, moves_ms: &[u64], t: &Rc<RefCell<Tally>>) -> Result<crate::drive::link::Link, String> {
     let mut dials = 0;
     loop {
         let from = time::now().as_millis() as u64;
@@ -137,72 +122,22 @@ async fn dial_through_moves(host: &str, ep: &QuicEndpoint, client: &quinn_proto:
 }
 
 /// The times (ms) of the plan's moves of `host`.
-fn moves_of(plan: &FaultPlan, host: &str) -> Vec<u64> {
+fn moves_of(plan: &FaultPlan, host: Host) -> Vec<u64> {
     plan.faults
         .iter()
-        .filter(|f| matches!(&f.fault, FaultKind::Rebind { host: h } | FaultKind::SwitchNetwork { host: h } if h == host))
+        .filter(|f| matches!(&f.fault, FaultKind::Rebind { host: h } | FaultKind::SwitchNetwork { host: h } if *h == host))
         .map(|f| f.at_ms)
         .collect()
 }
 
 /// The default moves: a rebind, Wi-Fi to cellular, a rebind.
 pub fn default_moves() -> Vec<TimedFault> {
-    let phone = || "phone".to_string();
+    let phone = || Host::Phone;
     vec![
         TimedFault { at_ms: 3_000, fault: FaultKind::Rebind { host: phone() } },
         TimedFault { at_ms: 6_000, fault: FaultKind::SwitchNetwork { host: phone() } },
         TimedFault { at_ms: 9_000, fault: FaultKind::Rebind { host: phone() } },
     ]
-}
-
-impl FleetRun {
-    /// This run with the plan's fleet shape, if it has one.
-    pub(crate) fn shaped_by(&self, plan: &FaultPlan) -> FleetRun {
-        let mut r = self.clone();
-        if let Some(f) = &plan.fleet {
-            r.reactor_count = f.reactors;
-            r.routing = match f.routing {
-                Some(FleetRouting::Forward) => Routing::Forward,
-                Some(FleetRouting::KernelFilter) => Routing::KernelFilter,
-                None => r.routing,
-            };
-        }
-        r
-    }
-}
-
-pub(crate) fn fleet_config(seed: RunSeed, spec: &RunSpec, run: &FleetRun) -> FleetConfig {
-    let salt = seed.crypto("cloud").sub_seed("fleet/hash-salt");
-    FleetConfig {
-        reactor_count: run.reactor_count,
-        routing: run.routing,
-        bugs: bugs_from(&spec.switches),
-        hash_salt: u64::from_le_bytes(salt[..8].try_into().expect("8 bytes")),
-        pins_per_reactor_max: run.pins_per_reactor_max,
-        ..FleetConfig::default()
-    }
-}
-
-/// Start the cloud's door on the current host (`cloud`).
-pub async fn cloud_door(seed: RunSeed, cfg: FleetConfig) -> std::io::Result<FleetDoor> {
-    let rng = seed.crypto("cloud");
-    let provider = crypto_provider(&rng.sub("tls"));
-    let server = quic_server_config(&provider, &sim_clock("cloud"), &cloud_certs(), new_server_session_store(), rng.sub_seed("quic/token-key"), &QuicTransportParams::default());
-    let reset = rng.sub_seed("quic/reset-key");
-    FleetDoor::bind(
-        "cloud",
-        std::net::SocketAddr::from(([0, 0, 0, 0], addr::CLOUD_PORT)),
-        cfg,
-        rng.sub_seed("quic/cid"),
-        |r, factory| quic_endpoint_config(reset, rng.sub_seed(&format!("quic/endpoint/{r}")), factory),
-        server,
-    )
-    .await
-}
-
-pub(crate) fn client_endpoint_config(seed: RunSeed, host: &str, socket_no: u32) -> quinn_proto::EndpointConfig {
-    let rng = seed.crypto(host).sub(&format!("socket/{socket_no}"));
-    quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8))
 }
 
 /// `fleet-migrate`.
@@ -239,7 +174,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
         })
         .max()
         .unwrap_or_default();
-    let (phone_moves, box_moves) = (moves_of(&plan, "phone"), moves_of(&plan, "box"));
+    let (phone_moves, box_moves) = (moves_of(&plan, Host::Phone), moves_of(&plan, Host::Box));
     let mut world = world_for(spec, (INTERVAL * ROUNDS as u32).max(outages_end) + Duration::from_secs(60));
     Topology::build(&mut world, &plan);
     let seed = spec.seed;
@@ -406,7 +341,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
     let moves_swept = s.stats.moves.iter().filter(|m| m.at_ms + ftw_fleet::consts::PIN_SWEEP_MS <= end_ms).count();
     let mut checks = vec![
         Check {
-            property: "same-connection".into(),
+            law: &laws::SAME_CONNECTION,
             ok: (clients + s.redials..=clients + s.redials + s.moved_handshakes).contains(&s.accepted.len()) && s.phone_lost.is_none() && s.echoes == expected,
             detail: format!(
                 "accepted {:?} (want {clients}, {} handshakes lost to a move, up to {} more from handshakes a move crossed), phone lost: {:?}, echoes {:?}",
@@ -414,12 +349,12 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
             ),
         },
         Check {
-            property: "long-headers-stay".into(),
+            law: &laws::LONG_HEADERS_STAY,
             ok: s.stats.long_headers_forwarded == 0,
             detail: format!("{} long-header datagrams were forwarded by their client-chosen byte 0", s.stats.long_headers_forwarded),
         },
         Check {
-            property: "owner-reads-what-was-sent".into(),
+            law: &laws::OWNER_READS_WHAT_WAS_SENT,
             ok: s.stats.corrupt_reads == 0,
             detail: format!("{} reads differed from the datagram that arrived", s.stats.corrupt_reads),
         },
@@ -427,7 +362,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
     match run.routing {
         Routing::Forward => {
             checks.push(Check {
-                property: "one-pin-per-move".into(),
+                law: &laws::ONE_PIN_PER_MOVE,
                 // A move needs a sweep before the run ends to be pinned (a move seen
                 // in the run's last moments: corpus/fleet-still-move-at-the-end.toml).
                 ok: s.totals.pins_created <= moves && (moves_swept == 0 || s.totals.pins_created >= 1),
@@ -444,7 +379,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
                 .filter(|&f| !s.stats.moves.iter().any(|m| m.at_ms <= f + 1 && f <= m.at_ms + SETTLE_MS))
                 .collect();
             checks.push(Check {
-                property: "forwarding-stops-after-pin".into(),
+                law: &laws::FORWARDING_STOPS_AFTER_PIN,
                 ok: late.is_empty(),
                 // Strays (stateless resets, retired ids) are not a client's packets
                 // (corpus/fleet-migrate-stateless-reset-forwarded.toml), nor are
@@ -463,7 +398,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
         }
         Routing::KernelFilter => {
             checks.push(Check {
-                property: "kernel-filter-forwards-nothing".into(),
+                law: &laws::KERNEL_FILTER_FORWARDS_NOTHING,
                 ok: s.totals.forwards_sent == 0 && s.totals.pins_created == 0,
                 detail: format!("{} forwards, {} pins", s.totals.forwards_sent, s.totals.pins_created),
             });
@@ -471,7 +406,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
     }
     if !run.default_moves && moves_planned == 0 {
         checks.push(Check {
-            property: "still-fleet-quiet".into(),
+            law: &laws::STILL_FLEET_QUIET,
             // Strays are not the clients' packets: a client's stateless reset for
             // a reordered packet to an id it retired is a short header of random
             // bytes, routed by its random first byte, forwarded or dropped as
@@ -658,20 +593,67 @@ pub fn run_resume_with(spec: &RunSpec) -> (RunReport, ResumeSummary) {
     let phone_rtt_ms = spec.plan.phone.one_way_ms * 2;
     let checks = vec![
         Check {
-            property: "close-code-arrives".into(),
+            law: &laws::CLOSE_CODE_ARRIVES,
             ok: s.box_close == Some(Lost::Closed { code: close::TIMED_OUT as u64, by_peer: true }),
             detail: format!("the box saw {:?}", s.box_close),
         },
         Check {
-            property: "box-resumes-0rtt".into(),
+            law: &laws::BOX_RESUMES_0RTT,
             ok: s.box_had_0rtt && s.box_accepted_0rtt && s.box_first_reply_ms.is_some_and(|ms| ms < rtt_ms + rtt_ms / 2),
             detail: format!("0-RTT keys {}, accepted {}, first reply after {:?} ms (one round trip: {rtt_ms} ms)", s.box_had_0rtt, s.box_accepted_0rtt, s.box_first_reply_ms),
         },
         Check {
-            property: "phone-full-handshake".into(),
+            law: &laws::PHONE_FULL_HANDSHAKE,
             ok: !s.phone_had_0rtt && s.phone_first_reply_ms.is_some_and(|ms| ms >= 2 * phone_rtt_ms),
             detail: format!("0-RTT keys {}, first reply after {:?} ms (two round trips: {} ms)", s.phone_had_0rtt, s.phone_first_reply_ms, 2 * phone_rtt_ms),
         },
     ];
     (RunReport { outcome, checks }, s)
 }
+
+/// `fleet-migrate`.
+pub const FLEET_MIGRATE: ScenarioDef = ScenarioDef {
+    name: "fleet-migrate",
+    about: "a phone rebinds and moves Wi-Fi to cellular behind the cloud's 4-reactor QUIC fleet (Forward): the same connection, forwarded then pinned",
+    domain: // The fleet's own laws hold for any reactor count; fleet-migrate also draws
+    // the routing (its laws follow it) and forged moves. Its phone gives up 25 s
+    // after the plan's last outage, and forwarding-stops-after-pin holds with
+    // bounded reordering (corpus/fleet-migrate-*).
+    Domain {
+        kinds: &[Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::Mtu, Kind::Rebind, Kind::SwitchNetwork, Kind::Blackhole, Kind::ForgedMoves],
+        fleet: true,
+        fleet_routing: true,
+        ..Domain::DEFAULT
+    },
+    laws: &[broken(&laws::SAME_CONNECTION, &[Switch::NoRouting]), broken(&laws::LONG_HEADERS_STAY, &[Switch::ForwardLongHeaders]), broken(&laws::OWNER_READS_WHAT_WAS_SENT, &[Switch::ForwardReference]), broken(&laws::ONE_PIN_PER_MOVE, &[Switch::ClaimPerPathReport]), judge(&laws::FORWARDING_STOPS_AFTER_PIN), judge(&laws::KERNEL_FILTER_FORWARDS_NOTHING)],
+    run: run,
+};
+
+/// `fleet-migrate-kernel-filter`.
+pub const FLEET_MIGRATE_KERNEL_FILTER: ScenarioDef = ScenarioDef {
+    name: "fleet-migrate-kernel-filter",
+    about: "fleet-migrate with the KernelFilter routing: the kernel routes by connection id, nothing forwarded",
+    domain: Domain { fleet: true, ..Domain::DEFAULT },
+    laws: &[judge(&laws::SAME_CONNECTION), judge(&laws::LONG_HEADERS_STAY), judge(&laws::OWNER_READS_WHAT_WAS_SENT), judge(&laws::ONE_PIN_PER_MOVE), judge(&laws::FORWARDING_STOPS_AFTER_PIN), judge(&laws::KERNEL_FILTER_FORWARDS_NOTHING)],
+    run: run_kernel_filter,
+};
+
+/// `fleet-still`.
+pub const FLEET_STILL: ScenarioDef = ScenarioDef {
+    name: "fleet-still",
+    about: "a phone and a box that never move, behind the 4-reactor fleet: nothing forwarded, nothing pinned",
+    domain: Domain { fleet: true, ..Domain::DEFAULT },
+    laws: &[judge(&laws::SAME_CONNECTION), judge(&laws::LONG_HEADERS_STAY), judge(&laws::OWNER_READS_WHAT_WAS_SENT), judge(&laws::ONE_PIN_PER_MOVE), judge(&laws::FORWARDING_STOPS_AFTER_PIN), judge(&laws::KERNEL_FILTER_FORWARDS_NOTHING), judge(&laws::STILL_FLEET_QUIET)],
+    run: run_still,
+};
+
+/// `fleet-resume`.
+pub const FLEET_RESUME: ScenarioDef = ScenarioDef {
+    name: "fleet-resume",
+    about: "the cloud closes the box with 4408; the box reconnects with 0-RTT (answered in one round trip), the phone makes a full handshake",
+    domain: // Laws about exact round trips: only the default link holds them; timed
+    // faults after the reconnect would test something else.
+    Domain { kinds: &[], fleet: true, ..Domain::DEFAULT },
+    laws: &[judge(&laws::CLOSE_CODE_ARRIVES), judge(&laws::BOX_RESUMES_0RTT), judge(&laws::PHONE_FULL_HANDSHAKE)],
+    run: run_resume,
+};

@@ -7,9 +7,14 @@ use std::rc::Rc;
 use std::time::Duration;
 
 
-use super::{addr, client_quic, cloud_quic_endpoint, world_for, Check, RunReport, RunSpec, Topology};
-use crate::quic::QuicEvent;
-use crate::time;
+use crate::drive::quic::QuicEvent;
+use crate::world::time;
+use crate::drive::build::{client_quic, cloud_quic_endpoint};
+use crate::world::domain::Domain;
+use crate::world::host::addr;
+use crate::world::topology::{world_for, RunSpec, Topology};
+use super::laws;
+use super::def::{judge, Check, RunReport, ScenarioDef};
 
 /// One simulated day.
 pub const DAY: Duration = Duration::from_secs(24 * 3600);
@@ -74,9 +79,19 @@ pub fn run(spec: &RunSpec) -> RunReport {
     let outcome = world.run();
     let t = tally.borrow();
     let checks = vec![
-        Check { property: "keepalive-holds".into(), ok: t.lost.is_empty() && t.held.contains(&"phone"), detail: format!("held: {:?}, lost: {:?}", t.held, t.lost) },
-        Check { property: "one-connection".into(), ok: t.accepted == 2, detail: format!("the cloud accepted {} connections (phone and box: 2)", t.accepted) },
+        Check { law: &laws::KEEPALIVE_HOLDS, ok: t.lost.is_empty() && t.held.contains(&"phone"), detail: format!("held: {:?}, lost: {:?}", t.held, t.lost) },
+        Check { law: &laws::ONE_CONNECTION, ok: t.accepted == 2, detail: format!("the cloud accepted {} connections (phone and box: 2)", t.accepted) },
     ];
     drop(t);
     RunReport { outcome, checks }
 }
+
+/// `idle-link`.
+pub const IDLE_LINK: ScenarioDef = ScenarioDef {
+    name: "idle-link",
+    about: "a phone and a box each hold a QUIC connection to the cloud for a simulated day: keepalives only",
+    domain: // A simulated day (2-3 s of wall time a case): faults anywhere in it, few cases.
+    Domain { horizon_ms: 86_000_000, test_cases: 2, ..Domain::DEFAULT },
+    laws: &[judge(&laws::KEEPALIVE_HOLDS), judge(&laws::ONE_CONNECTION)],
+    run: run,
+};

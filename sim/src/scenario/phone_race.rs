@@ -13,10 +13,17 @@ use ftw_phone::Transport;
 
 use ftw_phone::consts::DEMOTION_MS;
 
-use super::session::{build, demoted_goes_ws_first, network_at, phone_app, should_demote, summary, Setup, SessionSummary};
-use crate::app::phone::PhoneApp;
-use super::{addr, Check, FaultKind, FaultPlan, RunReport, RunSpec, TimedFault};
-use crate::time;
+use crate::drive::app::phone::PhoneApp;
+use crate::world::time;
+use crate::drive::system::{build, network_at, phone_app, summary, SessionSummary, Setup};
+use crate::world::domain::{Domain, Kind};
+use crate::world::host::{addr, Host};
+use crate::world::plan::{FaultKind, FaultPlan, TimedFault};
+use crate::world::switch::Switch;
+use crate::world::topology::RunSpec;
+use super::laws;
+use super::def::{broken, judge, Check, RunReport, ScenarioDef};
+use super::laws::{demoted_goes_ws_first, should_demote};
 
 const HOUR_MS: u64 = 3_600_000;
 const DAY_MS: u64 = 24 * HOUR_MS;
@@ -30,9 +37,9 @@ const LEAD_MS: u64 = ftw_phone::consts::LEAD_MS;
 /// The default faults when the plan has none.
 pub fn default_faults() -> Vec<TimedFault> {
     vec![
-        TimedFault { at_ms: HOUR_MS - 60_000, fault: FaultKind::UdpBlocked { host: "phone".into(), for_ms: 2 * HOUR_MS + 60_000 } },
-        TimedFault { at_ms: 6 * HOUR_MS, fault: FaultKind::SwitchNetwork { host: "phone".into() } },
-        TimedFault { at_ms: 7 * HOUR_MS, fault: FaultKind::SwitchNetwork { host: "phone".into() } },
+        TimedFault { at_ms: HOUR_MS - 60_000, fault: FaultKind::UdpBlocked { host: Host::Phone, for_ms: 2 * HOUR_MS + 60_000 } },
+        TimedFault { at_ms: 6 * HOUR_MS, fault: FaultKind::SwitchNetwork { host: Host::Phone } },
+        TimedFault { at_ms: 7 * HOUR_MS, fault: FaultKind::SwitchNetwork { host: Host::Phone } },
     ]
 }
 
@@ -41,8 +48,8 @@ fn udp_outages(plan: &FaultPlan) -> Vec<(u64, u64, bool)> {
     plan.faults
         .iter()
         .filter_map(|f| match &f.fault {
-            FaultKind::UdpBlocked { host, for_ms } | FaultKind::Blackhole { host, for_ms } if host == "phone" => Some((f.at_ms, f.at_ms + for_ms, false)),
-            FaultKind::UdpRefused { host, for_ms } if host == "phone" => Some((f.at_ms, f.at_ms + for_ms, true)),
+            FaultKind::UdpBlocked { host, for_ms } | FaultKind::Blackhole { host, for_ms } if *host == Host::Phone => Some((f.at_ms, f.at_ms + for_ms, false)),
+            FaultKind::UdpRefused { host, for_ms } if *host == Host::Phone => Some((f.at_ms, f.at_ms + for_ms, true)),
             _ => None,
         })
         .collect()
@@ -127,7 +134,7 @@ const DEMOTION_RUN_MS: u64 = DAY_MS + 3 * HOUR_MS;
 /// on the phone's leg at 20 s for 40 s, a path drop a few seconds after the
 /// first message.
 pub fn demotion_default_faults() -> Vec<TimedFault> {
-    vec![TimedFault { at_ms: 20_000, fault: FaultKind::UdpBlocked { host: "phone".into(), for_ms: 40_000 } }]
+    vec![TimedFault { at_ms: 20_000, fault: FaultKind::UdpBlocked { host: Host::Phone, for_ms: 40_000 } }]
 }
 
 /// `demotion-expiry` (property 5): the phone's first session goes over QUIC and
@@ -182,7 +189,7 @@ pub fn quic_first_after_demotion(s: &SessionSummary, plan: &FaultPlan, runs_past
         }
     }
     Check {
-        property: "quic-first-after-demotion".into(),
+        law: &laws::QUIC_FIRST_AFTER_DEMOTION,
         ok: bad.is_empty(),
         detail: format!("{demotions} sessions should demote QUIC, {judged} judged a day later; {}", bad.first().cloned().unwrap_or_default()),
     }
@@ -197,7 +204,7 @@ pub fn run_quic_refused(spec: &RunSpec) -> RunReport {
     let length = Duration::from_millis(2 * HOUR_MS + RACE_AT_MS + 1);
     let mut spec = spec.clone();
     if spec.plan.faults.is_empty() {
-        spec.plan.faults = vec![TimedFault { at_ms: 0, fault: FaultKind::UdpRefused { host: "phone".into(), for_ms: length.as_millis() as u64 + 60_000 } }];
+        spec.plan.faults = vec![TimedFault { at_ms: 0, fault: FaultKind::UdpRefused { host: Host::Phone, for_ms: length.as_millis() as u64 + 60_000 } }];
     }
     let (outcome, s) = hourly_run(&spec, &Setup::default(), length, None, 0);
     let checks = vec![never_two_sessions(&s), ws_at_once_when_refused(&s, &spec.plan, true)];
@@ -225,7 +232,7 @@ pub fn ws_at_once_when_refused(s: &SessionSummary, plan: &FaultPlan, require: bo
         }
     }
     Check {
-        property: "ws-at-once-when-refused".into(),
+        law: &laws::WS_AT_ONCE_WHEN_REFUSED,
         ok: bad.is_empty() && (judged > 0 || !require || !exact),
         detail: format!("{judged} QUIC-first races with QUIC refused; {}", bad.first().cloned().unwrap_or_default()),
     }
@@ -234,7 +241,7 @@ pub fn ws_at_once_when_refused(s: &SessionSummary, plan: &FaultPlan, require: bo
 /// Never two sessions at once.
 pub fn never_two_sessions(s: &SessionSummary) -> Check {
     Check {
-        property: "never-two-sessions".into(),
+        law: &laws::NEVER_TWO_SESSIONS,
         ok: s.phone.concurrent_max <= 1 && !s.phone.sessions.is_empty(),
         detail: format!("{} sessions, at most {} at once", s.phone.sessions.len(), s.phone.concurrent_max),
     }
@@ -272,7 +279,7 @@ pub fn ws_after_250ms_without_udp(s: &SessionSummary, plan: &FaultPlan) -> Check
     // outage between two hourly races holds no race).
     let blocked_sessions = s.phone.sessions.iter().filter(|r| blocked(r.race_start_ms)).count();
     Check {
-        property: "ws-after-250ms-without-udp".into(),
+        law: &laws::WS_AFTER_250MS_WITHOUT_UDP,
         ok: bad.is_empty() && repeats.is_empty() && seen == blocked_sessions,
         detail: format!("{seen} WebSocket sessions while UDP was blocked; QUIC-first races per network and outage: {late_per_day:?}; {}", bad.first().cloned().unwrap_or_default()),
     }
@@ -282,13 +289,13 @@ pub fn ws_after_250ms_without_udp(s: &SessionSummary, plan: &FaultPlan) -> Check
 /// network the failure hit, within a day and one reconnect.
 pub fn quic_back_within_a_day(s: &SessionSummary, plan: &FaultPlan) -> Check {
     let Some(end) = udp_outages(plan).iter().map(|o| o.1).max() else {
-        return Check { property: "quic-back-within-a-day".into(), ok: true, detail: "no QUIC failure in the plan".into() };
+        return Check { law: &laws::QUIC_BACK_WITHIN_A_DAY, ok: true, detail: "no QUIC failure in the plan".into() };
     };
     // The networks the failure hit: those the phone raced on during it.
     let outages = udp_outages(plan);
     let hit: Vec<&String> = s.phone.sessions.iter().filter(|r| outages.iter().any(|(a, b, _)| *a <= r.race_start_ms && r.race_start_ms < *b)).map(|r| &r.network).collect();
     if hit.is_empty() {
-        return Check { property: "quic-back-within-a-day".into(), ok: true, detail: format!("the QUIC failure (over at {end} ms) hit no race") };
+        return Check { law: &laws::QUIC_BACK_WITHIN_A_DAY, ok: true, detail: format!("the QUIC failure (over at {end} ms) hit no race") };
     }
     let back = s.phone.sessions.iter().find(|r| r.transport == Transport::Quic && r.race_start_ms >= end && hit.contains(&&r.network)).map(|r| r.race_start_ms);
     // The law does not speak of a phone that left the networks the failure hit
@@ -299,7 +306,7 @@ pub fn quic_back_within_a_day(s: &SessionSummary, plan: &FaultPlan) -> Check {
         && !s.phone.sessions.iter().any(|r| hit.contains(&&r.network) && r.race_start_ms >= end + DAY_MS);
     let due = !left;
     Check {
-        property: "quic-back-within-a-day".into(),
+        law: &laws::QUIC_BACK_WITHIN_A_DAY,
         ok: back.is_some_and(|t| t <= end + DAY_MS + HOUR_MS) || (back.is_none() && !due),
         detail: format!(
             "QUIC failure over at {end} ms; QUIC back at {back:?} ms (bound {} ms){}",
@@ -317,8 +324,71 @@ pub fn memory_per_network(s: &SessionSummary, end_ms: u64) -> Check {
     used.dedup();
     let missing: Vec<&String> = used.iter().filter(|n| !held.contains(n)).collect();
     Check {
-        property: "memory-per-network".into(),
+        law: &laws::MEMORY_PER_NETWORK,
         ok: missing.is_empty() && !used.is_empty(),
         detail: format!("networks used in the last day {used:?}, held {held:?}"),
     }
 }
+
+/// `phone-race`.
+pub const PHONE_RACE: ScenarioDef = ScenarioDef {
+    name: "phone-race",
+    about: "the phone races every hour for 29 h: UDP blocked for two hours, a move to cellular and back; race, memory and demotion end to end",
+    domain: // Hourly races over 29 simulated hours (2-3 s of wall time a case): UDP
+    // blocked or refused for up to three hours in the first six, moves, and a
+    // phone leg of the default 20 ms (about half the cases: the WebSocket opens
+    // within the 250 ms lead, which shows ws-first-cancels-probe) or of 44 to
+    // 60 ms each way, where the WebSocket's three round trips outlast the lead
+    // but QUIC's learning dial (lead + one round trip) is still under way when
+    // it opens, which shows losing-dial-cancelled; few cases.
+    Domain {
+        kinds: &[Kind::Delay, Kind::UdpBlocked, Kind::UdpRefused, Kind::SwitchNetwork],
+        always: &[Kind::Delay, Kind::UdpBlocked],
+        horizon_ms: 6 * 3_600_000,
+        faults_from_ms: 0,
+        outage_max_ms: 3 * 3_600_000,
+        one_way_min_ms: 44,
+        one_way_max_ms: 60,
+        faults_max: 3,
+        hosts: &[Host::Phone],
+        test_cases: 5,
+        fleet: false,
+        fleet_routing: false,
+    },
+    laws: &[judge(&laws::NEVER_TWO_SESSIONS), judge(&laws::WS_AFTER_250MS_WITHOUT_UDP), broken(&laws::QUIC_BACK_WITHIN_A_DAY, &[Switch::WsFirstCancelsProbe, Switch::LosingDialCancelled]), judge(&laws::MEMORY_PER_NETWORK), judge(&laws::WS_AT_ONCE_WHEN_REFUSED)],
+    run: run,
+};
+
+/// `demotion-expiry`.
+pub const DEMOTION_EXPIRY: ScenarioDef = ScenarioDef {
+    name: "demotion-expiry",
+    about: "the phone's QUIC path drops a minute in (demoted), then it races every hour for 27 h: the WebSocket first for a day, QUIC first after it",
+    domain: // Property 5 end to end: a path drop starting 2 to 10 s after the first
+    // message at 10.2 s. QUIC notices it 30 to 45 s later (idle timeout after
+    // the last keepalive), so it ends within the 60 s demotion window (a drop
+    // at 25 s ended after 60 s: corpus/demotion-expiry-drop-past-window.toml).
+    // The link's impairments and rebinds around it, no move (the law is per
+    // network). About 1 s of wall time a case.
+    Domain {
+        kinds: &[Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::Mtu, Kind::Rebind, Kind::PathDrop],
+        always: &[Kind::PathDrop],
+        horizon_ms: 20_000,
+        faults_from_ms: 12_000,
+        faults_max: 3,
+        test_cases: 6,
+        ..Domain::DEFAULT
+    },
+    laws: &[judge(&laws::NEVER_TWO_SESSIONS), judge(&laws::DEMOTED_GOES_WS_FIRST), broken(&laws::QUIC_FIRST_AFTER_DEMOTION, &[Switch::WsFirstCancelsProbe])],
+    run: run_demotion_expiry,
+};
+
+/// `quic-refused`.
+pub const QUIC_REFUSED: ScenarioDef = ScenarioDef {
+    name: "quic-refused",
+    about: "UDP refused on the phone's leg; the phone races at 10 s, 1 h and 2 h: the WebSocket at once, then remembered",
+    domain: // Three races against a cloud without a QUIC door: the phone's leg delay
+    // only (the law times the WebSocket's handshake exactly).
+    Domain { kinds: &[Kind::Delay], one_way_min_ms: 1, one_way_max_ms: 120, hosts: &[Host::Phone], test_cases: 8, ..Domain::DEFAULT },
+    laws: &[judge(&laws::NEVER_TWO_SESSIONS), broken(&laws::WS_AT_ONCE_WHEN_REFUSED, &[Switch::RefusedWaitsForLead])],
+    run: run_quic_refused,
+};

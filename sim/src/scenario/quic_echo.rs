@@ -11,10 +11,15 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
-use super::{addr, client_quic, cloud_quic_endpoint, world_for, Check, RunReport, RunSpec, Topology};
-use crate::quic::{Lost, QuicEvent};
-use crate::time;
-use crate::trace;
+use crate::drive::quic::{Lost, QuicEvent};
+use crate::world::time;
+use crate::world::trace;
+use crate::drive::build::{client_quic, cloud_quic_endpoint};
+use crate::world::domain::Domain;
+use crate::world::host::addr;
+use crate::world::topology::{world_for, RunSpec, Topology};
+use super::laws;
+use super::def::{judge, Check, RunReport, ScenarioDef};
 
 const INTERVAL: Duration = Duration::from_secs(1);
 /// How long the phone waits for trailing datagram echoes (many round trips).
@@ -171,15 +176,15 @@ pub fn run_n(spec: &RunSpec, messages: usize) -> RunReport {
         && spec.plan.faults.is_empty()
         && (l.mtu == 0 || l.mtu >= 1500);
     let checks = vec![
-        Check { property: "echo-in-order".into(), ok: t.echoes == expected, detail: format!("echoes {:?}", t.echoes) },
-        Check { property: "one-connection".into(), ok: t.accepted == 1, detail: format!("the cloud accepted {} connections", t.accepted) },
+        Check { law: &laws::ECHO_IN_ORDER, ok: t.echoes == expected, detail: format!("echoes {:?}", t.echoes) },
+        Check { law: &laws::ONE_CONNECTION, ok: t.accepted == 1, detail: format!("the cloud accepted {} connections", t.accepted) },
         Check {
-            property: "datagrams-echoed".into(),
+            law: &laws::DATAGRAMS_ECHOED,
             ok: if lossless { t.datagrams_back as usize == MESSAGES } else { t.datagrams_back as usize <= MESSAGES },
             detail: format!("{} of {MESSAGES} datagrams came back", t.datagrams_back),
         },
         Check {
-            property: "clean-close".into(),
+            law: &laws::CLEAN_CLOSE,
             // Under loss the one CONNECTION_CLOSE may be lost (the cloud then idles out);
             // what it must never see is another code.
             ok: if lossless { t.closed_with == Some(1000) } else { matches!(t.closed_with, None | Some(1000)) },
@@ -189,3 +194,22 @@ pub fn run_n(spec: &RunSpec, messages: usize) -> RunReport {
     drop(t);
     RunReport { outcome, checks }
 }
+
+/// `quic-echo`.
+pub const QUIC_ECHO: ScenarioDef = ScenarioDef {
+    name: "quic-echo",
+    about: "a phone behind a NAT and the cloud over real QUIC: ten stream echoes and datagrams, through the plan's faults",
+    domain: Domain::DEFAULT,
+    laws: &[judge(&laws::ECHO_IN_ORDER), judge(&laws::ONE_CONNECTION), judge(&laws::DATAGRAMS_ECHOED), judge(&laws::CLEAN_CLOSE)],
+    run: run,
+};
+
+/// `quic-stream`.
+pub const QUIC_STREAM: ScenarioDef = ScenarioDef {
+    name: "quic-stream",
+    about: "a 90 s streaming session at 1 Hz (stream messages and datagrams), as quic-echo",
+    domain: // A 90 s session: faults anywhere in it.
+    Domain { horizon_ms: 85_000, ..Domain::DEFAULT },
+    laws: &[judge(&laws::ECHO_IN_ORDER), judge(&laws::ONE_CONNECTION), judge(&laws::DATAGRAMS_ECHOED), judge(&laws::CLEAN_CLOSE)],
+    run: run_stream,
+};

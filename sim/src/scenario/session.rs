@@ -10,287 +10,20 @@
 //! (`model.phone.static`, `model.box.static`, `model.cloud.static`,
 //! `model.box`, `model.cloud`, `model.box.site`, `model.phone.session.<n>`).
 
-use std::cell::RefCell;
-use std::net::SocketAddrV4;
-use std::rc::Rc;
+use crate::drive::system::{app_life, build, network_at, phone_app, session_length, summary, Setup, SessionSummary, HEAL_BOUND, RECONNECT_DELAY, SECRETS, heal_time, CMD_OP};
+use super::laws::demoted_goes_ws_first;
 use std::time::Duration;
 
-use ftw_box::{BoxConfig, BoxNode, BoxStats, SentLive};
-use ftw_cloud::phone::PhoneConfig;
-use ftw_cloud::{Cloud, CloudConfig, CloudStats};
-use ftw_crypto::{
-    crypto_provider, new_client_session_store, quic_client_config, quic_endpoint_config,
-    seeded_cid_factory, ClientResumption, QuicTransportParams,
-};
-use ftw_phone::network::{NetworkDesc, NetworkId};
-use ftw_phone::Switches as PhoneSwitches;
-use ftw_wire::noise::{Key, Keypair};
-use ftw_wire::BugSwitches;
 
-use super::{addr, cloud_certs, sim_clock, world_for, Check, FaultKind, FaultPlan, RunReport, RunSpec, Switches, Topology};
-use crate::app::cloud::{CloudDriver, CloudLog, RelayFault, Tamper};
-use crate::app::phone::{dialer, PhoneApp, PhoneLog, SessionRecord};
-use crate::app::r#box::{run_box, BoxDialer};
-use crate::link::dial_quic;
-use crate::quic::QuicEndpoint;
-use crate::seed::RunSeed;
-use crate::tcp::{tcp_config_for_link, TcpHost};
-use crate::time;
-use crate::trace;
-use crate::world::World;
-use crate::ws::{client_tls, door_tls, WsClient, WsDoor};
-
-fn v4(ip: std::net::IpAddr) -> std::net::Ipv4Addr {
-    match ip {
-        std::net::IpAddr::V4(a) => a,
-        std::net::IpAddr::V6(_) => unreachable!("the simulated world is IPv4"),
-    }
-}
-
-/// The box's id at the cloud.
-pub const BOX_ID: &str = "box-1";
-/// After the last fault heals, the phone streams again within this long: the
-/// box's backoff ceiling (60 s) plus a race and the handshakes. Chosen here.
-pub const HEAL_BOUND: Duration = Duration::from_secs(75);
-/// A phone whose session ended races again after this long. Chosen here.
-pub const RECONNECT_DELAY: Duration = Duration::from_secs(2);
-/// The command the phone sends (accepted by every site).
-pub const CMD_OP: &str = "site.mode.set";
-/// Plaintext the cloud must never see: text in frames of the box session.
-pub const SECRETS: &[&str] = &["grid_w", "hello_ok", "cmd.ack", CMD_OP, "battery_soc"];
-
-/// The phone's bug switches from the run's.
-pub fn phone_switches(s: &Switches) -> PhoneSwitches {
-    PhoneSwitches {
-        ws_first_cancels_quic_probe: s.on("ws-first-cancels-probe"),
-        every_close_demotes: s.on("every-close-demotes"),
-        no_close_demotes: s.on("no-close-demotes"),
-        losing_quic_dial_cancelled: s.on("losing-dial-cancelled"),
-        datagram_replay_ends_session: s.on("datagram-replay-ends-session"),
-        stream_replay_only_dropped: s.on("stream-replay-only-dropped"),
-        late_live_table_dropped: s.on("late-live-table-dropped"),
-        refused_waits_for_lead: s.on("refused-waits-for-lead"),
-    }
-}
-
-/// The wire's bug switches from the run's.
-pub fn wire_switches(s: &Switches) -> BugSwitches {
-    BugSwitches { replay_window_64: s.on("replay-window-64") }
-}
-
-/// The keys of a run, from its seed.
-#[derive(Clone, Debug)]
-pub struct Keys {
-    pub phone: Keypair,
-    pub box_: Keypair,
-    pub cloud: Keypair,
-}
-
-impl Keys {
-    pub fn of(seed: RunSeed) -> Keys {
-        Keys {
-            phone: Keypair::from_private(seed.key("model.phone.static")),
-            box_: Keypair::from_private(seed.key("model.box.static")),
-            cloud: Keypair::from_private(seed.key("model.cloud.static")),
-        }
-    }
-}
-
-/// How the world is set up.
-#[derive(Clone, Debug)]
-pub struct Setup {
-    /// The phone is paired at the cloud and pinned at the box.
-    pub paired: bool,
-    pub sessions_enabled: bool,
-    /// The cloud listens for QUIC (false: no UDP listener, QUIC is refused).
-    pub quic_door: bool,
-    pub tamper: Tamper,
-}
-
-impl Default for Setup {
-    fn default() -> Self {
-        Setup { paired: true, sessions_enabled: true, quic_door: true, tamper: Tamper::default() }
-    }
-}
-
-/// What the hosts leave behind for the checks.
-#[derive(Default)]
-pub struct Shared {
-    pub cloud: Option<CloudDriver>,
-    pub boxn: Option<Rc<RefCell<BoxNode>>>,
-    pub phone: Option<Rc<RefCell<PhoneLog>>>,
-    /// The phone's memory at the end (JSON) and its networks.
-    pub memory: Option<ftw_phone::memory::CloudTransportMemory>,
-}
-
-/// What a run saw, for the checks and the tests.
-#[derive(Clone, Debug, Default)]
-pub struct SessionSummary {
-    pub phone_pub: Key,
-    pub phone: PhoneLog,
-    pub lives_sent: Vec<SentLive>,
-    pub box_stats: BoxStats,
-    pub cloud: CloudLog,
-    pub cloud_stats: CloudStats,
-    pub memory: Option<ftw_phone::memory::CloudTransportMemory>,
-}
-
-/// The network the phone is on at `t`, from the plan's network switches.
-pub fn network_at(plan: &FaultPlan, t: Duration) -> NetworkId {
-    let moves = plan.faults.iter().filter(|f| matches!(f.fault, FaultKind::SwitchNetwork { .. }) && Duration::from_millis(f.at_ms) <= t).count();
-    NetworkDesc::behind_nat(if moves % 2 == 1 { "nat-cell" } else { "nat-wifi" }).id()
-}
-
-/// When the plan's last fault is over (zero without faults).
-pub fn heal_time(plan: &FaultPlan) -> Duration {
-    plan.faults
-        .iter()
-        .map(|f| {
-            let extra = match &f.fault {
-                FaultKind::Blackhole { for_ms, .. }
-                | FaultKind::UdpBlocked { for_ms, .. }
-                | FaultKind::UdpRefused { for_ms, .. }
-                | FaultKind::ReverseDatagrams { for_ms, .. }
-                | FaultKind::Background { for_ms, .. } => *for_ms,
-                FaultKind::OvertakeControl { .. } => crate::app::cloud::HOLD_MAX_MS,
-                _ => 0,
-            };
-            Duration::from_millis(f.at_ms + extra)
-        })
-        .max()
-        .unwrap_or_default()
-}
-
-/// The box's site seed: `model.box.site`; when the plan changes the table (a
-/// battery joins), the first of `model.box.site`, `model.box.site.1`, ... whose
-/// site starts without a battery, so the change is a change.
-pub fn site_seed(seed: RunSeed, table_changes: bool) -> u64 {
-    let mut s = seed.sub_seed("model.box.site");
-    let mut n = 0;
-    while table_changes && ftw_box::site::Site::new(s).has_battery() {
-        n += 1;
-        assert!(n < 1_000, "some site seed starts without a battery");
-        s = seed.sub_seed(&format!("model.box.site.{n}"));
-    }
-    s
-}
-
-/// Build the world: cloud and box as hosts; the phone is the caller's.
-pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCell<Shared>>) {
-    let mut world = world_for(spec, limit);
-    Topology::build(&mut world, &spec.plan);
-    let seed = spec.seed;
-    let keys = Keys::of(seed);
-    let shared = Rc::new(RefCell::new(Shared::default()));
-    let wire_sw = wire_switches(&spec.switches);
-    let relay = RelayFault::of(&spec.plan.faults);
-    let table_changes: Vec<Duration> = spec.plan.faults.iter().filter(|f| matches!(f.fault, FaultKind::TableChange { .. })).map(|f| Duration::from_millis(f.at_ms)).collect();
-
-    let sh = shared.clone();
-    let (k, st) = (keys.clone(), setup.clone());
-    world.host("cloud", addr::CLOUD, move || {
-        let (sh, k, st, relay) = (sh.clone(), k.clone(), st.clone(), relay.clone());
-        async move {
-            let mut cfg = CloudConfig::new(k.cloud.clone());
-            cfg.sessions_enabled = st.sessions_enabled;
-            cfg.switches = wire_sw;
-            let mut cloud = Cloud::new(cfg, seed.key("model.cloud"));
-            cloud.register_box(BOX_ID);
-            if st.paired {
-                cloud.pair(k.phone.public, BOX_ID);
-            }
-            let driver = CloudDriver::start_with_relay("cloud", cloud, st.tamper, relay);
-            sh.borrow_mut().cloud = Some(driver.clone());
-            // The WebSocket door.
-            let tcp = TcpHost::bind("cloud", v4(addr::CLOUD), seed).await?;
-            let door = WsDoor::bind(&tcp, addr::CLOUD_PORT, door_tls(seed, "cloud"))?;
-            driver.serve_ws(door);
-            // The QUIC door.
-            if st.quic_door {
-                driver.serve_quic(super::cloud_quic_endpoint(seed).await?).await;
-            }
-            std::future::pending::<()>().await;
-            Ok(())
-        }
-    });
-
-    let sh = shared.clone();
-    let (k, st) = (keys.clone(), setup.clone());
-    world.host("box", addr::BOX, move || {
-        let (sh, k, st, table_changes) = (sh.clone(), k.clone(), st.clone(), table_changes.clone());
-        async move {
-            let paired = if st.paired { vec![k.phone.public] } else { vec![] };
-            let mut cfg = BoxConfig::new(BOX_ID, k.box_.clone(), paired, site_seed(seed, !table_changes.is_empty()));
-            cfg.switches = wire_sw;
-            let node = Rc::new(RefCell::new(BoxNode::new(cfg, seed.key("model.box"))));
-            sh.borrow_mut().boxn = Some(node.clone());
-            // The plan's table changes: the site gets a battery (srcRev + 1).
-            let site = node.clone();
-            tokio::task::spawn_local(async move {
-                for at in table_changes {
-                    time::sleep_until(at).await;
-                    site.borrow_mut().site_mut().add_battery();
-                    trace::record("box", "box.table", format!("srcRev {}", site.borrow().site().src_rev()));
-                }
-            });
-            let rng = seed.crypto("box");
-            let provider = crypto_provider(&rng.sub("tls"));
-            // One session store for the box's life: every reconnect resumes (0-RTT keys).
-            let client = quic_client_config(&provider, &sim_clock("box"), &cloud_certs(), ClientResumption::Store(new_client_session_store()), rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
-            let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
-            let ep = QuicEndpoint::bind("box", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
-            let dial: BoxDialer = Rc::new(move |target: String| {
-                let (ep, client) = (ep.clone(), client.clone());
-                Box::pin(async move { dial_quic(&ep, client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME, &target).await })
-            });
-            run_box("box", node, dial).await;
-            Ok(())
-        }
-    });
-    (world, shared)
-}
-
-/// The phone's app on the current host: QUIC and WebSocket dialers, keys from the seed.
-pub async fn phone_app(spec: &RunSpec) -> std::io::Result<PhoneApp> {
-    let seed = spec.seed;
-    let keys = Keys::of(seed);
-    let rng = seed.crypto("phone");
-    let provider = crypto_provider(&rng.sub("tls"));
-    let client = quic_client_config(&provider, &sim_clock("phone"), &cloud_certs(), ClientResumption::Disabled, rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
-    let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
-    let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
-    let tcp = TcpHost::bind_with("phone", v4(addr::PHONE), seed, tcp_config_for_link(spec.plan.phone.mtu)).await?;
-    let ws = Rc::new(WsClient::new(tcp, client_tls(seed, "phone", ClientResumption::Disabled), seed));
-    let door = SocketAddrV4::new(v4(addr::CLOUD), addr::CLOUD_PORT);
-    let dial = dialer(Some((ep, client)), Some(ws), door);
-    let mut cfg = PhoneConfig::new(keys.phone.clone(), keys.cloud.public, keys.box_.public, BOX_ID);
-    cfg.switches = wire_switches(&spec.switches);
-    Ok(PhoneApp::start("phone", seed, cfg, phone_switches(&spec.switches), dial))
-}
-
-/// Collect what the hosts left.
-pub fn summary(spec: &RunSpec, shared: &Rc<RefCell<Shared>>) -> SessionSummary {
-    let sh = shared.borrow();
-    let mut s = SessionSummary { phone_pub: Keys::of(spec.seed).phone.public, memory: sh.memory.clone(), ..Default::default() };
-    if let Some(p) = &sh.phone {
-        s.phone = p.borrow().clone();
-    }
-    if let Some(b) = &sh.boxn {
-        let b = b.borrow();
-        s.lives_sent = b.lives_sent().to_vec();
-        s.box_stats = b.stats();
-    }
-    if let Some(c) = &sh.cloud {
-        s.cloud = c.log();
-        s.cloud_stats = c.with_cloud(|c| c.stats());
-    }
-    s
-}
-
-/// How long a `session` run lasts for a plan.
-pub fn session_length(plan: &FaultPlan) -> Duration {
-    (heal_time(plan) + HEAL_BOUND + Duration::from_secs(15)).max(Duration::from_secs(60))
-}
+use crate::world::time;
+use crate::world::trace;
+use crate::world::domain::{Domain, Kind};
+use crate::world::host::addr;
+use crate::world::plan::FaultKind;
+use crate::world::switch::Switch;
+use crate::world::topology::RunSpec;
+use super::laws;
+use super::def::{broken, judge, Check, RunReport, ScenarioDef};
 
 /// `session`.
 pub fn run(spec: &RunSpec) -> RunReport {
@@ -408,42 +141,16 @@ pub fn values_are_sent_values(s: &SessionSummary) -> Check {
     }
     let ok = bad.is_empty() && !s.phone.lives.is_empty();
     Check {
-        property: "values-are-sent-values".into(),
+        law: &laws::VALUES_ARE_SENT_VALUES,
         ok,
         detail: format!("{} lives delivered, {} values shown, box sent {}; {}", s.phone.lives.len(), s.phone.shown.len(), s.lives_sent.len(), bad.first().cloned().unwrap_or_default()),
-    }
-}
-
-/// Carry out one app-life fault of the plan on the phone.
-pub async fn app_life(phone: &mut PhoneApp, f: &FaultKind, at: Duration) {
-    match f {
-        FaultKind::Background { for_ms, .. } => {
-            trace::record("phone", "phone.life", format!("background for {for_ms} ms"));
-            phone.background();
-            let until = at + Duration::from_millis(*for_ms);
-            while time::now() < until {
-                phone.run_until(until).await;
-                if phone.transport().is_none() {
-                    time::sleep_until(until).await;
-                }
-            }
-            if phone.foreground() {
-                trace::record("phone", "phone.life", "foreground asks for a reconnect");
-            }
-        }
-        FaultKind::Relaunch { .. } => phone.relaunch(),
-        FaultKind::Sleep { for_ms, .. } => {
-            trace::record("phone", "phone.life", format!("sleeps {for_ms} ms of wall clock"));
-            phone.clock_jump(Duration::from_millis(*for_ms));
-        }
-        other => unreachable!("not an app-life fault: {other:?}"),
     }
 }
 
 /// A replay that came as a datagram is dropped: it never ends the session.
 pub fn replayed_datagram_dropped(s: &SessionSummary) -> Check {
     Check {
-        property: "replayed-datagram-dropped".into(),
+        law: &laws::REPLAYED_DATAGRAM_DROPPED,
         ok: s.phone.ended_by_datagram_replay == 0,
         detail: format!(
             "the relay repeated {} datagrams; the carrier saw {} replays, dropped {}, {} sessions ended by a datagram replay",
@@ -455,7 +162,7 @@ pub fn replayed_datagram_dropped(s: &SessionSummary) -> Check {
 /// A replay on a stream ends the session: it is never only dropped.
 pub fn stream_replay_ends_session(s: &SessionSummary) -> Check {
     Check {
-        property: "stream-replay-ends-session".into(),
+        law: &laws::STREAM_REPLAY_ENDS_SESSION,
         ok: s.phone.stream_replays_dropped == 0,
         detail: format!(
             "the relay repeated {} stream messages; {} stream replays only dropped, {} sessions ended by the carrier",
@@ -468,7 +175,7 @@ pub fn stream_replay_ends_session(s: &SessionSummary) -> Check {
 /// replay the carrier saw is one the relay made.
 pub fn no_false_replay(s: &SessionSummary) -> Check {
     Check {
-        property: "no-false-replay".into(),
+        law: &laws::NO_FALSE_REPLAY,
         ok: s.phone.replays_seen <= s.cloud.repeated,
         detail: format!(
             "the carrier saw {} replays, the relay repeated {} messages; {} held back (behind up to {} later ones)",
@@ -482,7 +189,7 @@ pub fn no_false_replay(s: &SessionSummary) -> Check {
 /// back (to an older srcRev, or a value from an older live).
 pub fn late_live_table_kept(s: &SessionSummary) -> Check {
     Check {
-        property: "late-live-table-kept".into(),
+        law: &laws::LATE_LIVE_TABLE_KEPT,
         ok: s.phone.freshness_breaches.is_empty(),
         detail: format!(
             "{} late lives carried a newer table ({} datagrams sent newest first); breaches: {:?}",
@@ -493,56 +200,13 @@ pub fn late_live_table_kept(s: &SessionSummary) -> Check {
     }
 }
 
-/// Whether a QUIC session's end demotes QUIC (SPEC section 4, judged from the
-/// log alone): not the app's close, not a close the service spoke (from 1000,
-/// other than 1005 and 1006), and before its first message or within a
-/// minute of it. Replays and broken messages end a session without a path drop.
-pub fn should_demote(r: &SessionRecord) -> bool {
-    use ftw_phone::consts::{CLOSE_ABNORMAL, CLOSE_NO_STATUS, DEMOTION_WINDOW_MS, SERVICE_CLOSE_CODE_MIN};
-    let (Some(end), Some(ended)) = (r.end.as_deref(), r.ended_at_ms) else { return false };
-    if r.transport != ftw_phone::Transport::Quic || end.starts_with("local") {
-        return false;
-    }
-    let path_like = match end.strip_prefix("code ").and_then(|c| c.parse::<u16>().ok()) {
-        Some(code) => code < SERVICE_CLOSE_CODE_MIN || code == CLOSE_NO_STATUS || code == CLOSE_ABNORMAL,
-        None => false, // "replay", "broken": the carrier ended it
-    };
-    match r.first_message_ms {
-        None => path_like || end == "replay" || end == "broken",
-        Some(first) => path_like && ended - first < DEMOTION_WINDOW_MS,
-    }
-}
-
-/// After a demotion (a QUIC session whose path dropped within a minute of its
-/// first message, or that ended before it) the WebSocket goes first on that
-/// network for a day.
-pub fn demoted_goes_ws_first(s: &SessionSummary) -> Check {
-    let day_ms = ftw_phone::consts::DEMOTION_MS;
-    let mut bad = Vec::new();
-    let mut demotions = 0;
-    for d in s.phone.sessions.iter().filter(|r| should_demote(r)) {
-        demotions += 1;
-        let ended = d.ended_at_ms.expect("ended");
-        for r in s.phone.sessions.iter().filter(|r| r.network == d.network && r.race_start_ms >= ended && r.race_start_ms < ended + day_ms) {
-            if r.first != ftw_phone::Transport::WebSocket {
-                bad.push(format!("session #{} ended {:?} at {ended} ms; the race at {} ms went {} first", d.no, d.end, r.race_start_ms, r.first.name()));
-            }
-        }
-    }
-    Check {
-        property: "demoted-goes-ws-first".into(),
-        ok: bad.is_empty(),
-        detail: format!("{demotions} sessions should demote QUIC; {}", bad.first().cloned().unwrap_or_default()),
-    }
-}
-
 /// A tap gets cmd.ack then cmd.result, echoing its id.
 pub fn cmd_round_trip(s: &SessionSummary) -> Check {
     // In order, unless the relay held a message back behind later ones.
     let reordered = s.cloud.held > 0;
     let done = s.phone.cmds.iter().find(|c| matches!((c.ack, c.result), (Some((a, true)), Some((r, true))) if a <= r || reordered));
     Check {
-        property: "cmd-round-trip".into(),
+        law: &laws::CMD_ROUND_TRIP,
         ok: done.is_some(),
         detail: format!("commands: {:?}", s.phone.cmds),
     }
@@ -551,7 +215,7 @@ pub fn cmd_round_trip(s: &SessionSummary) -> Check {
 /// A lost live shows as a gap, never as a value.
 pub fn live_gap_not_value(s: &SessionSummary) -> Check {
     Check {
-        property: "live-gap-not-value".into(),
+        law: &laws::LIVE_GAP_NOT_VALUE,
         ok: s.phone.gap_breaches.is_empty(),
         detail: format!("{} gaps shown; breaches: {:?}", s.phone.gaps_seen, s.phone.gap_breaches.iter().take(3).collect::<Vec<_>>()),
     }
@@ -561,7 +225,7 @@ pub fn live_gap_not_value(s: &SessionSummary) -> Check {
 pub fn blind_relay(s: &SessionSummary) -> Check {
     let seen: Vec<&str> = SECRETS.iter().copied().filter(|p| s.cloud.saw(p.as_bytes())).collect();
     Check {
-        property: "blind-relay".into(),
+        law: &laws::BLIND_RELAY,
         ok: seen.is_empty() && !s.cloud.handled.is_empty(),
         detail: format!("the cloud handled {} messages; plaintext seen: {seen:?}", s.cloud.handled.len()),
     }
@@ -573,7 +237,7 @@ pub fn streams_after_heal(s: &SessionSummary, heal: Duration) -> Check {
     let to = from + HEAL_BOUND.as_millis() as u64;
     let first = s.phone.delivered_ms.iter().find(|t| **t >= from).copied();
     Check {
-        property: "streams-after-heal".into(),
+        law: &laws::STREAMS_AFTER_HEAL,
         ok: first.is_some_and(|t| t <= to),
         detail: format!("faults healed at {from} ms; first message after: {first:?} (bound {} ms)", HEAL_BOUND.as_millis()),
     }
@@ -625,19 +289,60 @@ pub fn run_short(spec: &RunSpec, setup: Setup) -> (RunReport, SessionSummary) {
     let demoted = s.memory.as_ref().and_then(|m| m.get(&net)).and_then(|e| e.quic_demoted_at_ms);
     let checks = if setup.paired {
         vec![
-            Check { property: "sessions-off-1013".into(), ok: ends.first() == Some(&Some("code 1013".into())) && s.phone.lives.is_empty(), detail: format!("sessions ended {ends:?}") },
-            Check { property: "service-close-keeps-quic".into(), ok: demoted.is_none(), detail: format!("QUIC demoted at {demoted:?} ms after a 1013") },
+            Check { law: &laws::SESSIONS_OFF_1013, ok: ends.first() == Some(&Some("code 1013".into())) && s.phone.lives.is_empty(), detail: format!("sessions ended {ends:?}") },
+            Check { law: &laws::SERVICE_CLOSE_KEEPS_QUIC, ok: demoted.is_none(), detail: format!("QUIC demoted at {demoted:?} ms after a 1013") },
         ]
     } else {
         vec![
-            Check { property: "unpaired-4403".into(), ok: ends.first() == Some(&Some("code 4403".into())), detail: format!("sessions ended {ends:?}") },
+            Check { law: &laws::UNPAIRED_4403, ok: ends.first() == Some(&Some("code 4403".into())), detail: format!("sessions ended {ends:?}") },
             Check {
-                property: "no-box-bytes".into(),
+                law: &laws::NO_BOX_BYTES,
                 ok: s.phone.delivered_ms.is_empty() && s.box_stats.sessions_opened == 0 && s.cloud_stats.relayed_to_phone == 0,
                 detail: format!("{} messages delivered, box sessions {}, relayed to phone {}", s.phone.delivered_ms.len(), s.box_stats.sessions_opened, s.cloud_stats.relayed_to_phone),
             },
-            Check { property: "service-close-keeps-quic".into(), ok: demoted.is_none(), detail: format!("QUIC demoted at {demoted:?} ms after a 4403") },
+            Check { law: &laws::SERVICE_CLOSE_KEEPS_QUIC, ok: demoted.is_none(), detail: format!("QUIC demoted at {demoted:?} ms after a 4403") },
         ]
     };
     (RunReport { outcome, checks }, s)
 }
+
+/// `session`.
+pub const SESSION: ScenarioDef = ScenarioDef {
+    name: "session",
+    about: "phone, cloud and box end to end: pairing, hello, snapshot, live, a command round trip, background and back, through the plan's faults",
+    domain: // The session end to end: the network's faults, UDP blocked (the WebSocket
+    // carries it) or refused (only the client hears a refusal:
+    // corpus/session-udp-refused-half-dead-quic.toml), the relay's replays and
+    // overtaking bursts, a table change overtaken by later lives, the app's
+    // life, a dropped path. A case is about 0.1 s of wall time.
+    Domain {
+        kinds: &[
+            Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::Mtu, Kind::Rebind, Kind::SwitchNetwork, Kind::Blackhole,
+            Kind::UdpBlocked, Kind::UdpRefused,
+            Kind::PathDrop, Kind::ReplayDatagram, Kind::ReplayStream, Kind::OvertakeControl, Kind::LateTable, Kind::Background, Kind::Relaunch, Kind::Sleep,
+        ],
+        faults_max: 12,
+        test_cases: 32,
+        ..Domain::DEFAULT
+    },
+    laws: &[judge(&laws::VALUES_ARE_SENT_VALUES), judge(&laws::CMD_ROUND_TRIP), judge(&laws::LIVE_GAP_NOT_VALUE), judge(&laws::BLIND_RELAY), judge(&laws::STREAMS_AFTER_HEAL), broken(&laws::REPLAYED_DATAGRAM_DROPPED, &[Switch::DatagramReplayEndsSession]), broken(&laws::STREAM_REPLAY_ENDS_SESSION, &[Switch::StreamReplayOnlyDropped]), broken(&laws::NO_FALSE_REPLAY, &[Switch::ReplayWindow64]), broken(&laws::LATE_LIVE_TABLE_KEPT, &[Switch::LateLiveTableDropped]), broken(&laws::DEMOTED_GOES_WS_FIRST, &[Switch::NoCloseDemotes])],
+    run: run,
+};
+
+/// `unpaired`.
+pub const UNPAIRED: ScenarioDef = ScenarioDef {
+    name: "unpaired",
+    about: "a phone the cloud has not paired: 4403, no byte of box data",
+    domain: Domain::DEFAULT,
+    laws: &[judge(&laws::UNPAIRED_4403), judge(&laws::NO_BOX_BYTES), judge(&laws::SERVICE_CLOSE_KEEPS_QUIC)],
+    run: run_unpaired,
+};
+
+/// `sessions-off`.
+pub const SESSIONS_OFF: ScenarioDef = ScenarioDef {
+    name: "sessions-off",
+    about: "the cloud's sessions are off: the door finishes the handshake and closes with 1013",
+    domain: Domain::DEFAULT,
+    laws: &[judge(&laws::SESSIONS_OFF_1013), broken(&laws::SERVICE_CLOSE_KEEPS_QUIC, &[Switch::EveryCloseDemotes])],
+    run: run_sessions_off,
+};

@@ -21,12 +21,16 @@ use std::time::Duration;
 
 use ftw_crypto::ClientResumption;
 
-use super::{addr, world_for, Check, RunReport, RunSpec, Topology};
-use crate::link::{accept_ws, dial_ws, CloseInfo, LinkEvent, TransportKind};
-use crate::tcp::{tcp_config_for_link, TcpHost};
-use crate::time;
-use crate::trace;
-use crate::ws::{client_tls, door_tls, WsClient, WsDoor};
+use crate::drive::link::{accept_ws, dial_ws, CloseInfo, LinkEvent, TransportKind};
+use crate::drive::tcp::{tcp_config_for_link, TcpHost};
+use crate::world::time;
+use crate::world::trace;
+use crate::drive::ws::{client_tls, door_tls, WsClient, WsDoor};
+use crate::world::domain::{Domain, Kind};
+use crate::world::host::addr;
+use crate::world::topology::{world_for, RunSpec, Topology};
+use super::laws;
+use super::def::{judge, Check, RunReport, ScenarioDef};
 
 const MESSAGES: usize = 10;
 const INTERVAL: Duration = Duration::from_secs(1);
@@ -169,12 +173,12 @@ pub fn run(spec: &RunSpec) -> RunReport {
     let can_kill = plan_can_kill_a_link(&spec.plan);
     let checks = vec![
         Check {
-            property: "echo-in-order".into(),
+            law: &laws::ECHO_IN_ORDER,
             ok: expected.starts_with(&t.echoes) && (died || t.echoes.len() == expected.len()),
             detail: format!("echoes {:?}{}", t.echoes, if died { " (then the link died)" } else { "" }),
         },
         Check {
-            property: "death-needs-a-fault".into(),
+            law: &laws::DEATH_NEEDS_A_FAULT,
             ok: !died || (can_kill && t.closed_with.as_ref().is_some_and(|c| c.code != 1000)),
             detail: format!(
                 "the phone saw {:?}, the cloud {:?}; the plan {} loss or an outage",
@@ -184,17 +188,17 @@ pub fn run(spec: &RunSpec) -> RunReport {
             ),
         },
         Check {
-            property: "one-connection".into(),
+            law: &laws::ONE_CONNECTION,
             ok: t.accepted == 1 && t.target.as_deref() == Some(TARGET) && t.transport == Some(TransportKind::WebSocket),
             detail: format!("the door accepted {} connections, target {:?}, transport {:?}", t.accepted, t.target, t.transport),
         },
         Check {
-            property: "ws-datagrams-as-messages".into(),
+            law: &laws::WS_DATAGRAMS_AS_MESSAGES,
             ok: expected_d.starts_with(&t.datagram_echoes) && (died || t.datagram_echoes.len() == expected_d.len()) && t.sent_as_datagram == 0,
             detail: format!("{} sent as datagrams; came back {:?}", t.sent_as_datagram, t.datagram_echoes),
         },
         Check {
-            property: "clean-close".into(),
+            law: &laws::CLEAN_CLOSE,
             // Under loss or a blackhole the close frame may be lost until the
             // cloud's heartbeat ends the link (corpus/ws-echo-close-reply-wait.toml):
             // then the cloud must still learn it is over, with 1006.
@@ -209,9 +213,21 @@ pub fn run(spec: &RunSpec) -> RunReport {
 
 /// Whether a plan may kill a WebSocket by stalling its TCP past the heartbeat:
 /// loss on a leg, or a blackhole (UDP blocked or refused lets TCP pass).
-fn plan_can_kill_a_link(plan: &super::plan::FaultPlan) -> bool {
-    use super::plan::FaultKind;
+fn plan_can_kill_a_link(plan: &crate::world::plan::FaultPlan) -> bool {
+    use crate::world::plan::FaultKind;
     plan.phone.loss_pct > 0.0
         || plan.box_.loss_pct > 0.0
         || plan.faults.iter().any(|f| matches!(f.fault, FaultKind::Blackhole { .. }))
 }
+
+/// `ws-echo`.
+pub const WS_ECHO: ScenarioDef = ScenarioDef {
+    name: "ws-echo",
+    about: "quic-echo over the WebSocket door (TCP, TLS 1.3, upgrade) through Link: ten echoes and ten datagrams sent as messages",
+    domain: // A WebSocket has no migration: a rebind or a move gives its TCP flow a new
+    // outside port and the cloud resets it (as behind a real NAT), and ws-echo
+    // has no reconnect. Its laws hold under everything else.
+    Domain { kinds: &[Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::Mtu, Kind::Blackhole], ..Domain::DEFAULT },
+    laws: &[judge(&laws::ECHO_IN_ORDER), judge(&laws::DEATH_NEEDS_A_FAULT), judge(&laws::ONE_CONNECTION), judge(&laws::WS_DATAGRAMS_AS_MESSAGES), judge(&laws::CLEAN_CLOSE)],
+    run: run,
+};

@@ -12,7 +12,7 @@
 //!
 //! Every sample is a simulated run or a phase of one; each run's seed is derived
 //! from the table's seed and the run's name, so the whole output is a pure
-//! function of `(seed, samples)`. Times are simulated (`crate::time::now()`).
+//! function of `(seed, samples)`. Times are simulated (`crate::world::time::now()`).
 
 pub mod consts;
 pub mod probe;
@@ -23,7 +23,7 @@ pub mod runs;
 use ftw_phone::Transport;
 use serde::Serialize;
 
-use crate::seed::RunSeed;
+use crate::world::seed::RunSeed;
 use runs::{Cond, PhoneVia, Sample, CONDS};
 
 /// What `ftwsim table` is asked for.
@@ -196,7 +196,7 @@ pub fn run(opts: &TableOpts) -> Tables {
 /// (Markdown, or the JSON rows); with `out`, also write the CSV and pictures
 /// there. `Err` is a one-line message about bad input.
 pub fn command_line(seed: &str, samples: usize, json: bool, out: Option<&std::path::Path>) -> Result<String, String> {
-    let seed = crate::seed::parse_seed(seed).map_err(|e| format!("--seed: {e}"))?;
+    let seed = crate::world::seed::parse_seed(seed).map_err(|e| format!("--seed: {e}"))?;
     if samples == 0 {
         return Err("--samples: must be at least 1".into());
     }

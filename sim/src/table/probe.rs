@@ -18,16 +18,16 @@ use ftw_phone::{Switches as PhoneSwitches, Transport};
 use ftw_wire::Msg;
 
 use super::rig::{door_v4, v4};
-use crate::app::phone::{carry_out, dialer, feed};
-use crate::app::race::{Dialer, RaceDriver};
-use crate::link::{close, Link};
-use crate::quic::QuicEndpoint;
-use crate::scenario::session::{Keys, BOX_ID, CMD_OP};
-use crate::scenario::{addr, cloud_certs, sim_clock};
-use crate::seed::RunSeed;
-use crate::tcp::TcpHost;
-use crate::time;
-use crate::ws::{client_tls, WsClient};
+use crate::drive::app::phone::{carry_out, dialer, feed};
+use crate::drive::app::race::{Dialer, RaceDriver};
+use crate::drive::link::{close, Link};
+use crate::drive::quic::QuicEndpoint;
+use crate::drive::system::{Keys, BOX_ID, CMD_OP};
+use crate::world::host::{addr, cloud_certs, sim_clock};
+use crate::world::seed::RunSeed;
+use crate::drive::tcp::TcpHost;
+use crate::world::time;
+use crate::drive::ws::{client_tls, WsClient};
 
 pub fn now_ms() -> u64 {
     time::now().as_millis() as u64

@@ -15,16 +15,18 @@ use ftw_crypto::{
 };
 use ftw_phone::Transport;
 
-use crate::app::cloud::{CloudDriver, Tamper};
-use crate::app::r#box::{run_box, BoxDialer};
-use crate::link::{dial_quic, dial_ws};
-use crate::quic::QuicEndpoint;
-use crate::scenario::session::{Keys, BOX_ID};
-use crate::scenario::{addr, cloud_certs, sim_clock, world_for, FaultPlan, RunSpec, Topology};
-use crate::seed::RunSeed;
-use crate::tcp::TcpHost;
+use crate::drive::app::cloud::{CloudDriver, Tamper};
+use crate::drive::app::r#box::{run_box, BoxDialer};
+use crate::drive::link::{dial_quic, dial_ws};
+use crate::drive::quic::QuicEndpoint;
+use crate::drive::system::{Keys, BOX_ID};
+use crate::world::host::{addr, cloud_certs, sim_clock};
+use crate::world::plan::FaultPlan;
+use crate::world::topology::{world_for, RunSpec, Topology};
+use crate::world::seed::RunSeed;
+use crate::drive::tcp::TcpHost;
 use crate::world::World;
-use crate::ws::{client_tls, door_tls, WsClient, WsDoor};
+use crate::drive::ws::{client_tls, door_tls, WsClient, WsDoor};
 
 pub fn v4(ip: std::net::IpAddr) -> std::net::Ipv4Addr {
     match ip {
@@ -37,7 +39,7 @@ pub fn v4(ip: std::net::IpAddr) -> std::net::Ipv4Addr {
 /// seed's rig is Go (ftwcloudd, the box's cloudlink, the Go test phone), and Go's
 /// net package sets TCP_NODELAY on every TCP connection by default.
 pub fn rig_tcp() -> ftw_tcp::TcpConfig {
-    ftw_tcp::TcpConfig { nodelay: true, ..crate::tcp::tcp_config() }
+    ftw_tcp::TcpConfig { nodelay: true, ..crate::drive::tcp::tcp_config() }
 }
 
 /// The cloud's door as a `SocketAddrV4` (the WebSocket dials take one).

@@ -12,11 +12,12 @@ use ftw_phone::Transport;
 use super::consts::*;
 use super::probe::{box_ready, now_ms, Got, Probe, Via, What};
 use super::rig::{build, RigSpec};
-use crate::scenario::session::Keys;
-use crate::scenario::{addr, FaultPlan, LinkPlan};
-use crate::seed::RunSeed;
-use crate::time;
-use crate::trace;
+use crate::drive::system::Keys;
+use crate::world::host::addr;
+use crate::world::plan::{FaultPlan, LinkPlan};
+use crate::world::seed::RunSeed;
+use crate::world::time;
+use crate::world::trace;
 
 /// A link condition of the rig.
 #[derive(Clone, Copy, Debug)]

@@ -14,9 +14,9 @@ use std::time::Duration;
 use ftw_box::uplink::LinkOp;
 use ftw_box::{BoxNode, BoxOutput};
 
-use crate::link::{DialError, Link, LinkEvent, TransportKind};
-use crate::time;
-use crate::trace;
+use crate::drive::link::{DialError, Link, LinkEvent, TransportKind};
+use crate::world::time;
+use crate::world::trace;
 
 /// Dials the cloud with a target.
 pub type BoxDialer = Rc<dyn Fn(String) -> Pin<Box<dyn Future<Output = Result<Link, DialError>>>>>;

@@ -17,67 +17,15 @@ use std::net::SocketAddr;
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 use quinn_proto::StreamId;
 
-use crate::quic::{Lost, QuicConn, QuicEndpoint, QuicEvent};
-pub use crate::ws::{accept_ws, dial_ws, WsLink};
-
-/// Which transport carries a link.
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
-pub enum TransportKind {
-    Quic,
-    WebSocket,
-}
-
-impl TransportKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            TransportKind::Quic => "QUIC",
-            TransportKind::WebSocket => "WebSocket",
-        }
-    }
-}
-
-/// Close codes, as a browser or URLSession sees them.
-pub mod close {
-    pub const NORMAL: u16 = 1000;
-    pub const NO_STATUS: u16 = 1005;
-    pub const ABNORMAL: u16 = 1006;
-    pub const FORBIDDEN: u16 = 4403;
-    pub const TIMED_OUT: u16 = 4408;
-}
-
-/// How a link ended.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct CloseInfo {
-    pub code: u16,
-    pub reason: String,
-    /// The peer (or the network) ended it, not this side.
-    pub by_peer: bool,
-}
-
-/// What arrives on a link.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum LinkEvent {
-    /// A message on a stream (control or bulk) or a WebSocket binary message.
-    Message(Bytes),
-    /// A message that came as a QUIC datagram.
-    Datagram(Bytes),
-    Closed(CloseInfo),
-}
-
-/// Why a dial failed.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum DialError {
-    /// Refused at once (QUIC: ICMP port unreachable; TCP: RST).
-    Refused,
-    /// Closed before it opened, with this code.
-    Closed(CloseInfo),
-    Other(String),
-}
+use crate::drive::quic::{Lost, QuicConn, QuicEndpoint, QuicEvent};
+pub use crate::drive::event::{close, CloseInfo, DialError, LinkEvent, TransportKind};
+pub use crate::drive::ws::WsLink;
+use crate::drive::ws::{WsClient, WsDoor};
 
 /// One open link.
 pub enum Link {
     Quic(QuicLink),
-    /// One WebSocket over TLS over the simulated TCP (`crate::ws`).
+    /// One WebSocket over TLS over the simulated TCP (`crate::drive::ws`).
     Ws(WsLink),
 }
 
@@ -305,6 +253,16 @@ pub async fn accept_quic(conn: QuicConn) -> Result<(Link, String), DialError> {
             _ => {}
         }
     }
+}
+
+/// Dial the cloud's WebSocket door (TCP, TLS 1.3, upgrade) and open a [`Link::Ws`].
+pub async fn dial_ws(client: &WsClient, remote: std::net::SocketAddrV4, server_name: &str, target: &str) -> Result<Link, DialError> {
+    crate::drive::ws::dial(client, remote, server_name, target).await.map(Link::Ws)
+}
+
+/// Serve one WebSocket the door accepted: the [`Link::Ws`] and its target.
+pub async fn accept_ws(door: &WsDoor, tcp: ftw_tcp::TcpStream) -> Result<(Link, String), DialError> {
+    crate::drive::ws::accept(door, tcp).await.map(|(l, t)| (Link::Ws(l), t))
 }
 
 #[cfg(test)]

@@ -5,7 +5,7 @@
 //!
 //! Two ways to bind: [`QuicEndpoint::bind`] owns its socket and reads it;
 //! [`QuicEndpoint::on_shared_socket`] sends from a socket someone else reads
-//! (the cloud's reactor fleet, `crate::fleet`), which feeds it datagrams with
+//! (the cloud's reactor fleet, `crate::drive::fleet`), which feeds it datagrams with
 //! [`QuicEndpoint::feed`] and learns about its connections through an
 //! [`EpNote`] observer.
 
@@ -24,37 +24,21 @@ use quinn_proto::{
 use tokio::sync::Notify;
 use turmoil::net::UdpSocket;
 
-use crate::time;
-use crate::trace;
+use crate::world::time;
+use crate::world::trace;
 
 /// The largest UDP payload we receive.
 const RECV_BUF_BYTES: usize = 65_536;
 /// Most datagrams quinn may batch in one `poll_transmit` (split before sending).
 const GSO_SEGMENTS_MAX: usize = 10;
 
-thread_local! {
-    // quinn-proto takes `std::time::Instant`s and only uses their differences.
-    // One base per world; its value never reaches a byte on the wire (the
-    // crypto kit's tests and the process-level replay test prove it).
-    static BASE: std::cell::Cell<Option<std::time::Instant>> = const { std::cell::Cell::new(None) };
-}
-
-/// Set the base instant for this thread's world (called by `World::new`).
-pub(crate) fn reset_base() {
-    BASE.with(|b| b.set(Some(tokio::time::Instant::now().into_std())));
-}
-
-fn base() -> std::time::Instant {
-    BASE.with(|b| b.get()).expect("quic base set by World::new")
-}
-
 /// The instant quinn-proto sees for the running host's current time.
 pub fn quinn_now() -> std::time::Instant {
-    base() + time::now()
+    time::instant_now()
 }
 
 fn since_start(i: std::time::Instant) -> Duration {
-    i.saturating_duration_since(base())
+    time::instant_since_start(i)
 }
 
 /// What a connection tells its application.

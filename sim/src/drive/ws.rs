@@ -49,11 +49,11 @@ use tokio_tungstenite::tungstenite::protocol::CloseFrame;
 use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
-use crate::link::{close, CloseInfo, DialError, Link, LinkEvent};
-use crate::seed::RunSeed;
-use crate::tcp::TcpHost;
-use crate::time;
-use crate::trace;
+use crate::drive::event::{close, CloseInfo, DialError, LinkEvent};
+use crate::world::seed::RunSeed;
+use crate::drive::tcp::TcpHost;
+use crate::world::time;
+use crate::world::trace;
 
 /// The service pings this often (SPEC section 6: keepalive 15 s).
 pub const PING_INTERVAL: Duration = Duration::from_secs(15);
@@ -70,7 +70,7 @@ pub const WS_ALPN: &[u8] = ftw_crypto::consts::TCP_ALPN_HTTP1;
 pub fn door_tls(seed: RunSeed, host: &'static str) -> Arc<rustls::ServerConfig> {
     let rng = seed.crypto(host);
     let provider = crypto_provider(&rng.sub("ws/tls"));
-    tls_server_config(&provider, &crate::scenario::sim_clock(host), &crate::scenario::cloud_certs(), &[WS_ALPN], SeededTicketer::new(&rng.sub("ws/ticket")))
+    tls_server_config(&provider, &crate::world::host::sim_clock(host), &crate::world::host::cloud_certs(), &[WS_ALPN], SeededTicketer::new(&rng.sub("ws/ticket")))
 }
 
 /// A client's TLS config for `host`. Keep one [`ClientResumption::Store`] across
@@ -78,7 +78,7 @@ pub fn door_tls(seed: RunSeed, host: &'static str) -> Arc<rustls::ServerConfig> 
 pub fn client_tls(seed: RunSeed, host: &'static str, resumption: ClientResumption) -> Arc<rustls::ClientConfig> {
     let rng = seed.crypto(host);
     let provider = crypto_provider(&rng.sub("ws/tls"));
-    tls_client_config(&provider, &crate::scenario::sim_clock(host), &crate::scenario::cloud_certs(), &[WS_ALPN], resumption)
+    tls_client_config(&provider, &crate::world::host::sim_clock(host), &crate::world::host::cloud_certs(), &[WS_ALPN], resumption)
 }
 
 /// A WebSocket client: the host's TCP, its TLS config (with the session store
@@ -123,7 +123,7 @@ impl WsDoor {
 /// Dial the door at `remote`: TCP, TLS 1.3 to `server_name`, the upgrade to
 /// `target` (path and query). A door with no listener refuses at once
 /// ([`DialError::Refused`]).
-pub async fn dial_ws(client: &WsClient, remote: SocketAddrV4, server_name: &str, target: &str) -> Result<Link, DialError> {
+pub async fn dial(client: &WsClient, remote: SocketAddrV4, server_name: &str, target: &str) -> Result<WsLink, DialError> {
     let host = client.tcp.name.clone();
     trace::record(&host, "ws.dial", format!("{remote}{target}"));
     let tcp = client.tcp.connect(remote).await.map_err(|e| match e.kind() {
@@ -160,12 +160,12 @@ pub async fn dial_ws(client: &WsClient, remote: SocketAddrV4, server_name: &str,
     ws.get_mut().framing = true;
     let remote_addr = SocketAddr::V4(remote);
     trace::record(&host, "ws.open", format!("{remote}{target} tls={}", if resumed { "resumed" } else { "full" }));
-    Ok(Link::Ws(WsLink::start(host, ws, false, remote_addr, client.tcp.stack.clone(), conn, resumed)))
+    Ok(WsLink::start(host, ws, false, remote_addr, client.tcp.stack.clone(), conn, resumed))
 }
 
 /// Accept a WebSocket link on a TCP connection from [`WsDoor::accept`]: TLS,
 /// then the upgrade; returns the link and the target (path and query).
-pub async fn accept_ws(door: &WsDoor, tcp: TcpStream) -> Result<(Link, String), DialError> {
+pub async fn accept(door: &WsDoor, tcp: TcpStream) -> Result<(WsLink, String), DialError> {
     let peer = tcp.peer_addr().map_err(|e| DialError::Other(e.to_string()))?;
     let conn = tcp.id();
     let tls = door.tls.accept(tcp).await.map_err(|e| DialError::Closed(CloseInfo { code: close::ABNORMAL, reason: format!("tls: {e}"), by_peer: true }))?;
@@ -181,7 +181,7 @@ pub async fn accept_ws(door: &WsDoor, tcp: TcpStream) -> Result<(Link, String), 
         .map_err(|e| DialError::Closed(CloseInfo { code: close::ABNORMAL, reason: format!("upgrade: {e}"), by_peer: true }))?;
     let target = target.borrow().clone();
     trace::record(&door.host, "ws.accept", format!("{peer}{target} tls={}", if resumed { "resumed" } else { "full" }));
-    Ok((Link::Ws(WsLink::start(door.host.clone(), ws, true, SocketAddr::V4(peer), door.stack.clone(), conn, resumed)), target))
+    Ok((WsLink::start(door.host.clone(), ws, true, SocketAddr::V4(peer), door.stack.clone(), conn, resumed), target))
 }
 
 /// Standard base64 with padding (RFC 4648), for the handshake key.

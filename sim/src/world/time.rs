@@ -128,7 +128,7 @@ pub(crate) fn reset_wall_jumps() {
 /// wall clock jump; its monotonic clock, and everyone else's, do not).
 pub fn jump_wall(host: &str, by: Duration) {
     WALL_JUMPS.with(|j| *j.borrow_mut().entry(host.to_string()).or_default() += by);
-    crate::trace::record(host, "clock.jump", format!("wall +{}", crate::trace::fmt_time(by)));
+    crate::world::trace::record(host, "clock.jump", format!("wall +{}", crate::world::trace::fmt_time(by)));
 }
 
 /// `host`'s wall clock now, since the Unix epoch: the fixed epoch, plus elapsed
@@ -136,4 +136,30 @@ pub fn jump_wall(host: &str, by: Duration) {
 pub fn wall_since_unix(host: &str) -> Duration {
     let jump = WALL_JUMPS.with(|j| j.borrow().get(host).copied().unwrap_or_default());
     Duration::from_millis(EPOCH_UNIX_MS) + turmoil::sim_elapsed().unwrap_or_default() + jump
+}
+
+thread_local! {
+    // Libraries that take `std::time::Instant`s (quinn-proto) only use their
+    // differences. One base per world; its value never reaches a byte on the
+    // wire (the crypto kit's tests and the process-level replay test prove it).
+    static INSTANT_BASE: std::cell::Cell<Option<std::time::Instant>> = const { std::cell::Cell::new(None) };
+}
+
+/// Set the base instant for this thread's world (called by `World::new`).
+pub(crate) fn reset_instant_base() {
+    INSTANT_BASE.with(|b| b.set(Some(tokio::time::Instant::now().into_std())));
+}
+
+fn instant_base() -> std::time::Instant {
+    INSTANT_BASE.with(|b| b.get()).expect("instant base set by World::new")
+}
+
+/// The running host's current time as a `std::time::Instant` (base + sim time).
+pub fn instant_now() -> std::time::Instant {
+    instant_base() + now()
+}
+
+/// Simulated time since the start of an instant from [`instant_now`].
+pub fn instant_since_start(i: std::time::Instant) -> Duration {
+    i.saturating_duration_since(instant_base())
 }

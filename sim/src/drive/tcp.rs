@@ -3,7 +3,7 @@
 //! from the host's port [`IP_TUNNEL_PORT`] to the destination address's port
 //! [`IP_TUNNEL_PORT`]; what arrives on the host's port-6 socket goes into the
 //! stack. The network hook (NATs, fault chains) sees these datagrams and treats
-//! them as TCP (see `crate::net`). Every timer goes through `crate::time`, so
+//! them as TCP (see `crate::world::net`). Every timer goes through `crate::world::time`, so
 //! idle time is skipped; the stack's initial sequence numbers come from the run
 //! seed's stream `host.<name>.tcp`.
 //!
@@ -18,10 +18,10 @@ use std::time::Duration;
 use ftw_tcp::{PacketPipe, SharedStack, Sleeper, TcpConfig, TcpListener, TcpStack, TcpStream};
 use turmoil::net::UdpSocket;
 
-use crate::net::IP_TUNNEL_PORT;
-use crate::seed::RunSeed;
-use crate::time;
-use crate::trace;
+use crate::world::net::IP_TUNNEL_PORT;
+use crate::world::seed::RunSeed;
+use crate::world::time;
+use crate::world::trace;
 
 /// The largest tunnelled packet we receive.
 const RECV_BUF_BYTES: usize = 65_536;

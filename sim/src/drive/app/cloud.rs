@@ -27,10 +27,10 @@ use ftw_box::uplink::{LinkOp, SendKind};
 use ftw_cloud::{Cloud, LinkId};
 use tokio::sync::{mpsc, Notify};
 
-use crate::link::{Link, LinkEvent, TransportKind};
-use crate::scenario::{FaultKind, TimedFault};
-use crate::time;
-use crate::trace;
+use crate::drive::link::{Link, LinkEvent, TransportKind};
+use crate::world::plan::{FaultKind, TimedFault};
+use crate::world::time;
+use crate::world::trace;
 
 /// The longest the relay holds a message back waiting for its burst (chosen
 /// here): a message nothing follows (a handshake reply) is let go after it,
@@ -143,13 +143,13 @@ fn now_ms() -> u64 {
 
 impl CloudDriver {
     /// Adopt every link the WebSocket door accepts, for as long as the host runs.
-    pub fn serve_ws(&self, door: crate::ws::WsDoor) {
+    pub fn serve_ws(&self, door: crate::drive::ws::WsDoor) {
         let d = self.clone();
         tokio::task::spawn_local(async move {
             while let Ok((stream, _)) = door.accept().await {
                 let (d, door) = (d.clone(), door.clone());
                 tokio::task::spawn_local(async move {
-                    if let Ok((link, target)) = crate::link::accept_ws(&door, stream).await {
+                    if let Ok((link, target)) = crate::drive::link::accept_ws(&door, stream).await {
                         d.adopt(link, target);
                     }
                 });
@@ -158,12 +158,12 @@ impl CloudDriver {
     }
 
     /// Adopt every link the QUIC endpoint accepts (never returns).
-    pub async fn serve_quic(&self, ep: crate::quic::QuicEndpoint) -> ! {
+    pub async fn serve_quic(&self, ep: crate::drive::quic::QuicEndpoint) -> ! {
         loop {
             let conn = ep.accept().await;
             let d = self.clone();
             tokio::task::spawn_local(async move {
-                if let Ok((link, target)) = crate::link::accept_quic(conn).await {
+                if let Ok((link, target)) = crate::drive::link::accept_quic(conn).await {
                     d.adopt(link, target);
                 }
             });

@@ -19,9 +19,9 @@ use ftw_phone::{Switches as PhoneSwitches, Transport};
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
-use crate::link::{DialError, Link};
-use crate::time;
-use crate::trace;
+use crate::drive::link::{DialError, Link};
+use crate::world::time;
+use crate::world::trace;
 
 /// Dials one transport.
 pub type Dialer = Rc<dyn Fn(Transport) -> Pin<Box<dyn Future<Output = Result<Link, DialError>>>>>;
@@ -162,7 +162,7 @@ impl RaceDriver {
                         h.abort();
                     }
                     if let Some(mut link) = i.open.remove(&t) {
-                        link.close(crate::link::close::NORMAL, "race");
+                        link.close(crate::drive::link::close::NORMAL, "race");
                     }
                 }
                 Action::UseSession(t) => {

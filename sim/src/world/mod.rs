@@ -2,11 +2,21 @@
 //! hosts of a scenario, and a run loop that skips idle time.
 //!
 //! Skipping: between steps the world knows the earliest pending timer (every
-//! timer goes through [`crate::time::sleep_until`]) and the earliest datagram
+//! timer goes through [`crate::world::time::sleep_until`]) and the earliest datagram
 //! delivery (patched turmoil). When that moment is more than a millisecond
 //! away, one step goes straight to it; nothing can happen in between, so the
 //! trace is the same as with 1 ms steps (a test proves it). Without skipping,
 //! every step is 1 ms, as stock turmoil.
+
+pub mod domain;
+pub mod host;
+pub mod net;
+pub mod plan;
+pub mod seed;
+pub mod switch;
+pub mod time;
+pub mod topology;
+pub mod trace;
 
 use std::cell::RefCell;
 use std::future::Future;
@@ -14,10 +24,10 @@ use std::net::IpAddr;
 use std::rc::Rc;
 use std::time::{Duration, UNIX_EPOCH};
 
-use crate::net::{fault::Chain, nat::Nat, Hook, Leg, NetAction, Network};
-use crate::seed::RunSeed;
-use crate::time::{self, ceil_ms, EPOCH_UNIX_MS};
-use crate::trace::{self, Trace};
+use crate::world::net::{fault::Chain, nat::Nat, Hook, Leg, NetAction, Network};
+use crate::world::seed::RunSeed;
+use crate::world::time::{ceil_ms, EPOCH_UNIX_MS};
+use crate::world::trace::Trace;
 
 /// The step of the world when it is not skipping, and the shortest step.
 pub const TICK: Duration = Duration::from_millis(1);
@@ -48,7 +58,7 @@ pub struct RunOutcome {
     pub steps: u64,
     /// `Err` if a host failed or the limit was reached before the client finished.
     pub result: Result<(), String>,
-    pub net: crate::net::NetStats,
+    pub net: crate::world::net::NetStats,
     pub bytes_by_host: std::collections::BTreeMap<String, u64>,
 }
 
@@ -63,7 +73,7 @@ impl World {
     pub fn new(cfg: WorldConfig) -> Self {
         time::reset_timers();
         time::reset_wall_jumps();
-        crate::quic::reset_base();
+        time::reset_instant_base();
         trace::begin(cfg.keep_events);
         let mut sim = turmoil::Builder::new()
             .rng_seed(cfg.seed.sub_seed("turmoil"))

@@ -3,9 +3,13 @@
 
 use std::time::Duration;
 
+use crate::world::host::addr;
+use crate::world::net::NetAction;
+
 use serde::{Deserialize, Serialize};
 
-use crate::net::fault::{Chain, Delay, Duplicate, ForgeMoves, Jitter, Loss, Mtu, Outage, Reorder, Window};
+use crate::world::host::Host;
+use crate::world::net::fault::{Chain, Delay, Duplicate, ForgeMoves, Jitter, Loss, Mtu, Outage, Reorder, Window};
 
 /// Link settings of one leg (phone's or box's), both directions.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -37,46 +41,46 @@ impl Default for LinkPlan {
 #[serde(rename_all = "snake_case", tag = "kind")]
 pub enum FaultKind {
     /// The host's NAT rebinds (same inside flow, new outside port).
-    Rebind { host: String },
+    Rebind { host: Host },
     /// The phone moves to its other network (Wi-Fi to cellular or back).
-    SwitchNetwork { host: String },
+    SwitchNetwork { host: Host },
     /// The host's leg drops everything for `for_ms`.
-    Blackhole { host: String, for_ms: u64 },
+    Blackhole { host: Host, for_ms: u64 },
     /// UDP dropped on the host's leg for `for_ms` (TCP passes).
-    UdpBlocked { host: String, for_ms: u64 },
+    UdpBlocked { host: Host, for_ms: u64 },
     /// UDP refused at once on the host's leg for `for_ms` (TCP passes).
-    UdpRefused { host: String, for_ms: u64 },
+    UdpRefused { host: Host, for_ms: u64 },
     /// The cloud as a hostile relay (`host` = "phone": phone-bound traffic):
     /// the first phone-bound datagram it relays at or after the time goes twice.
-    ReplayDatagram { host: String },
+    ReplayDatagram { host: Host },
     /// The relay sends the first phone-bound control-lane stream message at or
     /// after the time twice.
-    ReplayStreamMessage { host: String },
+    ReplayStreamMessage { host: Host },
     /// The relay holds the first phone-bound stream message at or after the
     /// time back until `burst` later phone-bound messages have gone: a burst
     /// overtaking a control message.
-    OvertakeControl { host: String, burst: u32 },
+    OvertakeControl { host: Host, burst: u32 },
     /// The relay holds every phone-bound datagram for `for_ms`, then sends
     /// them newest first (a reordering relay).
-    ReverseDatagrams { host: String, for_ms: u64 },
+    ReverseDatagrams { host: Host, for_ms: u64 },
     /// The box's site changes its table (`host` = "box": a battery is added, srcRev + 1).
-    TableChange { host: String },
+    TableChange { host: Host },
     /// The phone's app goes to the background for `for_ms` (`host` = "phone").
-    Background { host: String, for_ms: u64 },
+    Background { host: Host, for_ms: u64 },
     /// The phone's app is killed and launched again.
-    Relaunch { host: String },
+    Relaunch { host: Host },
     /// The phone sleeps: its wall clock jumps `for_ms` and it reconnects.
-    Sleep { host: String, for_ms: u64 },
+    Sleep { host: Host, for_ms: u64 },
     /// An on-path attacker on the host's leg (RFC 9000 section 9.3.3) copies
     /// each UDP datagram the host sends during `for_ms` and sends the copy from
     /// a forged source port of the same address, 1 ms ahead of the original: a
     /// server adopts the "moved" address before it validates it.
-    ForgedMoves { host: String, for_ms: u64 },
+    ForgedMoves { host: Host, for_ms: u64 },
 }
 
 impl FaultKind {
     /// The host the fault names.
-    pub fn host(&self) -> &str {
+    pub fn host(&self) -> Host {
         match self {
             FaultKind::Rebind { host }
             | FaultKind::SwitchNetwork { host }
@@ -91,16 +95,16 @@ impl FaultKind {
             | FaultKind::Background { host, .. }
             | FaultKind::Relaunch { host }
             | FaultKind::Sleep { host, .. }
-            | FaultKind::ForgedMoves { host, .. } => host,
+            | FaultKind::ForgedMoves { host, .. } => *host,
         }
     }
     /// The one host a kind may name, for kinds that are not about a leg.
-    fn only_host(&self) -> Option<&'static str> {
+    fn only_host(&self) -> Option<Host> {
         match self {
-            FaultKind::SwitchNetwork { .. } => Some("phone"),
-            FaultKind::ReplayDatagram { .. } | FaultKind::ReplayStreamMessage { .. } | FaultKind::OvertakeControl { .. } | FaultKind::ReverseDatagrams { .. } => Some("phone"),
-            FaultKind::TableChange { .. } => Some("box"),
-            FaultKind::Background { .. } | FaultKind::Relaunch { .. } | FaultKind::Sleep { .. } => Some("phone"),
+            FaultKind::SwitchNetwork { .. } => Some(Host::Phone),
+            FaultKind::ReplayDatagram { .. } | FaultKind::ReplayStreamMessage { .. } | FaultKind::OvertakeControl { .. } | FaultKind::ReverseDatagrams { .. } => Some(Host::Phone),
+            FaultKind::TableChange { .. } => Some(Host::Box),
+            FaultKind::Background { .. } | FaultKind::Relaunch { .. } | FaultKind::Sleep { .. } => Some(Host::Phone),
             _ => None,
         }
     }
@@ -166,13 +170,13 @@ pub const FLEET_REACTORS_MAX: usize = 64;
 impl LinkPlan {
     /// The chain of one direction of this leg (`up`: from the host), with the
     /// plan's outage windows for `host` first, then (up) its forged moves.
-    pub fn chain(&self, host: &str, faults: &[TimedFault], up: bool) -> Chain {
+    pub fn chain(&self, host: Host, faults: &[TimedFault], up: bool) -> Chain {
         let mut c = Chain::default();
         if up {
             let windows: Vec<(Duration, Duration)> = faults
                 .iter()
                 .filter_map(|f| match &f.fault {
-                    FaultKind::ForgedMoves { host: h, for_ms } if h == host => {
+                    FaultKind::ForgedMoves { host: h, for_ms } if *h == host => {
                         let from = Duration::from_millis(f.at_ms);
                         Some((from, from + Duration::from_millis(*for_ms)))
                     }
@@ -191,7 +195,7 @@ impl LinkPlan {
                 FaultKind::UdpRefused { host, for_ms } => (host, *for_ms, Outage::UdpRefused),
                 _ => continue,
             };
-            if h == host {
+            if *h == host {
                 c.push(Window { from, until: from + Duration::from_millis(for_ms), outage });
             }
         }
@@ -216,6 +220,25 @@ impl LinkPlan {
 }
 
 impl FaultPlan {
+    /// The world's scheduled actions: NAT rebinds, and the phone's moves between
+    /// its two networks (NATs `wifi` and `cell`), toggling in list order.
+    pub fn net_actions(&self, wifi: usize, cell: usize) -> Vec<(Duration, NetAction)> {
+        let mut on_cell = false;
+        let mut out = Vec::new();
+        for f in &self.faults {
+            let at = Duration::from_millis(f.at_ms);
+            match &f.fault {
+                FaultKind::Rebind { host } => out.push((at, NetAction::Rebind { host: host.ip() })),
+                FaultKind::SwitchNetwork { .. } => {
+                    on_cell = !on_cell;
+                    out.push((at, NetAction::Move { host: addr::PHONE, nat: if on_cell { cell } else { wifi } }));
+                }
+                _ => {}
+            }
+        }
+        out
+    }
+
     /// Check the plan names only hosts that exist and sane numbers.
     pub fn validate(&self) -> Result<(), String> {
         for (leg, l) in [("phone", &self.phone), ("box", &self.box_)] {
@@ -232,12 +255,12 @@ impl FaultPlan {
         }
         for (i, f) in self.faults.iter().enumerate() {
             let host = f.fault.host();
-            if host != "phone" && host != "box" {
-                return Err(format!("plan.faults[{i}].host = {host:?}: must be \"phone\" or \"box\""));
+            if host == Host::Cloud {
+                return Err(format!("plan.faults[{i}].host = \"{host}\": must be \"phone\" or \"box\""));
             }
             if let Some(only) = f.fault.only_host() {
                 if host != only {
-                    return Err(format!("plan.faults[{i}].host = {host:?}: this kind takes host = {only:?}"));
+                    return Err(format!("plan.faults[{i}].host = \"{host}\": this kind takes host = \"{only}\""));
                 }
             }
             if let FaultKind::OvertakeControl { burst: 0, .. } = f.fault {

@@ -8,7 +8,7 @@
 //! actions of the fault plan (rebinds, network switches) are applied by the
 //! network itself at their time, never from outside the run.
 //!
-//! TCP (the userspace TCP of `ftw-tcp`, bound by `crate::tcp`) travels as
+//! TCP (the userspace TCP of `ftw-tcp`, bound by `crate::drive::tcp`) travels as
 //! IPv4 packets in UDP datagrams between [`IP_TUNNEL_PORT`] on both hosts. A NAT
 //! rewrites the inner packet (address, TCP port, checksums; see [`nat`]) and the
 //! outer addresses; the fault chains treat such datagrams as TCP (loss, delay,
@@ -27,7 +27,7 @@ use std::time::Duration;
 use bytes::Bytes;
 use rand_chacha::ChaCha20Rng;
 
-use crate::trace;
+use crate::world::trace;
 use fault::{Chain, Ctx};
 use nat::{Nat, NatDrop, Proto};
 

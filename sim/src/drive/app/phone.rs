@@ -27,13 +27,13 @@ use ftw_phone::view::Live as ViewLive;
 use ftw_phone::{Arrival, CloudCarrier, CloudView, Opened, SessionEnd, Switches as PhoneSwitches, Transport, Verdict};
 use ftw_wire::Msg;
 
-use crate::app::race::{Dialer, RaceDriver};
-use crate::link::{close, dial_quic, dial_ws, DialError, Link, LinkEvent};
-use crate::quic::QuicEndpoint;
-use crate::seed::RunSeed;
-use crate::time;
-use crate::trace;
-use crate::ws::WsClient;
+use crate::drive::app::race::{Dialer, RaceDriver};
+use crate::drive::link::{close, dial_quic, dial_ws, DialError, Link, LinkEvent};
+use crate::drive::quic::QuicEndpoint;
+use crate::world::seed::RunSeed;
+use crate::world::time;
+use crate::world::trace;
+use crate::drive::ws::WsClient;
 
 fn now_ms() -> u64 {
     time::now().as_millis() as u64
@@ -312,7 +312,7 @@ impl PhoneApp {
 
     /// The wall clock jumps (the phone slept); true when it asks for a reconnect.
     pub fn clock_jump(&mut self, by: Duration) -> bool {
-        crate::time::jump_wall(&self.host, by);
+        crate::world::time::jump_wall(&self.host, by);
         let jumped = by.as_millis() as u64;
         if jumped > ftw_phone::consts::NAT_IDLE_TIMEOUT_MS {
             self.end_local("clock jump");

@@ -9,7 +9,7 @@
 //! reactor sends from the shared socket (pins only receive). The endpoints tell
 //! the fleet what they learn through [`EpNote`]s: new connections, a path
 //! report on every datagram a connection handles, drained connections. The pin
-//! sweep's timer goes through [`crate::time::sleep_until`] and is armed only
+//! sweep's timer goes through [`crate::world::time::sleep_until`] and is armed only
 //! while a connection has moved, so an idle fleet never wakes.
 //!
 //! What the driver adds to the fleet's own counters ([`DoorStats`]): reads whose
@@ -26,39 +26,19 @@ use std::sync::{Arc, Mutex};
 
 use ftw_crypto::CidFactory;
 use ftw_fleet::{
-    ConnectionHandle, Counters, Fleet, FleetBugs, FleetConfig, FleetEvent, MintedCids, ReactorId, Routing,
+    ConnectionHandle, Counters, Fleet, FleetConfig, FleetEvent, MintedCids, ReactorId,
     ShardCidGenerator, Via,
 };
 use quinn_proto::{EndpointConfig, ServerConfig};
 use tokio::sync::Notify;
 use turmoil::net::UdpSocket;
 
-use crate::quic::{EpNote, QuicConn, QuicEndpoint};
-use crate::scenario::Switches;
-use crate::time;
-use crate::trace;
+use crate::drive::quic::{EpNote, QuicConn, QuicEndpoint};
+use crate::world::time;
+use crate::world::trace;
 
 /// The largest UDP payload read from the shared socket.
 const RECV_BUF_BYTES: usize = 65_536;
-
-/// The fleet's bug switches on in a run (names of SPEC section 7's catalogue).
-pub fn bugs_from(switches: &Switches) -> FleetBugs {
-    FleetBugs {
-        no_routing: switches.on("no-routing"),
-        forward_long_headers: switches.on("forward-long-headers"),
-        claim_per_path_report: switches.on("claim-per-path-report"),
-        forward_reference: switches.on("forward-reference"),
-    }
-}
-
-/// A routing mode by name: `forward` or `kernel-filter`.
-pub fn routing_from(name: &str) -> Result<Routing, String> {
-    match name {
-        "forward" => Ok(Routing::Forward),
-        "kernel-filter" => Ok(Routing::KernelFilter),
-        other => Err(format!("unknown routing {other:?}; known: forward, kernel-filter")),
-    }
-}
 
 /// What the driver observed, beyond the fleet's counters.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]

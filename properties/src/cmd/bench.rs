@@ -1,0 +1,50 @@
+//! `ftwsim bench`: speed, measured (never asserted in tests).
+
+use std::process::ExitCode;
+
+use ftw_sim::scenario::{self, Verdict};
+use ftw_sim::world::topology::RunSpec;
+use ftw_sim::RunSeed;
+
+/// Measure speed: a simulated idle day (idle-link) and a 90 s session (quic-stream).
+#[derive(clap::Args)]
+pub struct Args {
+    #[arg(long)]
+    json: bool,
+}
+
+/// One scenario's seed 1: (verdict, simulated s, wall s, steps).
+fn timed(name: &str) -> (Verdict, f64, f64, u64) {
+    let wall = std::time::Instant::now(); // the tool's own wall clock, never seen by the run
+    let r = scenario::run(&RunSpec::new(name, RunSeed(1))).expect("known scenario");
+    let wall_s = wall.elapsed().as_secs_f64();
+    (r.verdict(), r.outcome.sim_elapsed.as_secs_f64(), wall_s, r.outcome.steps)
+}
+
+pub fn main(a: Args) -> ExitCode {
+    let (v1, day_sim, day_wall, day_steps) = timed("idle-link");
+    let (v2, ses_sim, ses_wall, ses_steps) = timed("quic-stream");
+    let table_wall = std::time::Instant::now(); // the tool's own wall clock, never seen by the runs
+    let table_rows = ftw_sim::table::run(&ftw_sim::table::TableOpts::default()).rows.len();
+    let table_wall_s = table_wall.elapsed().as_secs_f64();
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({
+                "idle_day_wall_s": day_wall,
+                "idle_day_sim_s_per_wall_s": day_sim / day_wall,
+                "idle_day_steps": day_steps,
+                "session_speedup": ses_sim / ses_wall,
+                "session_wall_s": ses_wall,
+                "session_steps": ses_steps,
+                "table_wall_s": table_wall_s,
+                "verdicts": [format!("{v1:?}"), format!("{v2:?}")],
+            })
+        );
+    } else {
+        println!("idle day (idle-link, seed 1): {day_sim:.0} sim s in {day_wall:.2} wall s = {:.0} sim s per wall s, {day_steps} steps [{v1:?}]", day_sim / day_wall);
+        println!("90 s session (quic-stream, seed 1): {ses_sim:.1} sim s in {ses_wall:.3} wall s = {:.0}x real time, {ses_steps} steps [{v2:?}]", ses_sim / ses_wall);
+        println!("ftwsim table (seed 1, 30 samples, {table_rows} rows): {table_wall_s:.1} wall s");
+    }
+    ExitCode::SUCCESS
+}

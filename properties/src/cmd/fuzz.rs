@@ -1,0 +1,111 @@
+//! `ftwsim fuzz`: many drawn cases; failures become corpus entries.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use ftw_sim::parse_seed;
+use ftw_sim::scenario::{self, SCENARIOS};
+use ftw_sim::world::switch::Switches;
+
+use super::bad_input;
+use crate::fuzz::{self, parse_shard, FuzzOpts, Stop};
+
+/// Many drawn cases with swarm testing; failures become corpus entries.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Stop after this many wall-clock seconds (default: 60 unless --cases).
+    #[arg(long)]
+    time: Option<u64>,
+    /// Stop after this many cases.
+    #[arg(long, conflicts_with = "time")]
+    cases: Option<u64>,
+    /// Only this property counts (`replay`: only the determinism check, on every case).
+    #[arg(long)]
+    property: Option<String>,
+    /// Scenario to fuzz (repeatable; default: every registered scenario).
+    #[arg(long = "scenario")]
+    scenarios: Vec<String>,
+    /// A bug switch on in every case (repeatable).
+    #[arg(long = "switch")]
+    switches: Vec<String>,
+    /// This shard of the case space: I/N, 0-based.
+    #[arg(long, default_value = "0/1")]
+    shard: String,
+    /// The first case's seed (case i has seed FROM+i).
+    #[arg(long, default_value = "1")]
+    seed_from: String,
+    /// Where failures become corpus entries.
+    #[arg(long, default_value = "corpus/found")]
+    out: PathBuf,
+    /// Run one case in this many twice and compare trace hashes.
+    #[arg(long, default_value_t = 8)]
+    determinism_every: u64,
+    /// Worker threads.
+    #[arg(long, default_value_t = 1)]
+    jobs: usize,
+    /// Print one JSON object (the summary) on stdout.
+    #[arg(long)]
+    json: bool,
+}
+
+/// The options from the arguments, or the message for bad input.
+fn opts(a: Args) -> Result<(FuzzOpts, bool), String> {
+    let stop = match (a.time, a.cases) {
+        (_, Some(n)) => Stop::Cases(n),
+        (Some(t), None) => Stop::Time(t),
+        (None, None) => Stop::Time(60),
+    };
+    let shard = parse_shard(&a.shard).map_err(|e| format!("--shard: {e}"))?;
+    let seed_from = parse_seed(&a.seed_from).map_err(|e| format!("--seed-from: {e}"))?.0;
+    let switches = Switches::parse(a.switches.iter().map(String::as_str)).map_err(|e| format!("--switch: {e}"))?;
+    if let Some(p) = &a.property {
+        if p != "run" && p != "replay" && scenario::law(p).is_none() {
+            let known: Vec<&str> = scenario::all_laws().iter().map(|l| l.name).collect();
+            return Err(format!("--property: unknown property {p:?}; known properties: run, replay, {}", known.join(", ")));
+        }
+    }
+    // With bug switches on and no scenario named, fuzz the scenarios that catch
+    // those switches (their definitions' laws), not every scenario.
+    let caught_by: Vec<String> = crate::laws::scenarios_for(switches.names()).into_iter().map(String::from).collect();
+    let scenarios = if !a.scenarios.is_empty() {
+        a.scenarios
+    } else if !caught_by.is_empty() {
+        caught_by
+    } else {
+        SCENARIOS.iter().map(|s| s.name.to_string()).collect()
+    };
+    for s in &scenarios {
+        scenario::find(s).map_err(|e| format!("--scenario: {e}"))?;
+    }
+    if a.determinism_every == 0 {
+        return Err("--determinism-every: must be at least 1".into());
+    }
+    let opts = FuzzOpts { stop, property: a.property, scenarios, switches, shard, seed_from, out_dir: a.out, determinism_every: a.determinism_every, jobs: a.jobs, progress: true };
+    Ok((opts, a.json))
+}
+
+pub fn main(a: Args) -> ExitCode {
+    let (opts, json) = match opts(a) {
+        Ok(o) => o,
+        Err(e) => return bad_input(&e),
+    };
+    let summary = match fuzz::fuzz(&opts) {
+        Ok(s) => s,
+        Err(e) => return bad_input(&e),
+    };
+    if json {
+        println!("{}", summary.json());
+    } else {
+        print!("{}", summary.render());
+    }
+    for w in &summary.warnings {
+        eprintln!("ftwsim: warning: {w}");
+    }
+    if summary.failures.is_empty() {
+        return ExitCode::SUCCESS;
+    }
+    for f in &summary.failures {
+        eprintln!("ftwsim: {} {} seed {} failed; replay with: {}", f.scenario, f.property, f.seed, f.replay);
+    }
+    ExitCode::from(1)
+}

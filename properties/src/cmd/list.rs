@@ -1,0 +1,24 @@
+//! `ftwsim list`: every scenario, every law a scenario judges, every switch;
+//! all derived from the scenarios' definitions.
+
+use std::process::ExitCode;
+
+use ftw_sim::scenario::{self, SCENARIOS};
+use ftw_sim::world::switch::Switch;
+
+/// Scenarios, properties (laws) and bug switches, one a line.
+#[derive(clap::Args)]
+pub struct Args {}
+
+pub fn main(_: Args) -> ExitCode {
+    for s in SCENARIOS {
+        println!("scenario {}  {}", s.name, s.about);
+    }
+    for l in scenario::all_laws() {
+        println!("property {}  {}", l.name, l.about);
+    }
+    for s in Switch::ALL {
+        println!("switch {}  {}", s.name(), s.about());
+    }
+    ExitCode::SUCCESS
+}

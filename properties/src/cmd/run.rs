@@ -1,0 +1,166 @@
+//! `ftwsim run`: one run of a scenario from a seed, its verdict, its checks,
+//! and the one command that replays it.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use ftw_sim::parse_seed;
+use ftw_sim::scenario::{self, RunReport, Verdict};
+use ftw_sim::world::switch::Switches;
+use ftw_sim::world::topology::RunSpec;
+use ftw_sim::world::trace::{describe_divergence, first_divergence, fmt_time};
+
+use super::bad_input;
+use crate::harness::run_command;
+use crate::{corpus, timeline};
+
+/// One run of a scenario from a seed.
+#[derive(clap::Args)]
+pub struct Args {
+    #[arg(long, default_value = "quic-echo")]
+    scenario: String,
+    /// The run seed: decimal, or hex with 0x.
+    #[arg(long, default_value = "1")]
+    seed: String,
+    /// A bug switch to turn on (repeatable); `ftwsim list` shows them.
+    #[arg(long = "switch")]
+    switches: Vec<String>,
+    /// A corpus entry (TOML) whose fault plan to use.
+    #[arg(long)]
+    plan: Option<PathBuf>,
+    /// Write the trace as JSON lines here.
+    #[arg(long)]
+    trace: Option<PathBuf>,
+    /// Print one JSON object instead of text.
+    #[arg(long)]
+    json: bool,
+    /// Run twice and compare every event.
+    #[arg(long)]
+    check_determinism: bool,
+    /// Step 1 ms at a time instead of skipping idle time.
+    #[arg(long)]
+    no_skip: bool,
+    /// Draw the run as a picture: `.html` (a page with inline SVG) or `.svg`.
+    #[arg(long)]
+    timeline: Option<PathBuf>,
+}
+
+/// The run's spec from the arguments, or the message for bad input.
+fn spec_of(a: &Args) -> Result<RunSpec, String> {
+    let seed = parse_seed(&a.seed).map_err(|e| format!("--seed: {e}"))?;
+    scenario::find(&a.scenario).map_err(|e| format!("--scenario: {e}"))?;
+    let switches = Switches::parse(a.switches.iter().map(String::as_str)).map_err(|e| format!("--switch: {e}"))?;
+    let mut spec = RunSpec::new(&a.scenario, seed);
+    spec.switches = switches;
+    spec.skip_idle = !a.no_skip;
+    if let Some(p) = &a.plan {
+        spec.plan = corpus::load(p)?.spec.plan;
+    }
+    Ok(spec)
+}
+
+/// Run the spec again and compare every event with the first run's.
+fn determinism(spec: &RunSpec, report: &RunReport) -> Result<(), String> {
+    let again = scenario::run(spec).expect("ran once already");
+    match first_divergence(report.outcome.trace.events(), again.outcome.trace.events()) {
+        None if report.outcome.trace.hash() == again.outcome.trace.hash() => Ok(()),
+        None => Err("hashes differ with identical kept events".into()),
+        Some(d) => Err(describe_divergence(&d)),
+    }
+}
+
+/// Write the trace and the timeline the arguments ask for.
+fn write_outputs(a: &Args, spec: &RunSpec, report: &RunReport) -> Result<(), String> {
+    if let Some(path) = &a.trace {
+        std::fs::write(path, report.outcome.trace.to_jsonl()).map_err(|e| format!("--trace {}: {e}", path.display()))?;
+    }
+    if let Some(path) = &a.timeline {
+        let verdict = match report.verdict() {
+            Verdict::Pass => "pass".into(),
+            Verdict::Fail { property, detail } => format!("FAIL {property}: {detail}"),
+        };
+        let title = timeline::Title { scenario: spec.scenario.clone(), seed: spec.seed.0.to_string(), verdict, hash: report.outcome.trace.hash() };
+        let picture = timeline::render_for(path, report.outcome.trace.events(), Some(&spec.plan), &title);
+        std::fs::write(path, picture).map_err(|e| format!("--timeline {}: {e}", path.display()))?;
+    }
+    Ok(())
+}
+
+/// The run as one JSON object.
+fn print_json(spec: &RunSpec, report: &RunReport, wall_ms: f64, determinism: &Option<Result<(), String>>, replay: &str) {
+    let (v, prop, detail) = match report.verdict() {
+        Verdict::Pass => ("pass", None, None),
+        Verdict::Fail { property, detail } => ("fail", Some(property), Some(detail)),
+    };
+    let obj = serde_json::json!({
+        "seed": spec.seed.0,
+        "scenario": spec.scenario,
+        "switches": spec.switches.names(),
+        "hash": report.outcome.trace.hash(),
+        "verdict": v,
+        "property": prop,
+        "detail": detail,
+        "events": report.outcome.trace.len(),
+        "sim_ms": report.outcome.sim_elapsed.as_millis() as u64,
+        "wall_ms": wall_ms,
+        "steps": report.outcome.steps,
+        "deterministic": determinism.as_ref().map(|d| d.is_ok()),
+        "replay": replay,
+    });
+    println!("{obj}");
+}
+
+/// The run as text: verdict, each check, seed, hash, counts, the replay command.
+fn print_text(spec: &RunSpec, report: &RunReport, wall_ms: f64, determinism: &Option<Result<(), String>>, replay: &str) {
+    match report.verdict() {
+        Verdict::Pass => println!("verdict: pass"),
+        Verdict::Fail { property, detail } => println!("verdict: FAIL {property}: {detail}"),
+    }
+    for c in &report.checks {
+        println!("  {} {}: {}", if c.ok { "ok  " } else { "FAIL" }, c.property(), c.detail);
+    }
+    println!("scenario: {}  seed: {}  switches: [{}]", spec.scenario, spec.seed.0, spec.switches.names().join(", "));
+    println!("hash: {}", report.outcome.trace.hash());
+    let sim = report.outcome.sim_elapsed;
+    let speed = sim.as_secs_f64() / (wall_ms / 1000.0).max(1e-9);
+    println!("events: {}  steps: {}  sim: {}  wall: {wall_ms:.1} ms  ({speed:.0} sim s per wall s)", report.outcome.trace.len(), report.outcome.steps, fmt_time(sim));
+    match determinism {
+        Some(Ok(())) => println!("determinism: two runs, identical traces"),
+        Some(Err(e)) => println!("determinism: BROKEN\n{e}"),
+        None => {}
+    }
+    println!("replay: {replay}");
+}
+
+pub fn main(a: Args) -> ExitCode {
+    let spec = match spec_of(&a) {
+        Ok(s) => s,
+        Err(e) => return bad_input(&e),
+    };
+    let wall = std::time::Instant::now(); // wall time of the tool, never seen by the run
+    let report = match scenario::run(&spec) {
+        Ok(r) => r,
+        Err(e) => return bad_input(&e),
+    };
+    let wall_ms = wall.elapsed().as_secs_f64() * 1000.0;
+    let determinism = a.check_determinism.then(|| determinism(&spec, &report));
+    if let Err(e) = write_outputs(&a, &spec, &report) {
+        return bad_input(&e);
+    }
+    let replay = run_command(&spec, a.plan.as_deref());
+    if a.json {
+        print_json(&spec, &report, wall_ms, &determinism, &replay);
+    } else {
+        print_text(&spec, &report, wall_ms, &determinism, &replay);
+    }
+    if let Some(Err(_)) = determinism {
+        return ExitCode::from(1);
+    }
+    if report.verdict() != Verdict::Pass {
+        if !a.json {
+            eprintln!("ftwsim: seed {} failed; replay with: {replay}", spec.seed.0);
+        }
+        return ExitCode::from(1);
+    }
+    ExitCode::SUCCESS
+}

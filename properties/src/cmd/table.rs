@@ -1,0 +1,32 @@
+//! `ftwsim table`: the seed's tables in the simulated rig.
+
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use super::bad_input;
+
+/// The seed's tables in the simulated rig: the system, the phone's view, an idle box's bytes.
+#[derive(clap::Args)]
+pub struct Args {
+    /// Connects and taps per row.
+    #[arg(long, default_value_t = 30)]
+    samples: usize,
+    #[arg(long, default_value = "1")]
+    seed: String,
+    /// Every number as a JSON list of rows.
+    #[arg(long)]
+    json: bool,
+    /// Also write CSV and one SVG per row's distribution here.
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+pub fn main(a: Args) -> ExitCode {
+    match ftw_sim::table::command_line(&a.seed, a.samples, a.json, a.out.as_deref()) {
+        Ok(text) => {
+            print!("{text}");
+            ExitCode::SUCCESS
+        }
+        Err(e) => bad_input(&e),
+    }
+}

@@ -1,0 +1,13 @@
+//! Transports and drivers: QUIC, TCP, TLS/WebSocket, [`link::Link`] over
+//! either, the reactor fleet's door, and the phone, box and cloud drivers.
+//! Imports only from [`crate::world`] below.
+
+pub mod app;
+pub mod event;
+pub mod fleet;
+pub mod link;
+pub mod quic;
+pub mod tcp;
+pub mod ws;
+pub mod build;
+pub mod system;

@@ -1,0 +1,300 @@
+//! The whole system as a builder: the cloud (`ftw_cloud::Cloud` behind a QUIC
+//! door and a WebSocket door), the box (`ftw_box::BoxNode`, uplink over QUIC
+//! resuming with 0-RTT keys) as hosts of a world, and the phone's app
+//! ([`PhoneApp`]: race, `PhoneSession`, carrier, view) for the caller's host.
+//! The session scenarios, the phone's race scenarios and the table build on it.
+//!
+//! Every Noise key and model seed comes from the run seed's named streams
+//! (`model.phone.static`, `model.box.static`, `model.cloud.static`,
+//! `model.box`, `model.cloud`, `model.box.site`, `model.phone.session.<n>`).
+
+use std::cell::RefCell;
+use std::net::SocketAddrV4;
+use std::rc::Rc;
+use std::time::Duration;
+
+use ftw_box::{BoxConfig, BoxNode, BoxStats, SentLive};
+use ftw_cloud::phone::PhoneConfig;
+use ftw_cloud::{Cloud, CloudConfig, CloudStats};
+use ftw_crypto::{crypto_provider, new_client_session_store, quic_client_config, quic_endpoint_config, seeded_cid_factory, ClientResumption, QuicTransportParams};
+use ftw_phone::network::{NetworkDesc, NetworkId};
+use ftw_wire::noise::{Key, Keypair};
+
+use crate::drive::app::cloud::{CloudDriver, CloudLog, RelayFault, Tamper};
+use crate::drive::app::phone::{dialer, PhoneApp, PhoneLog};
+use crate::drive::app::r#box::{run_box, BoxDialer};
+use crate::drive::build::cloud_quic_endpoint;
+use crate::drive::link::dial_quic;
+use crate::drive::quic::QuicEndpoint;
+use crate::drive::tcp::{tcp_config_for_link, TcpHost};
+use crate::drive::ws::{client_tls, door_tls, WsClient, WsDoor};
+use crate::world::host::{addr, cloud_certs, sim_clock};
+use crate::world::plan::{FaultKind, FaultPlan};
+use crate::world::seed::RunSeed;
+use crate::world::time;
+use crate::world::topology::{world_for, RunSpec, Topology};
+use crate::world::trace;
+use crate::world::World;
+
+pub fn v4(ip: std::net::IpAddr) -> std::net::Ipv4Addr {
+    match ip {
+        std::net::IpAddr::V4(a) => a,
+        std::net::IpAddr::V6(_) => unreachable!("the simulated world is IPv4"),
+    }
+}
+
+/// The box's id at the cloud.
+pub const BOX_ID: &str = "box-1";
+
+/// After the last fault heals, the phone streams again within this long: the
+/// box's backoff ceiling (60 s) plus a race and the handshakes. Chosen here.
+pub const HEAL_BOUND: Duration = Duration::from_secs(75);
+
+/// A phone whose session ended races again after this long. Chosen here.
+pub const RECONNECT_DELAY: Duration = Duration::from_secs(2);
+
+/// The command the phone sends (accepted by every site).
+pub const CMD_OP: &str = "site.mode.set";
+
+/// Plaintext the cloud must never see: text in frames of the box session.
+pub const SECRETS: &[&str] = &["grid_w", "hello_ok", "cmd.ack", CMD_OP, "battery_soc"];
+
+/// The keys of a run, from its seed.
+#[derive(Clone, Debug)]
+pub struct Keys {
+    pub phone: Keypair,
+    pub box_: Keypair,
+    pub cloud: Keypair,
+}
+
+impl Keys {
+    pub fn of(seed: RunSeed) -> Keys {
+        Keys {
+            phone: Keypair::from_private(seed.key("model.phone.static")),
+            box_: Keypair::from_private(seed.key("model.box.static")),
+            cloud: Keypair::from_private(seed.key("model.cloud.static")),
+        }
+    }
+}
+
+/// How the world is set up.
+#[derive(Clone, Debug)]
+pub struct Setup {
+    /// The phone is paired at the cloud and pinned at the box.
+    pub paired: bool,
+    pub sessions_enabled: bool,
+    /// The cloud listens for QUIC (false: no UDP listener, QUIC is refused).
+    pub quic_door: bool,
+    pub tamper: Tamper,
+}
+
+impl Default for Setup {
+    fn default() -> Self {
+        Setup { paired: true, sessions_enabled: true, quic_door: true, tamper: Tamper::default() }
+    }
+}
+
+/// What the hosts leave behind for the checks.
+#[derive(Default)]
+pub struct Shared {
+    pub cloud: Option<CloudDriver>,
+    pub boxn: Option<Rc<RefCell<BoxNode>>>,
+    pub phone: Option<Rc<RefCell<PhoneLog>>>,
+    /// The phone's memory at the end (JSON) and its networks.
+    pub memory: Option<ftw_phone::memory::CloudTransportMemory>,
+}
+
+/// What a run saw, for the checks and the tests.
+#[derive(Clone, Debug, Default)]
+pub struct SessionSummary {
+    pub phone_pub: Key,
+    pub phone: PhoneLog,
+    pub lives_sent: Vec<SentLive>,
+    pub box_stats: BoxStats,
+    pub cloud: CloudLog,
+    pub cloud_stats: CloudStats,
+    pub memory: Option<ftw_phone::memory::CloudTransportMemory>,
+}
+
+/// The network the phone is on at `t`, from the plan's network switches.
+pub fn network_at(plan: &FaultPlan, t: Duration) -> NetworkId {
+    let moves = plan.faults.iter().filter(|f| matches!(f.fault, FaultKind::SwitchNetwork { .. }) && Duration::from_millis(f.at_ms) <= t).count();
+    NetworkDesc::behind_nat(if moves % 2 == 1 { "nat-cell" } else { "nat-wifi" }).id()
+}
+
+/// When the plan's last fault is over (zero without faults).
+pub fn heal_time(plan: &FaultPlan) -> Duration {
+    plan.faults
+        .iter()
+        .map(|f| {
+            let extra = match &f.fault {
+                FaultKind::Blackhole { for_ms, .. }
+                | FaultKind::UdpBlocked { for_ms, .. }
+                | FaultKind::UdpRefused { for_ms, .. }
+                | FaultKind::ReverseDatagrams { for_ms, .. }
+                | FaultKind::Background { for_ms, .. } => *for_ms,
+                FaultKind::OvertakeControl { .. } => crate::drive::app::cloud::HOLD_MAX_MS,
+                _ => 0,
+            };
+            Duration::from_millis(f.at_ms + extra)
+        })
+        .max()
+        .unwrap_or_default()
+}
+
+/// The box's site seed: `model.box.site`; when the plan changes the table (a
+/// battery joins), the first of `model.box.site`, `model.box.site.1`, ... whose
+/// site starts without a battery, so the change is a change.
+pub fn site_seed(seed: RunSeed, table_changes: bool) -> u64 {
+    let mut s = seed.sub_seed("model.box.site");
+    let mut n = 0;
+    while table_changes && ftw_box::site::Site::new(s).has_battery() {
+        n += 1;
+        assert!(n < 1_000, "some site seed starts without a battery");
+        s = seed.sub_seed(&format!("model.box.site.{n}"));
+    }
+    s
+}
+
+/// Build the world: cloud and box as hosts; the phone is the caller's.
+pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCell<Shared>>) {
+    let mut world = world_for(spec, limit);
+    Topology::build(&mut world, &spec.plan);
+    let seed = spec.seed;
+    let keys = Keys::of(seed);
+    let shared = Rc::new(RefCell::new(Shared::default()));
+    let wire_sw = spec.switches.wire();
+    let relay = RelayFault::of(&spec.plan.faults);
+    let table_changes: Vec<Duration> = spec.plan.faults.iter().filter(|f| matches!(f.fault, FaultKind::TableChange { .. })).map(|f| Duration::from_millis(f.at_ms)).collect();
+
+    let sh = shared.clone();
+    let (k, st) = (keys.clone(), setup.clone());
+    world.host("cloud", addr::CLOUD, move || {
+        let (sh, k, st, relay) = (sh.clone(), k.clone(), st.clone(), relay.clone());
+        async move {
+            let mut cfg = CloudConfig::new(k.cloud.clone());
+            cfg.sessions_enabled = st.sessions_enabled;
+            cfg.switches = wire_sw;
+            let mut cloud = Cloud::new(cfg, seed.key("model.cloud"));
+            cloud.register_box(BOX_ID);
+            if st.paired {
+                cloud.pair(k.phone.public, BOX_ID);
+            }
+            let driver = CloudDriver::start_with_relay("cloud", cloud, st.tamper, relay);
+            sh.borrow_mut().cloud = Some(driver.clone());
+            // The WebSocket door.
+            let tcp = TcpHost::bind("cloud", v4(addr::CLOUD), seed).await?;
+            let door = WsDoor::bind(&tcp, addr::CLOUD_PORT, door_tls(seed, "cloud"))?;
+            driver.serve_ws(door);
+            // The QUIC door.
+            if st.quic_door {
+                driver.serve_quic(cloud_quic_endpoint(seed).await?).await;
+            }
+            std::future::pending::<()>().await;
+            Ok(())
+        }
+    });
+
+    let sh = shared.clone();
+    let (k, st) = (keys.clone(), setup.clone());
+    world.host("box", addr::BOX, move || {
+        let (sh, k, st, table_changes) = (sh.clone(), k.clone(), st.clone(), table_changes.clone());
+        async move {
+            let paired = if st.paired { vec![k.phone.public] } else { vec![] };
+            let mut cfg = BoxConfig::new(BOX_ID, k.box_.clone(), paired, site_seed(seed, !table_changes.is_empty()));
+            cfg.switches = wire_sw;
+            let node = Rc::new(RefCell::new(BoxNode::new(cfg, seed.key("model.box"))));
+            sh.borrow_mut().boxn = Some(node.clone());
+            // The plan's table changes: the site gets a battery (srcRev + 1).
+            let site = node.clone();
+            tokio::task::spawn_local(async move {
+                for at in table_changes {
+                    time::sleep_until(at).await;
+                    site.borrow_mut().site_mut().add_battery();
+                    trace::record("box", "box.table", format!("srcRev {}", site.borrow().site().src_rev()));
+                }
+            });
+            let rng = seed.crypto("box");
+            let provider = crypto_provider(&rng.sub("tls"));
+            // One session store for the box's life: every reconnect resumes (0-RTT keys).
+            let client = quic_client_config(&provider, &sim_clock("box"), &cloud_certs(), ClientResumption::Store(new_client_session_store()), rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
+            let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
+            let ep = QuicEndpoint::bind("box", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
+            let dial: BoxDialer = Rc::new(move |target: String| {
+                let (ep, client) = (ep.clone(), client.clone());
+                Box::pin(async move { dial_quic(&ep, client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME, &target).await })
+            });
+            run_box("box", node, dial).await;
+            Ok(())
+        }
+    });
+    (world, shared)
+}
+
+/// The phone's app on the current host: QUIC and WebSocket dialers, keys from the seed.
+pub async fn phone_app(spec: &RunSpec) -> std::io::Result<PhoneApp> {
+    let seed = spec.seed;
+    let keys = Keys::of(seed);
+    let rng = seed.crypto("phone");
+    let provider = crypto_provider(&rng.sub("tls"));
+    let client = quic_client_config(&provider, &sim_clock("phone"), &cloud_certs(), ClientResumption::Disabled, rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
+    let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
+    let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
+    let tcp = TcpHost::bind_with("phone", v4(addr::PHONE), seed, tcp_config_for_link(spec.plan.phone.mtu)).await?;
+    let ws = Rc::new(WsClient::new(tcp, client_tls(seed, "phone", ClientResumption::Disabled), seed));
+    let door = SocketAddrV4::new(v4(addr::CLOUD), addr::CLOUD_PORT);
+    let dial = dialer(Some((ep, client)), Some(ws), door);
+    let mut cfg = PhoneConfig::new(keys.phone.clone(), keys.cloud.public, keys.box_.public, BOX_ID);
+    cfg.switches = spec.switches.wire();
+    Ok(PhoneApp::start("phone", seed, cfg, spec.switches.phone(), dial))
+}
+
+/// Collect what the hosts left.
+pub fn summary(spec: &RunSpec, shared: &Rc<RefCell<Shared>>) -> SessionSummary {
+    let sh = shared.borrow();
+    let mut s = SessionSummary { phone_pub: Keys::of(spec.seed).phone.public, memory: sh.memory.clone(), ..Default::default() };
+    if let Some(p) = &sh.phone {
+        s.phone = p.borrow().clone();
+    }
+    if let Some(b) = &sh.boxn {
+        let b = b.borrow();
+        s.lives_sent = b.lives_sent().to_vec();
+        s.box_stats = b.stats();
+    }
+    if let Some(c) = &sh.cloud {
+        s.cloud = c.log();
+        s.cloud_stats = c.with_cloud(|c| c.stats());
+    }
+    s
+}
+
+/// How long a `session` run lasts for a plan.
+pub fn session_length(plan: &FaultPlan) -> Duration {
+    (heal_time(plan) + HEAL_BOUND + Duration::from_secs(15)).max(Duration::from_secs(60))
+}
+
+/// Carry out one app-life fault of the plan on the phone.
+pub async fn app_life(phone: &mut PhoneApp, f: &FaultKind, at: Duration) {
+    match f {
+        FaultKind::Background { for_ms, .. } => {
+            trace::record("phone", "phone.life", format!("background for {for_ms} ms"));
+            phone.background();
+            let until = at + Duration::from_millis(*for_ms);
+            while time::now() < until {
+                phone.run_until(until).await;
+                if phone.transport().is_none() {
+                    time::sleep_until(until).await;
+                }
+            }
+            if phone.foreground() {
+                trace::record("phone", "phone.life", "foreground asks for a reconnect");
+            }
+        }
+        FaultKind::Relaunch { .. } => phone.relaunch(),
+        FaultKind::Sleep { for_ms, .. } => {
+            trace::record("phone", "phone.life", format!("sleeps {for_ms} ms of wall clock"));
+            phone.clock_jump(Duration::from_millis(*for_ms));
+        }
+        other => unreachable!("not an app-life fault: {other:?}"),
+    }
+}

@@ -1,0 +1,98 @@
+//! The typed definitions every scenario is made of: a [`Law`] (its name and its
+//! words), the switches that must break it ([`Judged`]), a scenario's whole
+//! definition ([`ScenarioDef`]: name, words, domain, laws, run function), and
+//! what a run ends in ([`Check`], [`RunReport`], [`Verdict`]).
+
+use crate::world::domain::Domain;
+use crate::world::switch::Switch;
+use crate::world::topology::RunSpec;
+use crate::world::RunOutcome;
+
+/// A law a scenario checks at the end of a run: the rule in words.
+#[derive(Debug, PartialEq, Eq)]
+pub struct Law {
+    pub name: &'static str,
+    pub about: &'static str,
+}
+
+/// The law every run judges first: the run itself ends without an error (a
+/// host's task failing, the world's limit reached).
+pub const RUN: Law = Law { name: "run", about: "the run completes: no host fails and the world ends within its limit" };
+
+/// A law as one scenario judges it: with the bug switches that must make it
+/// fail in that scenario (SPEC section 7: from random seeds, within the
+/// default number of cases).
+#[derive(Debug)]
+pub struct Judged {
+    pub law: &'static Law,
+    pub broken_by: &'static [Switch],
+}
+
+/// A law judged with no switch known to break it in this scenario.
+pub const fn judge(law: &'static Law) -> Judged {
+    Judged { law, broken_by: &[] }
+}
+
+/// A law judged, and the switches that break it here.
+pub const fn broken(law: &'static Law, by: &'static [Switch]) -> Judged {
+    Judged { law, broken_by: by }
+}
+
+/// A scenario users can name: everything about it, in one place.
+pub struct ScenarioDef {
+    pub name: &'static str,
+    pub about: &'static str,
+    /// What the fuzzer may draw for it.
+    pub domain: Domain,
+    /// Every law its runs check (a run that checks another is a bug: tested).
+    pub laws: &'static [Judged],
+    pub run: fn(&RunSpec) -> RunReport,
+}
+
+impl ScenarioDef {
+    /// Whether this scenario judges the law named `name`.
+    pub fn judges(&self, name: &str) -> bool {
+        self.laws.iter().any(|j| j.law.name == name)
+    }
+}
+
+/// One law checked at the end of a run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Check {
+    pub law: &'static Law,
+    pub ok: bool,
+    pub detail: String,
+}
+
+impl Check {
+    /// The law's name.
+    pub fn property(&self) -> &'static str {
+        self.law.name
+    }
+}
+
+/// A run's outcome and its checks.
+#[derive(Debug)]
+pub struct RunReport {
+    pub outcome: RunOutcome,
+    pub checks: Vec<Check>,
+}
+
+/// Pass, or the first law that failed.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Verdict {
+    Pass,
+    Fail { property: String, detail: String },
+}
+
+impl RunReport {
+    pub fn verdict(&self) -> Verdict {
+        if let Err(e) = &self.outcome.result {
+            return Verdict::Fail { property: RUN.name.into(), detail: e.clone() };
+        }
+        match self.checks.iter().find(|c| !c.ok) {
+            Some(c) => Verdict::Fail { property: c.law.name.into(), detail: c.detail.clone() },
+            None => Verdict::Pass,
+        }
+    }
+}

@@ -1,0 +1,127 @@
+//! The known bugs kept as switches (SPEC section 7), declared once: the
+//! [`Switch`] enum and its catalogue. A run's [`Switches`] map onto each
+//! model's own switch struct here and nowhere else.
+
+use std::cmp::Ordering;
+use std::collections::BTreeSet;
+
+use ftw_fleet::FleetBugs;
+use ftw_phone::Switches as PhoneSwitches;
+use ftw_wire::BugSwitches;
+
+macro_rules! switches {
+    ($($variant:ident = $name:literal : $about:literal,)*) => {
+        /// One known bug, off by default.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+        pub enum Switch { $($variant,)* }
+
+        impl Switch {
+            /// Every switch, in catalogue order (SPEC section 7's, then ours).
+            pub const ALL: &'static [Switch] = &[$(Switch::$variant,)*];
+
+            /// The name users type.
+            pub const fn name(self) -> &'static str {
+                match self { $(Switch::$variant => $name,)* }
+            }
+
+            /// The bug, with its seed source.
+            pub const fn about(self) -> &'static str {
+                match self { $(Switch::$variant => $about,)* }
+            }
+        }
+    };
+}
+
+switches! {
+    WsFirstCancelsProbe = "ws-first-cancels-probe": "WebSocket-first race cancels the QUIC learning probe and refreshes the WebSocket entry (QUIC PR review)",
+    ReplayWindow64 = "replay-window-64": "replay window of 64 instead of 1024 (S1)",
+    DatagramReplayEndsSession = "datagram-replay-ends-session": "a replay on a datagram ends the session (S1)",
+    StreamReplayOnlyDropped = "stream-replay-only-dropped": "a replay on a stream is only dropped (S1)",
+    LateLiveTableDropped = "late-live-table-dropped": "a late live's newer table is thrown away (S2)",
+    EveryCloseDemotes = "every-close-demotes": "every close counts toward demotion (B2, S5)",
+    NoCloseDemotes = "no-close-demotes": "no close counts toward demotion (B2, S5)",
+    LosingDialCancelled = "losing-dial-cancelled": "a losing QUIC dial is cancelled instead of learning (race note)",
+    RefusedWaitsForLead = "refused-waits-for-lead": "a refused QUIC dial leaves the WebSocket waiting for the 250 ms lead (ours, not SPEC section 7: proves ws-at-once-when-refused can fail)",
+    NoRouting = "no-routing": "no routing between reactors: unknown short headers dropped as stale (#205)",
+    ForwardLongHeaders = "forward-long-headers": "long headers forwarded by byte 0 (#210)",
+    ClaimPerPathReport = "claim-per-path-report": "pin claimed on every path report instead of from the sweep (pin work)",
+    ForwardReference = "forward-reference": "forward a reference to the receive buffer instead of a copy (#205)",
+}
+
+impl Switch {
+    /// The switch named `name`, or the list of known ones.
+    pub fn parse(name: &str) -> Result<Switch, String> {
+        Switch::ALL.iter().copied().find(|s| s.name() == name).ok_or_else(|| {
+            let known: Vec<&str> = Switch::ALL.iter().map(|s| s.name()).collect();
+            format!("unknown switch {name:?}; known switches: {}", known.join(", "))
+        })
+    }
+}
+
+impl std::fmt::Display for Switch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// Switches sort by name, so a set lists them as users read them.
+impl Ord for Switch {
+    fn cmp(&self, other: &Self) -> Ordering {
+        self.name().cmp(other.name())
+    }
+}
+
+impl PartialOrd for Switch {
+    fn partial_cmp(&self, other: &Self) -> Option<Ordering> {
+        Some(self.cmp(other))
+    }
+}
+
+/// The bug switches on in a run.
+#[derive(Clone, Debug, Default, PartialEq, Eq, PartialOrd, Ord)]
+pub struct Switches(pub BTreeSet<Switch>);
+
+impl Switches {
+    /// Parse names, refusing unknown ones with the list of known ones.
+    pub fn parse<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Self, String> {
+        names.into_iter().map(Switch::parse).collect::<Result<BTreeSet<_>, _>>().map(Switches)
+    }
+
+    pub fn on(&self, s: Switch) -> bool {
+        self.0.contains(&s)
+    }
+
+    /// The names of the switches on, sorted.
+    pub fn names(&self) -> Vec<&'static str> {
+        self.0.iter().map(|s| s.name()).collect()
+    }
+
+    /// The phone model's switches.
+    pub fn phone(&self) -> PhoneSwitches {
+        PhoneSwitches {
+            ws_first_cancels_quic_probe: self.on(Switch::WsFirstCancelsProbe),
+            every_close_demotes: self.on(Switch::EveryCloseDemotes),
+            no_close_demotes: self.on(Switch::NoCloseDemotes),
+            losing_quic_dial_cancelled: self.on(Switch::LosingDialCancelled),
+            datagram_replay_ends_session: self.on(Switch::DatagramReplayEndsSession),
+            stream_replay_only_dropped: self.on(Switch::StreamReplayOnlyDropped),
+            late_live_table_dropped: self.on(Switch::LateLiveTableDropped),
+            refused_waits_for_lead: self.on(Switch::RefusedWaitsForLead),
+        }
+    }
+
+    /// The wire model's switches.
+    pub fn wire(&self) -> BugSwitches {
+        BugSwitches { replay_window_64: self.on(Switch::ReplayWindow64) }
+    }
+
+    /// The reactor fleet's switches.
+    pub fn fleet(&self) -> FleetBugs {
+        FleetBugs {
+            no_routing: self.on(Switch::NoRouting),
+            forward_long_headers: self.on(Switch::ForwardLongHeaders),
+            claim_per_path_report: self.on(Switch::ClaimPerPathReport),
+            forward_reference: self.on(Switch::ForwardReference),
+        }
+    }
+}

@@ -1,0 +1,60 @@
+//! What one run depends on ([`RunSpec`]) and the standard world it runs in:
+//! the cloud; the phone behind Wi-Fi (and a cellular NAT it can move to); the
+//! box behind its home NAT; legs and timed faults from the plan.
+
+use std::time::Duration;
+
+use crate::world::host::{addr, Host, NAT_IDLE_TIMEOUT, BOX, PHONE};
+use crate::world::plan::FaultPlan;
+use crate::world::seed::RunSeed;
+use crate::world::switch::Switches;
+use crate::world::{World, WorldConfig};
+
+/// Everything one run depends on.
+#[derive(Clone, Debug)]
+pub struct RunSpec {
+    pub scenario: String,
+    pub seed: RunSeed,
+    pub switches: Switches,
+    pub plan: FaultPlan,
+    pub skip_idle: bool,
+    pub keep_events: bool,
+}
+
+impl RunSpec {
+    pub fn new(scenario: &str, seed: RunSeed) -> Self {
+        RunSpec { scenario: scenario.into(), seed, switches: Switches::default(), plan: FaultPlan::default(), skip_idle: true, keep_events: true }
+    }
+}
+
+/// The NATs of the standard topology (indices into the world's NATs).
+pub struct Topology {
+    pub wifi: usize,
+    pub cell: usize,
+    pub home: usize,
+}
+
+impl Topology {
+    pub fn build(world: &mut World, plan: &FaultPlan) -> Topology {
+        let wifi = world.nat("nat-wifi", addr::NAT_WIFI, NAT_IDLE_TIMEOUT);
+        let cell = world.nat("nat-cell", addr::NAT_CELL, NAT_IDLE_TIMEOUT);
+        let home = world.nat("nat-home", addr::NAT_HOME, NAT_IDLE_TIMEOUT);
+        world.behind(addr::PHONE, wifi);
+        world.behind(addr::BOX, home);
+        world.leg(addr::PHONE, PHONE, plan.phone.chain(Host::Phone, &plan.faults, true), plan.phone.chain(Host::Phone, &plan.faults, false));
+        world.leg(addr::BOX, BOX, plan.box_.chain(Host::Box, &plan.faults, true), plan.box_.chain(Host::Box, &plan.faults, false));
+        for (at, action) in plan.net_actions(wifi, cell) {
+            world.schedule(at, action);
+        }
+        Topology { wifi, cell, home }
+    }
+}
+
+/// A world for a spec.
+pub fn world_for(spec: &RunSpec, limit: Duration) -> World {
+    let mut cfg = WorldConfig::new(spec.seed);
+    cfg.skip_idle = spec.skip_idle;
+    cfg.keep_events = spec.keep_events;
+    cfg.limit = limit;
+    World::new(cfg)
+}

@@ -1,0 +1,50 @@
+//! Each scenario, law and switch is declared once and the lists derive from
+//! the declarations: these tests hold the declarations to the runs.
+
+use std::collections::BTreeSet;
+
+use ftw_sim::scenario::{self, def::judge, laws, Check, RunReport, ScenarioDef, SCENARIOS};
+use ftw_sim::world::domain::Domain;
+use ftw_sim::world::switch::Switch;
+use ftw_sim::world::topology::RunSpec;
+use ftw_sim::RunSeed;
+
+fn emits_echo_in_order(spec: &RunSpec) -> RunReport {
+    let world = ftw_sim::world::topology::world_for(spec, std::time::Duration::from_secs(1));
+    let outcome = world.run();
+    RunReport { outcome, checks: vec![Check { law: &laws::ECHO_IN_ORDER, ok: true, detail: String::new() }] }
+}
+
+#[test]
+#[should_panic(expected = "which its definition does not declare")]
+fn a_run_that_checks_an_undeclared_law_is_refused() {
+    const DEF: ScenarioDef = ScenarioDef { name: "test-undeclared", about: "", domain: Domain::DEFAULT, laws: &[judge(&laws::CLEAN_CLOSE)], run: emits_echo_in_order };
+    scenario::run_def(&DEF, &RunSpec::new("test-undeclared", RunSeed(1)));
+}
+
+#[test]
+fn a_run_that_checks_its_declared_laws_passes_the_guard() {
+    const DEF: ScenarioDef = ScenarioDef { name: "test-declared", about: "", domain: Domain::DEFAULT, laws: &[judge(&laws::ECHO_IN_ORDER)], run: emits_echo_in_order };
+    let r = scenario::run_def(&DEF, &RunSpec::new("test-declared", RunSeed(1)));
+    assert_eq!(r.checks.len(), 1);
+}
+
+#[test]
+fn names_are_unique_and_every_switch_breaks_a_declared_law() {
+    let scenarios: BTreeSet<&str> = SCENARIOS.iter().map(|s| s.name).collect();
+    assert_eq!(scenarios.len(), SCENARIOS.len(), "two scenarios share a name");
+    let laws = scenario::all_laws();
+    let names: BTreeSet<&str> = laws.iter().map(|l| l.name).collect();
+    assert_eq!(names.len(), laws.len(), "two laws share a name");
+    let switches: BTreeSet<&str> = Switch::ALL.iter().map(|s| s.name()).collect();
+    assert_eq!(switches.len(), Switch::ALL.len(), "two switches share a name");
+    for s in Switch::ALL {
+        assert!(scenario::switch_laws().iter().any(|(w, _, _)| w == s), "switch {s} breaks no declared law");
+    }
+    for s in SCENARIOS {
+        assert!(!s.laws.is_empty(), "{} judges no law", s.name);
+        for j in s.laws {
+            assert!(scenario::law(j.law.name).is_some());
+        }
+    }
+}
