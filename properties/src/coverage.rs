@@ -85,20 +85,6 @@ impl Coverage {
         }
     }
 
-    pub fn merge(&mut self, other: &Coverage) {
-        self.cases += other.cases;
-        for (k, c) in &other.kinds {
-            let m = self.kinds.entry(k.clone()).or_default();
-            m.events += c.events;
-            m.cases += c.cases;
-        }
-        for (k, c) in &other.narrowed {
-            let m = self.narrowed.entry(k.clone()).or_default();
-            m.events += c.events;
-            m.cases += c.cases;
-        }
-    }
-
     fn families(&self) -> BTreeSet<&str> {
         self.kinds.keys().map(|k| k.split('.').next().unwrap_or(k)).collect()
     }

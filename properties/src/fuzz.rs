@@ -159,7 +159,7 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
                 continue;
             }
         };
-        let spot = replay_only || k % opts.determinism_every == 0;
+        let spot = replay_only || k.is_multiple_of(opts.determinism_every);
         let mut replay_failure = None;
         if spot {
             let again = scenario::run(&run.spec).expect("ran once already");
@@ -263,13 +263,7 @@ fn progress(sh: &Mutex<Shared>, opts: &FuzzOpts, start: Instant, tty: bool) {
         Stop::Time(t) => start.elapsed().as_secs_f64() / (t.max(1) as f64),
     }
     .min(1.0);
-    let line = format!(
-        "fuzz {:>3.0}% {} cases, {} failures, {:.0} s",
-        frac * 100.0,
-        s.done,
-        s.failures.len(),
-        start.elapsed().as_secs_f64()
-    );
+    let line = format!("fuzz {:>3.0}% {} cases, {} failures, {:.0} s", frac * 100.0, s.done, s.failures.len(), start.elapsed().as_secs_f64());
     if tty {
         let filled = (frac * 30.0) as usize;
         eprint!("\r[{}{}] {line}   ", "#".repeat(filled), ".".repeat(30 - filled));
@@ -300,7 +294,14 @@ impl Summary {
             s.push_str("no failures\n");
         }
         for f in &self.failures {
-            s.push_str(&format!("\nFAIL {} {} seed {}{}\n{}", f.scenario, f.property, f.seed, if f.repeats > 0 { format!(" (and {} more cases)", f.repeats) } else { String::new() }, f.message));
+            s.push_str(&format!(
+                "\nFAIL {} {} seed {}{}\n{}",
+                f.scenario,
+                f.property,
+                f.seed,
+                if f.repeats > 0 { format!(" (and {} more cases)", f.repeats) } else { String::new() },
+                f.message
+            ));
         }
         s
     }

@@ -77,7 +77,15 @@ pub struct Check {
 
 impl Check {
     pub fn new(scenario: &str) -> Check {
-        Check { scenario: scenario.into(), switches: Switches::default(), domain: domain_for(scenario), shrink_runs_max: 200, shrink_deadline: None, out_dir: None, test_hint: None }
+        Check {
+            scenario: scenario.into(),
+            switches: Switches::default(),
+            domain: domain_for(scenario),
+            shrink_runs_max: 200,
+            shrink_deadline: None,
+            out_dir: None,
+            test_hint: None,
+        }
     }
 }
 

@@ -44,14 +44,19 @@ type RawLink = (Option<u64>, Option<u64>, Option<u32>, Option<u32>, Option<(u32,
 /// value 1..=128: a burst, a window, a sleep, a path drop's length.
 type RawFault = (usize, usize, u64, u64, u32);
 
+/// Everything one case draws, in drawing order: the swarm mask, both legs,
+/// the timed faults, the always-on kinds' faults, the extra values, the fleet
+/// and whether its routing is drawn.
+type Drawn = (Vec<bool>, RawLink, RawLink, Vec<(usize, usize, u64, u64)>, Vec<(usize, u64, u64, u32)>, Vec<u32>, Option<(usize, u8)>, bool);
+
 fn link_strategy(one_way_min_ms: u64, one_way_max_ms: u64) -> impl Strategy<Value = RawLink> {
     (
         proptest::option::of(one_way_min_ms.max(1)..=one_way_max_ms.max(one_way_min_ms.max(1))), // one-way delay, ms
-        proptest::option::of(1u64..=40),           // jitter, ms
-        proptest::option::of(1u32..=150),          // loss, per mille (0.1 % to 15 %)
-        proptest::option::of(1u32..=100),          // duplicate, per mille
-        proptest::option::of((1u32..=200, 1u32..=8)), // reorder per mille, k
-        proptest::option::of(1280usize..=1499),    // MTU
+        proptest::option::of(1u64..=40),                                                         // jitter, ms
+        proptest::option::of(1u32..=150),                                                        // loss, per mille (0.1 % to 15 %)
+        proptest::option::of(1u32..=100),                                                        // duplicate, per mille
+        proptest::option::of((1u32..=200, 1u32..=8)),                                            // reorder per mille, k
+        proptest::option::of(1280usize..=1499),                                                  // MTU
     )
 }
 
@@ -80,7 +85,6 @@ fn apply_link(on: &BTreeSet<Kind>, raw: &RawLink) -> LinkPlan {
     l
 }
 
-
 /// The strategy for one case of `domain` with run seed `seed`.
 pub fn case_strategy(domain: &Domain, seed: RunSeed) -> BoxedStrategy<Case> {
     let kinds = domain.kinds.to_vec();
@@ -108,7 +112,7 @@ pub fn case_strategy(domain: &Domain, seed: RunSeed) -> BoxedStrategy<Case> {
         if domain.fleet { proptest::option::of((FLEET_REACTORS_DRAWN, 0u8..4)).boxed() } else { Just(None).boxed() },
         Just(domain.fleet_routing),
     )
-        .prop_map(move |(mask, phone, box_, raw4, forced, extras, fleet, draw_routing): (Vec<bool>, RawLink, RawLink, Vec<(usize, usize, u64, u64)>, Vec<(usize, u64, u64, u32)>, Vec<u32>, Option<(usize, u8)>, bool)| {
+        .prop_map(move |(mask, phone, box_, raw4, forced, extras, fleet, draw_routing): Drawn| {
             let mut raw: Vec<RawFault> = raw4.iter().zip(extras.iter().chain(std::iter::repeat(&1))).map(|(&(k, h, at, len), &x)| (k, h, at, len, x)).collect();
             let on: BTreeSet<Kind> = kinds.iter().zip(&mask).filter(|(_, m)| **m).map(|(k, _)| *k).chain(always.iter().copied()).collect();
             for (k, (h, at, len, extra)) in always_timed.iter().zip(forced) {

@@ -249,7 +249,11 @@ pub fn svg(events: &[Event], plan: Option<&FaultPlan>, title: &Title) -> String 
     // Arrow heads, one per sender colour.
     s.push_str("<defs>");
     for i in 0..lanes.len() {
-        let _ = write!(s, r#"<marker id="a{i}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" fill="{}"/></marker>"#, colour(i));
+        let _ = write!(
+            s,
+            r#"<marker id="a{i}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" fill="{}"/></marker>"#,
+            colour(i)
+        );
     }
     s.push_str("</defs>\n");
     // Markers: drops, refusals, timers, and labelled events.
@@ -278,7 +282,8 @@ pub fn svg(events: &[Event], plan: Option<&FaultPlan>, title: &Title) -> String 
             }
             "udp.send" | "udp.arrive" => {}
             "timer" => {
-                let _ = writeln!(s, r##"<rect x="{:.1}" y="{:.1}" width="3" height="1.5" fill="#aaa"><title>{}</title></rect>"##, ex - 1.5, ey - 0.75, esc(&tip));
+                let _ =
+                    writeln!(s, r##"<rect x="{:.1}" y="{:.1}" width="3" height="1.5" fill="#aaa"><title>{}</title></rect>"##, ex - 1.5, ey - 0.75, esc(&tip));
             }
             _ => {
                 let slot = used.entry((e.t_ns, l)).or_default();

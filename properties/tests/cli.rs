@@ -5,11 +5,7 @@ use std::path::PathBuf;
 use std::process::Command;
 
 fn ftwsim(args: &[&str]) -> (i32, String, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_ftwsim"))
-        .args(args)
-        .current_dir(env!("CARGO_MANIFEST_DIR"))
-        .output()
-        .expect("ftwsim runs");
+    let out = Command::new(env!("CARGO_BIN_EXE_ftwsim")).args(args).current_dir(env!("CARGO_MANIFEST_DIR")).output().expect("ftwsim runs");
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
 }
 
@@ -149,8 +145,17 @@ fn timeline_draws_every_host_as_svg_and_html() {
     let html = dir.join("run.html");
     let trace = dir.join("run.jsonl");
     let (code, out, err) = ftwsim(&[
-        "run", "--scenario", "quic-echo", "--seed", "7", "--plan", "../corpus/quic-echo-wifi-to-cellular.toml",
-        "--timeline", svg.to_str().unwrap(), "--trace", trace.to_str().unwrap(),
+        "run",
+        "--scenario",
+        "quic-echo",
+        "--seed",
+        "7",
+        "--plan",
+        "../corpus/quic-echo-wifi-to-cellular.toml",
+        "--timeline",
+        svg.to_str().unwrap(),
+        "--trace",
+        trace.to_str().unwrap(),
     ]);
     assert_eq!(code, 0, "{out}{err}");
     let text = std::fs::read_to_string(&svg).expect("svg written");
@@ -212,7 +217,7 @@ fn fuzz_reports_coverage_and_json_and_fails_on_a_bug_switch() {
     assert_eq!(code, 1, "{out}{err}");
     assert!(out.contains("FAIL fleet-migrate same-connection"), "{out}");
     assert!(out.contains("shrunk plan") && out.contains("cargo sim replay "), "{out}");
-    let entries = ftw_properties::corpus::collect(&[dir.clone()]).unwrap();
+    let entries = ftw_properties::corpus::collect(std::slice::from_ref(&dir)).unwrap();
     assert_eq!(entries.len(), 1, "one entry for one property");
     let (code, rout, rerr) = ftwsim(&["replay", entries[0].to_str().unwrap()]);
     assert_eq!(code, 0, "the written entry replays to its expectation: {rout}{rerr}");
@@ -220,7 +225,8 @@ fn fuzz_reports_coverage_and_json_and_fails_on_a_bug_switch() {
 
 #[test]
 fn fuzz_shards_split_the_seeds_and_bad_input_is_status_2() {
-    let (code, out, err) = ftwsim(&["fuzz", "--cases", "2", "--scenario", "quic-echo", "--shard", "1/3", "--seed-from", "10", "--json", "--out", "/nonexistent-never-written"]);
+    let (code, out, err) =
+        ftwsim(&["fuzz", "--cases", "2", "--scenario", "quic-echo", "--shard", "1/3", "--seed-from", "10", "--json", "--out", "/nonexistent-never-written"]);
     assert_eq!(code, 0, "{out}{err}");
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(v["seeds"], "11..=14 step 3");

@@ -192,7 +192,9 @@ fn shrinking_comes_down_to_the_one_fault_that_matters() {
     let seeds: Vec<u64> = (1..200)
         .filter(|&s| {
             let p = draw(&c.domain, RunSeed(s)).current().plan;
-            p.faults.iter().any(|f| f.at_ms < 8_000 && matches!(&f.fault, FaultKind::Rebind { host } if *host == ftw_sim::world::host::Host::Phone)) && p.faults.len() >= 2 && p.phone != LinkPlan::default()
+            p.faults.iter().any(|f| f.at_ms < 8_000 && matches!(&f.fault, FaultKind::Rebind { host } if *host == ftw_sim::world::host::Host::Phone))
+                && p.faults.len() >= 2
+                && p.phone != LinkPlan::default()
         })
         .take(1)
         .collect();
@@ -216,7 +218,13 @@ fn shrinking_comes_down_to_the_one_fault_that_matters() {
     assert_eq!(e.spec.plan, *plan);
     assert_eq!(e.expect.render(), "fails no-rebind");
     let m = f.message();
-    for want in ["property no-rebind failed in scenario quic-echo", &format!("seed = {}", seeds[0]), "kind = \"rebind\"", "cargo sim replay ", &format!("cargo sim run --scenario quic-echo --seed {} --plan ", seeds[0])] {
+    for want in [
+        "property no-rebind failed in scenario quic-echo",
+        &format!("seed = {}", seeds[0]),
+        "kind = \"rebind\"",
+        "cargo sim replay ",
+        &format!("cargo sim run --scenario quic-echo --seed {} --plan ", seeds[0]),
+    ] {
         assert!(m.contains(want), "message lacks {want:?}:\n{m}");
     }
 }

@@ -18,13 +18,15 @@ fn emits_echo_in_order(spec: &RunSpec) -> RunReport {
 #[test]
 #[should_panic(expected = "which its definition does not declare")]
 fn a_run_that_checks_an_undeclared_law_is_refused() {
-    const DEF: ScenarioDef = ScenarioDef { name: "test-undeclared", about: "", domain: Domain::DEFAULT, laws: &[judge(&laws::CLEAN_CLOSE)], run: emits_echo_in_order };
+    const DEF: ScenarioDef =
+        ScenarioDef { name: "test-undeclared", about: "", domain: Domain::DEFAULT, laws: &[judge(&laws::CLEAN_CLOSE)], run: emits_echo_in_order };
     scenario::run_def(&DEF, &RunSpec::new("test-undeclared", RunSeed(1)));
 }
 
 #[test]
 fn a_run_that_checks_its_declared_laws_passes_the_guard() {
-    const DEF: ScenarioDef = ScenarioDef { name: "test-declared", about: "", domain: Domain::DEFAULT, laws: &[judge(&laws::ECHO_IN_ORDER)], run: emits_echo_in_order };
+    const DEF: ScenarioDef =
+        ScenarioDef { name: "test-declared", about: "", domain: Domain::DEFAULT, laws: &[judge(&laws::ECHO_IN_ORDER)], run: emits_echo_in_order };
     let r = scenario::run_def(&DEF, &RunSpec::new("test-declared", RunSeed(1)));
     assert_eq!(r.checks.len(), 1);
 }

@@ -11,16 +11,16 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use ftw_fleet::{FleetConfig, Routing};
-use ftw_sim::drive::fleet::FleetDoor;
 use ftw_sim::drive::build::{cloud_door, FleetRun};
-use ftw_sim::scenario::fleet_migrate::{self, FleetSummary};
+use ftw_sim::drive::fleet::FleetDoor;
 use ftw_sim::scenario::fleet_flood;
+use ftw_sim::scenario::fleet_migrate::{self, FleetSummary};
 use ftw_sim::scenario::{run, Verdict};
 use ftw_sim::world::host::addr;
 use ftw_sim::world::plan::{FaultKind, TimedFault};
 use ftw_sim::world::switch::Switches;
-use ftw_sim::world::topology::RunSpec;
 use ftw_sim::world::time;
+use ftw_sim::world::topology::RunSpec;
 use ftw_sim::{RunSeed, World, WorldConfig};
 
 fn spec(scenario: &str, seed: u64, switches: &[&str]) -> RunSpec {

@@ -7,8 +7,8 @@ use std::net::SocketAddr;
 use std::rc::Rc;
 use std::time::Duration;
 
-use ftw_sim::world::net::NetAction;
 use ftw_sim::world::host::addr;
+use ftw_sim::world::net::NetAction;
 use ftw_sim::world::time;
 use ftw_sim::{RunSeed, World, WorldConfig};
 use turmoil::net::UdpSocket;
@@ -17,7 +17,10 @@ type Log = Rc<RefCell<Vec<(Duration, SocketAddr)>>>;
 
 /// The cloud echoes every datagram and logs its source; the phone sends at the
 /// given times from ONE socket and logs what comes back.
-fn run(sends_s: &'static [u64], actions: &[(u64, NetAction)]) -> (Vec<(Duration, SocketAddr)>, Vec<(Duration, SocketAddr)>, Vec<SocketAddr>) {
+/// What the cloud saw (time, source), what the phone got back (time, source), and the sources.
+type Seen = (Vec<(Duration, SocketAddr)>, Vec<(Duration, SocketAddr)>, Vec<SocketAddr>);
+
+fn run(sends_s: &'static [u64], actions: &[(u64, NetAction)]) -> Seen {
     let mut world = World::new(WorldConfig::new(RunSeed(9)));
     let wifi = world.nat("nat-wifi", addr::NAT_WIFI, Duration::from_secs(30));
     let cell = world.nat("nat-cell", addr::NAT_CELL, Duration::from_secs(30));

@@ -10,12 +10,9 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use bytes::Bytes;
-use ftw_crypto::{
-    crypto_provider, quic_client_config, quic_endpoint_config,
-    seeded_cid_factory, ClientResumption, QuicTransportParams,
-};
-use ftw_sim::drive::quic::{QuicEndpoint, QuicEvent};
+use ftw_crypto::{crypto_provider, quic_client_config, quic_endpoint_config, seeded_cid_factory, ClientResumption, QuicTransportParams};
 use ftw_sim::drive::build::cloud_quic_endpoint;
+use ftw_sim::drive::quic::{QuicEndpoint, QuicEvent};
 use ftw_sim::world::host::{addr, cloud_certs, sim_clock};
 use ftw_sim::world::time;
 use ftw_sim::{RunSeed, World, WorldConfig};
@@ -80,7 +77,14 @@ fn a_stale_connection_handle_never_reads_its_successor() {
         let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
         let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
         for (i, word) in ["first", "second"].into_iter().enumerate() {
-            let client = quic_client_config(&provider, &sim_clock("phone"), &cloud_certs(), ClientResumption::Disabled, rng.sub_seed(&format!("quic/initial-dcid/{i}")), &QuicTransportParams::default());
+            let client = quic_client_config(
+                &provider,
+                &sim_clock("phone"),
+                &cloud_certs(),
+                ClientResumption::Disabled,
+                rng.sub_seed(&format!("quic/initial-dcid/{i}")),
+                &QuicTransportParams::default(),
+            );
             let conn = ep.connect(client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME)?;
             while conn.next_event().await != QuicEvent::Connected {}
             let s = conn.open_bi().ok_or("stream")?;

@@ -68,4 +68,3 @@ fn skipping_idle_time_changes_no_event() {
     assert!(skip.outcome.steps * 5 < step.outcome.steps, "skipping took {} steps, stepping {}", skip.outcome.steps, step.outcome.steps);
     assert_eq!(skip.verdict(), Verdict::Pass, "{:?}", skip.checks);
 }
-

@@ -4,7 +4,7 @@
 
 use ftw_phone::Transport;
 use ftw_sim::drive::app::cloud::{CloudLog, Tamper};
-use ftw_sim::drive::system::{Setup, SessionSummary};
+use ftw_sim::drive::system::{SessionSummary, Setup};
 use ftw_sim::scenario::session::{run_short, run_with};
 use ftw_sim::scenario::{self, RunReport, Verdict};
 use ftw_sim::world::plan::{FaultKind, FaultPlan, TimedFault};
@@ -46,7 +46,10 @@ fn session_over_quic_end_to_end() {
 #[test]
 fn session_over_the_websocket_when_udp_is_refused() {
     let mut sp = spec(2, &[]);
-    sp.plan = FaultPlan { faults: vec![TimedFault { at_ms: 0, fault: FaultKind::UdpRefused { host: ftw_sim::world::host::Host::Phone, for_ms: 60_000 } }], ..FaultPlan::default() };
+    sp.plan = FaultPlan {
+        faults: vec![TimedFault { at_ms: 0, fault: FaultKind::UdpRefused { host: ftw_sim::world::host::Host::Phone, for_ms: 60_000 } }],
+        ..FaultPlan::default()
+    };
     let (r, s) = run_with(&sp, &Setup::default());
     assert_pass(&r);
     assert_eq!(s.phone.sessions[0].transport, Transport::WebSocket);

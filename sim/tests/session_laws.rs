@@ -4,7 +4,7 @@
 //! corpus entry.
 
 use ftw_phone::Transport;
-use ftw_sim::drive::system::{Setup, SessionSummary};
+use ftw_sim::drive::system::{SessionSummary, Setup};
 use ftw_sim::scenario::session::run_with;
 use ftw_sim::scenario::{self, RunReport, Verdict};
 use ftw_sim::world::plan::{FaultKind, TimedFault};
@@ -122,7 +122,11 @@ fn app_life_from_the_plan_background_relaunch_sleep() {
     ];
     let (r, s) = run(26, &[], plan);
     assert_pass(&r);
-    assert!(s.phone.sessions.len() >= 3, "background past the NAT timeout, relaunch and sleep each reconnect: {:?}", s.phone.sessions.iter().map(|r| &r.end).collect::<Vec<_>>());
+    assert!(
+        s.phone.sessions.len() >= 3,
+        "background past the NAT timeout, relaunch and sleep each reconnect: {:?}",
+        s.phone.sessions.iter().map(|r| &r.end).collect::<Vec<_>>()
+    );
 }
 
 #[test]

@@ -33,7 +33,18 @@ fn the_table_is_the_same_bytes_on_two_runs() {
     assert_eq!(render::json(&a), render::json(&b));
     assert_eq!(render::samples_csv(&a), render::samples_csv(&b));
     // Every row of the issue is there.
-    for what in [table::what::COLD, table::what::RECONNECT, table::what::TAP, table::what::FRAME, table::what::LIVE, table::what::SWITCH, table::what::AGE, table::what::SCAN, table::what::BACKGROUND, table::what::IDLE] {
+    for what in [
+        table::what::COLD,
+        table::what::RECONNECT,
+        table::what::TAP,
+        table::what::FRAME,
+        table::what::LIVE,
+        table::what::SWITCH,
+        table::what::AGE,
+        table::what::SCAN,
+        table::what::BACKGROUND,
+        table::what::IDLE,
+    ] {
         assert!(a.rows.iter().any(|r| r.what == what), "no row {what}");
     }
     assert_eq!(a.rows.iter().filter(|r| r.table == "system").count(), 7 * 3 * 2);

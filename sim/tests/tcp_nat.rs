@@ -8,13 +8,13 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddrV4};
 use std::rc::Rc;
 use std::time::Duration;
 
+use ftw_sim::drive::tcp::TcpHost;
+use ftw_sim::world::host::addr;
 use ftw_sim::world::net::fault::{Chain, Ctx, Delay, Fault};
 use ftw_sim::world::net::{nat, InFlight, NetAction, IP_TUNNEL_PORT};
-use ftw_sim::world::host::addr;
 use ftw_sim::world::plan::FaultPlan;
-use ftw_sim::world::topology::{world_for, RunSpec, Topology};
-use ftw_sim::drive::tcp::TcpHost;
 use ftw_sim::world::time;
+use ftw_sim::world::topology::{world_for, RunSpec, Topology};
 use ftw_sim::{RunOutcome, RunSeed};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -168,7 +168,7 @@ fn a_connect_to_a_port_nobody_listens_on_is_refused_at_once() {
     });
     let out = world.run();
     assert_eq!(out.result, Ok(()));
-    let (kind, took) = result.borrow().clone().expect("connect returned");
+    let (kind, took) = (*result.borrow()).expect("connect returned");
     assert_eq!(kind, Some(io::ErrorKind::ConnectionRefused));
     // One round trip on a 20 ms leg: 40 ms, never an RTO (1 s).
     assert!(took <= Duration::from_millis(45), "refused after {took:?}");

@@ -8,19 +8,19 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use ftw_crypto::{
-    crypto_provider, new_client_session_store, new_server_session_store, quic_client_config, quic_endpoint_config, quic_server_config,
-    seeded_cid_factory, ClientResumption, QuicTransportParams,
+    crypto_provider, new_client_session_store, new_server_session_store, quic_client_config, quic_endpoint_config, quic_server_config, seeded_cid_factory,
+    ClientResumption, QuicTransportParams,
 };
 use ftw_sim::drive::link::{accept_quic, accept_ws, close, dial_quic, dial_ws, CloseInfo, DialError, Link, LinkEvent, TransportKind};
 use ftw_sim::drive::quic::QuicEndpoint;
+use ftw_sim::drive::tcp::TcpHost;
+use ftw_sim::drive::ws::{client_tls, door_tls, WsClient, WsDoor, BEATS_MISSED_MAX, CLOSE_REPLY_WAIT, PING_INTERVAL};
 use ftw_sim::scenario::ws_echo::v4;
 use ftw_sim::scenario::{self, Verdict};
 use ftw_sim::world::host::{addr, cloud_certs, sim_clock};
 use ftw_sim::world::plan::{FaultKind, FaultPlan, TimedFault};
-use ftw_sim::world::topology::{world_for, RunSpec, Topology};
-use ftw_sim::drive::tcp::TcpHost;
-use ftw_sim::drive::ws::{client_tls, door_tls, WsClient, WsDoor, BEATS_MISSED_MAX, CLOSE_REPLY_WAIT, PING_INTERVAL};
 use ftw_sim::world::time;
+use ftw_sim::world::topology::{world_for, RunSpec, Topology};
 use ftw_sim::{RunOutcome, RunSeed, World};
 
 const SERVER_NAME: &str = ftw_crypto::consts::CLOUD_SERVER_NAME;
@@ -73,8 +73,16 @@ fn world(seed: u64, plan: FaultPlan, quic: bool, door: bool, ends: Ends) -> Worl
             if quic {
                 let rng = seed.crypto("cloud");
                 let provider = crypto_provider(&rng.sub("tls"));
-                let server = quic_server_config(&provider, &sim_clock("cloud"), &cloud_certs(), new_server_session_store(), rng.sub_seed("quic/token-key"), &QuicTransportParams::default());
-                let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
+                let server = quic_server_config(
+                    &provider,
+                    &sim_clock("cloud"),
+                    &cloud_certs(),
+                    new_server_session_store(),
+                    rng.sub_seed("quic/token-key"),
+                    &QuicTransportParams::default(),
+                );
+                let ep_cfg =
+                    quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
                 let ep = QuicEndpoint::bind("cloud", SocketAddr::from(([0, 0, 0, 0], addr::CLOUD_PORT)), ep_cfg, Some(server)).await?;
                 let ends = ends.clone();
                 tokio::task::spawn_local(async move {
@@ -121,7 +129,14 @@ async fn dial_phone_ws(client: &WsClient) -> Result<Link, DialError> {
 async fn dial_phone_quic(seed: RunSeed) -> Result<Link, DialError> {
     let rng = seed.crypto("phone");
     let provider = crypto_provider(&rng.sub("tls"));
-    let client = quic_client_config(&provider, &sim_clock("phone"), &cloud_certs(), ClientResumption::Disabled, rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
+    let client = quic_client_config(
+        &provider,
+        &sim_clock("phone"),
+        &cloud_certs(),
+        ClientResumption::Disabled,
+        rng.sub_seed("quic/initial-dcid"),
+        &QuicTransportParams::default(),
+    );
     let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
     let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await.map_err(|e| DialError::Other(e.to_string()))?;
     dial_quic(&ep, client, addr::cloud_door(), SERVER_NAME, "/v1/app?site=demo").await

@@ -72,10 +72,7 @@ pub mod uplink;
 use std::collections::{BTreeMap, VecDeque};
 
 use ciborium::Value;
-use ftw_wire::envelope::{
-    fit_delta, Clock, CmdAck, CmdResult, FieldDef, Hb, HelloOk, IdMap, Live, Snap, SourceInfo,
-    Subscription,
-};
+use ftw_wire::envelope::{fit_delta, Clock, CmdAck, CmdResult, FieldDef, Hb, HelloOk, IdMap, Live, Snap, SourceInfo, Subscription};
 use ftw_wire::noise::{HandshakeParams, Key, Keypair, Responder, SeededResolver};
 use ftw_wire::{BugSwitches, ControlBucket, Frame, Msg, Session};
 use rand::{Rng, SeedableRng};
@@ -270,9 +267,7 @@ impl BoxNode {
     }
     /// The `live` sent to `phone` with `live_seq`.
     pub fn live_sent(&self, phone: &Key, live_seq: u64) -> Option<&SentLive> {
-        self.lives
-            .iter()
-            .find(|l| &l.phone == phone && l.live_seq == live_seq)
+        self.lives.iter().find(|l| &l.phone == phone && l.live_seq == live_seq)
     }
     /// The box's wall clock.
     pub fn wall_ms(&self, now_ms: u64) -> u64 {
@@ -308,11 +303,7 @@ impl BoxNode {
     }
 
     fn clock(&mut self, now_ms: u64) {
-        assert!(
-            now_ms >= self.last_now_ms,
-            "time went back: {now_ms} < {}",
-            self.last_now_ms
-        );
+        assert!(now_ms >= self.last_now_ms, "time went back: {now_ms} < {}", self.last_now_ms);
         self.last_now_ms = now_ms;
         self.site.advance_to(now_ms);
     }
@@ -324,9 +315,7 @@ impl BoxNode {
             if now_ms >= next_dial_ms {
                 self.uplink = UplinkState::Dialing;
                 self.stats.dials += 1;
-                self.out.push_back(BoxOutput::Dial {
-                    target: self.target(),
-                });
+                self.out.push_back(BoxOutput::Dial { target: self.target() });
             }
         }
         // Command results, in due order (ties in arrival order).
@@ -337,12 +326,7 @@ impl BoxNode {
                 self.send_msg(p.chan, &Msg::CmdResult(p.result), p.id, Kind::Data);
             }
         }
-        let due: Vec<u32> = self
-            .sessions
-            .iter()
-            .filter(|(_, s)| s.open.as_ref().is_some_and(|o| o.next_tick_ms <= now_ms))
-            .map(|(c, _)| *c)
-            .collect();
+        let due: Vec<u32> = self.sessions.iter().filter(|(_, s)| s.open.as_ref().is_some_and(|o| o.next_tick_ms <= now_ms)).map(|(c, _)| *c).collect();
         for chan in due {
             self.lane0_tick(now_ms, chan);
         }
@@ -351,26 +335,15 @@ impl BoxNode {
     /// The dial asked for by `Dial` opened.
     pub fn handle_uplink_up(&mut self, now_ms: u64, datagrams: bool) {
         self.clock(now_ms);
-        assert_eq!(
-            self.uplink,
-            UplinkState::Dialing,
-            "uplink up without a dial"
-        );
-        self.uplink = UplinkState::Up {
-            datagrams,
-            since_ms: now_ms,
-        };
+        assert_eq!(self.uplink, UplinkState::Dialing, "uplink up without a dial");
+        self.uplink = UplinkState::Up { datagrams, since_ms: now_ms };
         self.stats.uplinks_up += 1;
     }
 
     /// The dial asked for by `Dial` failed.
     pub fn handle_uplink_failed(&mut self, now_ms: u64) {
         self.clock(now_ms);
-        assert_eq!(
-            self.uplink,
-            UplinkState::Dialing,
-            "dial failure without a dial"
-        );
+        assert_eq!(self.uplink, UplinkState::Dialing, "dial failure without a dial");
         self.schedule_redial(now_ms);
     }
 
@@ -392,10 +365,7 @@ impl BoxNode {
     /// Close the uplink from the box's side (e.g. a test); sessions die, a redial is scheduled.
     pub fn close_uplink(&mut self, now_ms: u64) {
         if matches!(self.uplink, UplinkState::Up { .. }) {
-            self.out.push_back(BoxOutput::Link(LinkOp::Close {
-                code: close::NORMAL,
-                reason: "box closes".into(),
-            }));
+            self.out.push_back(BoxOutput::Link(LinkOp::Close { code: close::NORMAL, reason: "box closes".into() }));
             self.handle_closed(now_ms, close::NORMAL);
         }
     }
@@ -408,14 +378,11 @@ impl BoxNode {
     /// The delay before dial number `attempt + 1` after a failure: equal jitter on a doubling
     /// ceiling (see the crate docs).
     fn schedule_redial(&mut self, now_ms: u64) {
-        let ceiling = (consts::BACKOFF_BASE_MS << self.attempt.min(consts::BACKOFF_DOUBLINGS_MAX))
-            .min(consts::BACKOFF_CAP_MS);
+        let ceiling = (consts::BACKOFF_BASE_MS << self.attempt.min(consts::BACKOFF_DOUBLINGS_MAX)).min(consts::BACKOFF_CAP_MS);
         let delay = ceiling / 2 + self.rng.random_range(0..=ceiling / 2);
         assert!(delay <= consts::BACKOFF_CAP_MS);
         self.attempt = (self.attempt + 1).min(consts::BACKOFF_DOUBLINGS_MAX);
-        self.uplink = UplinkState::Down {
-            next_dial_ms: now_ms + delay,
-        };
+        self.uplink = UplinkState::Down { next_dial_ms: now_ms + delay };
     }
 
     /// A stream message on the uplink.
@@ -450,22 +417,9 @@ impl BoxNode {
     }
 
     fn send_up(&mut self, m: UpMsg, kind: SendKind) {
-        let datagrams = matches!(
-            self.uplink,
-            UplinkState::Up {
-                datagrams: true,
-                ..
-            }
-        );
-        let kind = if kind == SendKind::Datagram && !datagrams {
-            SendKind::Message
-        } else {
-            kind
-        };
-        self.out.push_back(BoxOutput::Link(LinkOp::Send {
-            kind,
-            bytes: m.encode(),
-        }));
+        let datagrams = matches!(self.uplink, UplinkState::Up { datagrams: true, .. });
+        let kind = if kind == SendKind::Datagram && !datagrams { SendKind::Message } else { kind };
+        self.out.push_back(BoxOutput::Link(LinkOp::Send { kind, bytes: m.encode() }));
     }
 
     fn open_session(&mut self, chan: u32, m1: &[u8]) {
@@ -473,9 +427,7 @@ impl BoxNode {
             self.stats.dropped += 1;
             return;
         }
-        let params =
-            HandshakeParams::box_session_responder(self.cfg.key.clone(), self.resolver.clone())
-                .with_switches(self.cfg.switches);
+        let params = HandshakeParams::box_session_responder(self.cfg.key.clone(), self.resolver.clone()).with_switches(self.cfg.switches);
         let responder = Responder::new(&params).expect("box responder builds");
         let Ok((got, _payload)) = responder.read_msg1(m1) else {
             self.stats.dropped += 1;
@@ -491,12 +443,7 @@ impl BoxNode {
         }
         // One session per phone: a phone that opens again has forgotten its old one (its old
         // link may not have been seen to end yet). The old one is ended and frees its slot.
-        let stale: Vec<u32> = self
-            .sessions
-            .iter()
-            .filter(|(_, s)| s.phone == phone)
-            .map(|(c, _)| *c)
-            .collect();
+        let stale: Vec<u32> = self.sessions.iter().filter(|(_, s)| s.phone == phone).map(|(c, _)| *c).collect();
         for old in stale {
             self.sessions.remove(&old);
             self.pending.retain(|p| p.chan != old);
@@ -508,25 +455,10 @@ impl BoxNode {
             return;
         }
         let (m2, session) = got.write_msg2(b"").expect("message 2 writes");
-        self.sessions.insert(
-            chan,
-            Sess {
-                phone,
-                session,
-                open: None,
-                lane0_seq: 0,
-            },
-        );
+        self.sessions.insert(chan, Sess { phone, session, open: None, lane0_seq: 0 });
         assert!(self.sessions.len() <= consts::SESSIONS_MAX);
         self.stats.sessions_opened += 1;
-        self.send_up(
-            UpMsg {
-                kind: Kind::Data,
-                chan,
-                payload: m2,
-            },
-            SendKind::Message,
-        );
+        self.send_up(UpMsg { kind: Kind::Data, chan, payload: m2 }, SendKind::Message);
     }
 
     fn session_data(&mut self, now_ms: u64, chan: u32, msg: &[u8]) {
@@ -554,11 +486,7 @@ impl BoxNode {
             proto: consts::PROTO_VERSION,
             mode: "full".into(),
             caps: vec!["live".into()],
-            clock: Clock {
-                source: "sim".into(),
-                synced_at_ms: self.cfg.wall_base_ms,
-                uptime_ms: now_ms,
-            },
+            clock: Clock { source: "sim".into(), synced_at_ms: self.cfg.wall_base_ms, uptime_ms: now_ms },
             boot: self.cfg.box_id.clone(),
             hint: None,
         };
@@ -578,13 +506,7 @@ impl BoxNode {
                 o.table_rev_sent = rev;
             }
             None => {
-                s.open = Some(Open {
-                    sub,
-                    next_tick_ms: now_ms + period,
-                    last_fields: fields,
-                    table_rev_sent: rev,
-                    live_table_rev_sent: None,
-                });
+                s.open = Some(Open { sub, next_tick_ms: now_ms + period, last_fields: fields, table_rev_sent: rev, live_table_rev_sent: None });
             }
         }
         self.send_msg(chan, &Msg::Snap(snap), None, Kind::Bulk);
@@ -592,37 +514,12 @@ impl BoxNode {
 
     fn snap(&self, now_ms: u64) -> Snap {
         let t = self.site.table();
-        let dict = IdMap(
-            t.fields
-                .iter()
-                .map(|f| {
-                    (
-                        f.fid,
-                        FieldDef {
-                            name: f.name.clone(),
-                            unit: f.unit.clone(),
-                            src_id: "site".into(),
-                        },
-                    )
-                })
-                .collect(),
-        );
+        let dict = IdMap(t.fields.iter().map(|f| (f.fid, FieldDef { name: f.name.clone(), unit: f.unit.clone(), src_id: "site".into() })).collect());
         let sources = BTreeMap::from([(
             "site".to_string(),
-            SourceInfo {
-                kind: "sim".into(),
-                name: None,
-                last_ok_ms: self.wall_ms(now_ms),
-                stale_after_ms: 10_000,
-                state: "live".into(),
-            },
+            SourceInfo { kind: "sim".into(), name: None, last_ok_ms: self.wall_ms(now_ms), stale_after_ms: 10_000, state: "live".into() },
         )]);
-        Snap {
-            rev: t.src_rev,
-            dict,
-            fields: IdMap(self.site.values_by_fid()),
-            sources,
-        }
+        Snap { rev: t.src_rev, dict, fields: IdMap(self.site.values_by_fid()), sources }
     }
 
     fn cmd(&mut self, now_ms: u64, chan: u32, id: Option<u32>, c: ftw_wire::envelope::Cmd) {
@@ -635,11 +532,7 @@ impl BoxNode {
         } else {
             (false, Some("E_UNKNOWN_OP".to_string()))
         };
-        let ack = CmdAck {
-            cmd_id: c.cmd_id.clone(),
-            accepted,
-            code,
-        };
+        let ack = CmdAck { cmd_id: c.cmd_id.clone(), accepted, code };
         self.send_msg(chan, &Msg::CmdAck(ack), id, Kind::Data);
         if !accepted {
             return;
@@ -654,17 +547,8 @@ impl BoxNode {
         } else {
             (true, None)
         };
-        let result = CmdResult {
-            cmd_id: c.cmd_id,
-            ok,
-            code,
-        };
-        self.pending.push(PendingResult {
-            due_ms: now_ms + consts::CMD_APPLY_MS,
-            chan,
-            id,
-            result,
-        });
+        let result = CmdResult { cmd_id: c.cmd_id, ok, code };
+        self.pending.push(PendingResult { due_ms: now_ms + consts::CMD_APPLY_MS, chan, id, result });
     }
 
     fn lane0_tick(&mut self, now_ms: u64, chan: u32) {
@@ -686,17 +570,10 @@ impl BoxNode {
             snap_needed = o.table_rev_sent != rev;
             o.table_rev_sent = rev;
             let wanted = |fid: &u32| o.sub.fields.is_empty() || o.sub.fields.contains(fid);
-            let changed: BTreeMap<u32, i64> = by_fid
-                .iter()
-                .filter(|(f, v)| wanted(f) && o.last_fields.get(f) != Some(v))
-                .map(|(f, v)| (*f, *v))
-                .collect();
+            let changed: BTreeMap<u32, i64> = by_fid.iter().filter(|(f, v)| wanted(f) && o.last_fields.get(f) != Some(v)).map(|(f, v)| (*f, *v)).collect();
             s.lane0_seq += 1;
             let frame = if changed.is_empty() {
-                Msg::Tick {
-                    seq: Some(s.lane0_seq),
-                }
-                .to_frame(None)
+                Msg::Tick { seq: Some(s.lane0_seq) }.to_frame(None)
             } else {
                 let (frame, dropped) = fit_delta(s.lane0_seq, &IdMap(changed.clone()), bucket);
                 for (f, v) in changed.iter().filter(|(f, _)| !dropped.contains(f)) {
@@ -724,25 +601,11 @@ impl BoxNode {
             let live_seq = *seq_slot;
             *seq_slot += 1;
             let table = with_table.then(|| table_names.clone());
-            let live = Live {
-                live_seq,
-                src_rev: rev,
-                wall_ms,
-                values: values.clone(),
-            };
+            let live = Live { live_seq, src_rev: rev, wall_ms, values: values.clone() };
             let payload = live_payload(&live, table.as_deref());
             self.send_frame(chan, &Frame::control(payload), Kind::Dgram);
             self.send_msg(chan, &Msg::Hb(Hb { live_seq }), None, Kind::Dgram);
-            self.lives.push(SentLive {
-                phone,
-                chan,
-                live_seq,
-                src_rev: rev,
-                wall_ms,
-                sent_at_ms: now_ms,
-                values,
-                table,
-            });
+            self.lives.push(SentLive { phone, chan, live_seq, src_rev: rev, wall_ms, sent_at_ms: now_ms, values, table });
             self.stats.lives_sent += 1;
         }
     }
@@ -764,14 +627,7 @@ impl BoxNode {
             Kind::Dgram => SendKind::Datagram,
             _ => SendKind::Message,
         };
-        self.send_up(
-            UpMsg {
-                kind,
-                chan,
-                payload: sealed,
-            },
-            send_kind,
-        );
+        self.send_up(UpMsg { kind, chan, payload: sealed }, send_kind);
     }
 }
 
@@ -785,20 +641,14 @@ fn period_ms(sub: &Subscription) -> u64 {
 
 fn arg_i64(args: &Value, key: &str) -> Option<i64> {
     let Value::Map(m) = args else { return None };
-    m.iter()
-        .find(|(k, _)| k.as_text() == Some(key))
-        .and_then(|(_, v)| v.as_integer())
-        .and_then(|i| i64::try_from(i).ok())
+    m.iter().find(|(k, _)| k.as_text() == Some(key)).and_then(|(_, v)| v.as_integer()).and_then(|i| i64::try_from(i).ok())
 }
 
 /// The envelope bytes of a `live`, with the extra body key `table` when given.
 pub fn live_payload(live: &Live, table: Option<&[String]>) -> Vec<u8> {
     let mut env = Msg::Live(live.clone()).to_envelope(None);
     if let (Some(names), Some(Value::Map(body))) = (table, env.b.as_mut()) {
-        body.push((
-            Value::Text("table".into()),
-            Value::Array(names.iter().map(|n| Value::Text(n.clone())).collect()),
-        ));
+        body.push((Value::Text("table".into()), Value::Array(names.iter().map(|n| Value::Text(n.clone())).collect())));
     }
     env.encode()
 }
@@ -809,9 +659,7 @@ pub fn live_table(envelope_bytes: &[u8]) -> Option<Vec<String>> {
     let Some(Value::Map(body)) = env.b else {
         return None;
     };
-    let (_, v) = body
-        .into_iter()
-        .find(|(k, _)| k.as_text() == Some("table"))?;
+    let (_, v) = body.into_iter().find(|(k, _)| k.as_text() == Some("table"))?;
     let Value::Array(items) = v else { return None };
     items.into_iter().map(|i| i.into_text().ok()).collect()
 }

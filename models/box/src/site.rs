@@ -36,11 +36,7 @@ impl Table {
 }
 
 fn field((fid, name, unit): (u32, &str, &str)) -> FieldInfo {
-    FieldInfo {
-        fid,
-        name: name.to_string(),
-        unit: unit.to_string(),
-    }
+    FieldInfo { fid, name: name.to_string(), unit: unit.to_string() }
 }
 
 /// splitmix64: a fixed, seedable hash for per-second noise.
@@ -85,19 +81,12 @@ impl Site {
     pub fn new(seed: u64) -> Site {
         let r = mix(seed);
         let battery_from_start = r & 1 == 0;
-        let battery_at_ms = if battery_from_start {
-            None
-        } else {
-            Some(60_000 + (r >> 8) % 540_001)
-        };
+        let battery_at_ms = if battery_from_start { None } else { Some(60_000 + (r >> 8) % 540_001) };
         let day_offset_s = mix(seed ^ 0x5eed) % DAY_S;
         let mut site = Site {
             seed,
             second: 0,
-            table: Table {
-                src_rev: 1,
-                fields: vec![field(GRID_W), field(PV_W)],
-            },
+            table: Table { src_rev: 1, fields: vec![field(GRID_W), field(PV_W)] },
             battery_at_ms,
             has_battery: false,
             stored_ws: BATTERY_CAPACITY_WS / 2,
@@ -107,9 +96,7 @@ impl Site {
         };
         if battery_from_start {
             site.has_battery = true;
-            site.table
-                .fields
-                .extend([field(BATTERY_W), field(BATTERY_SOC)]);
+            site.table.fields.extend([field(BATTERY_W), field(BATTERY_SOC)]);
         }
         site.compute();
         site
@@ -147,11 +134,7 @@ impl Site {
 
     /// Current values by field id.
     pub fn values_by_fid(&self) -> BTreeMap<u32, i64> {
-        self.table
-            .fields
-            .iter()
-            .map(|f| (f.fid, self.values[&f.name]))
-            .collect()
+        self.table.fields.iter().map(|f| (f.fid, self.values[&f.name])).collect()
     }
 
     /// Add the battery now (if there is none): the table changes, `src_rev` bumps.
@@ -162,9 +145,7 @@ impl Site {
         self.has_battery = true;
         self.battery_at_ms = None;
         self.table.src_rev += 1;
-        self.table
-            .fields
-            .extend([field(BATTERY_W), field(BATTERY_SOC)]);
+        self.table.fields.extend([field(BATTERY_W), field(BATTERY_SOC)]);
         self.compute();
     }
 
@@ -211,27 +192,15 @@ impl Site {
         let cloud = 40 + (mix(self.seed ^ mix(s / 60)) % 61) as i64; // 40..=100 %
         let flicker = (mix(self.seed.wrapping_add(s)) % 41) as i64 - 20;
         let pv = (daylight * cloud / 100 + if daylight > 0 { flicker } else { 0 }).max(0);
-        let load = 300
-            + (mix(self.seed ^ 0xa5a5 ^ mix(s / 30)) % 2_500) as i64
-            + (mix(s ^ self.seed) % 21) as i64;
+        let load = 300 + (mix(self.seed ^ 0xa5a5 ^ mix(s / 30)) % 2_500) as i64 + (mix(s ^ self.seed) % 21) as i64;
         let mut values = BTreeMap::new();
         let mut battery = 0;
         if self.has_battery {
-            let want = self
-                .hold_w
-                .unwrap_or(pv - load)
-                .clamp(-BATTERY_POWER_MAX_W, BATTERY_POWER_MAX_W);
+            let want = self.hold_w.unwrap_or(pv - load).clamp(-BATTERY_POWER_MAX_W, BATTERY_POWER_MAX_W);
             let room = BATTERY_CAPACITY_WS - self.stored_ws;
-            battery = if want > 0 {
-                want.min(room)
-            } else {
-                want.max(-self.stored_ws)
-            };
+            battery = if want > 0 { want.min(room) } else { want.max(-self.stored_ws) };
             values.insert(BATTERY_W.1.to_string(), battery);
-            values.insert(
-                BATTERY_SOC.1.to_string(),
-                self.stored_ws * 1_000 / BATTERY_CAPACITY_WS,
-            );
+            values.insert(BATTERY_SOC.1.to_string(), self.stored_ws * 1_000 / BATTERY_CAPACITY_WS);
         }
         values.insert(GRID_W.1.to_string(), load - pv + battery);
         values.insert(PV_W.1.to_string(), pv);
@@ -277,9 +246,7 @@ mod tests {
 
     #[test]
     fn seeded_battery_bumps_src_rev() {
-        let seed = (0..100)
-            .find(|&s| Site::new(s).battery_at_ms().is_some())
-            .unwrap();
+        let seed = (0..100).find(|&s| Site::new(s).battery_at_ms().is_some()).unwrap();
         let mut s = Site::new(seed);
         let at = s.battery_at_ms().unwrap();
         assert_eq!(s.src_rev(), 1);
@@ -288,14 +255,9 @@ mod tests {
         assert_eq!(s.src_rev(), 1);
         s.advance_to(at + 1_000);
         assert_eq!(s.src_rev(), 2);
-        assert_eq!(
-            s.table().names(),
-            vec!["grid_w", "pv_w", "battery_w", "battery_soc"]
-        );
+        assert_eq!(s.table().names(), vec!["grid_w", "pv_w", "battery_w", "battery_soc"]);
         assert_eq!(s.values().len(), 4);
-        let seed_full = (0..100)
-            .find(|&s| Site::new(s).battery_at_ms().is_none())
-            .unwrap();
+        let seed_full = (0..100).find(|&s| Site::new(s).battery_at_ms().is_none()).unwrap();
         assert_eq!(Site::new(seed_full).values().len(), 4);
     }
 

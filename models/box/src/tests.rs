@@ -14,12 +14,7 @@ fn new_box(paired: Vec<Key>) -> BoxNode {
 
 fn up(b: &mut BoxNode, now: u64) {
     b.handle_timeout(now);
-    assert_eq!(
-        b.poll_output(),
-        Some(BoxOutput::Dial {
-            target: "/box/box-1".into()
-        })
-    );
+    assert_eq!(b.poll_output(), Some(BoxOutput::Dial { target: "/box/box-1".into() }));
     b.handle_uplink_up(now, true);
 }
 
@@ -27,9 +22,7 @@ fn drain(b: &mut BoxNode) -> Vec<(SendKind, UpMsg)> {
     let mut v = vec![];
     while let Some(o) = b.poll_output() {
         match o {
-            BoxOutput::Link(LinkOp::Send { kind, bytes }) => {
-                v.push((kind, UpMsg::decode(&bytes).unwrap()))
-            }
+            BoxOutput::Link(LinkOp::Send { kind, bytes }) => v.push((kind, UpMsg::decode(&bytes).unwrap())),
             other => panic!("unexpected {other:?}"),
         }
     }
@@ -45,27 +38,13 @@ struct TestPhone {
 
 impl TestPhone {
     fn new(n: u8, chan: u32) -> TestPhone {
-        TestPhone {
-            key: keys(n),
-            chan,
-            hs: None,
-            s: None,
-        }
+        TestPhone { key: keys(n), chan, hs: None, s: None }
     }
     fn open_msg(&mut self, box_pub: Key) -> Vec<u8> {
-        let p = HandshakeParams::box_session_initiator(
-            self.key.clone(),
-            box_pub,
-            SeededResolver::new([self.chan as u8; 32]),
-        );
+        let p = HandshakeParams::box_session_initiator(self.key.clone(), box_pub, SeededResolver::new([self.chan as u8; 32]));
         let (hs, m1) = Initiator::new(&p).unwrap().write_msg1(b"").unwrap();
         self.hs = Some(hs);
-        UpMsg {
-            kind: Kind::Open,
-            chan: self.chan,
-            payload: m1,
-        }
-        .encode()
+        UpMsg { kind: Kind::Open, chan: self.chan, payload: m1 }.encode()
     }
     fn msg2(&mut self, m2: &[u8]) {
         let (_, s) = self.hs.take().unwrap().read_msg2(m2).unwrap();
@@ -74,12 +53,7 @@ impl TestPhone {
     fn send(&mut self, m: &Msg, id: Option<u32>) -> Vec<u8> {
         let bytes = m.to_frame(id).encode(ControlBucket::default()).unwrap();
         let sealed = self.s.as_mut().unwrap().seal(&bytes).unwrap();
-        UpMsg {
-            kind: Kind::Data,
-            chan: self.chan,
-            payload: sealed,
-        }
-        .encode()
+        UpMsg { kind: Kind::Data, chan: self.chan, payload: sealed }.encode()
     }
     fn open(&mut self, payload: &[u8]) -> (Option<u32>, Msg, Vec<u8>) {
         let f = self.s.as_mut().unwrap().open(payload).unwrap();
@@ -89,15 +63,7 @@ impl TestPhone {
 }
 
 fn hello(hidden: bool) -> Msg {
-    Msg::Hello(Hello {
-        proto: ProtoRange { min: 1, max: 1 },
-        caps: vec![],
-        sub: Subscription {
-            fields: vec![],
-            live: true,
-            hidden,
-        },
-    })
+    Msg::Hello(Hello { proto: ProtoRange { min: 1, max: 1 }, caps: vec![], sub: Subscription { fields: vec![], live: true, hidden } })
 }
 
 /// Open a session for `p` and say hello; returns the box's replies to hello.
@@ -121,9 +87,7 @@ fn backoff_schedule_doubles_to_the_cap_with_jitter() {
     let mut delays = vec![];
     for _ in 0..9 {
         b.handle_uplink_failed(now);
-        let UplinkState::Down { next_dial_ms } = b.uplink() else {
-            panic!()
-        };
+        let UplinkState::Down { next_dial_ms } = b.uplink() else { panic!() };
         assert_eq!(b.poll_timeout(), Some(next_dial_ms));
         delays.push(next_dial_ms - now);
         now = next_dial_ms;
@@ -132,18 +96,12 @@ fn backoff_schedule_doubles_to_the_cap_with_jitter() {
         b.handle_timeout(now);
         assert!(matches!(b.poll_output(), Some(BoxOutput::Dial { .. })));
     }
-    let ceilings = [
-        1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000, 60_000,
-    ];
+    let ceilings = [1_000, 2_000, 4_000, 8_000, 16_000, 32_000, 60_000, 60_000, 60_000];
     for (d, c) in delays.iter().zip(ceilings) {
         assert!(*d >= c / 2 && *d <= c, "delay {d} ceiling {c}");
     }
     // Jitter: not all at the same point of their range.
-    let fracs: std::collections::BTreeSet<u64> = delays
-        .iter()
-        .zip(ceilings)
-        .map(|(d, c)| d * 1000 / c)
-        .collect();
+    let fracs: std::collections::BTreeSet<u64> = delays.iter().zip(ceilings).map(|(d, c)| d * 1000 / c).collect();
     assert!(fracs.len() > 3);
     // Same seed, same schedule.
     let mut b2 = new_box(vec![]);
@@ -152,9 +110,7 @@ fn backoff_schedule_doubles_to_the_cap_with_jitter() {
     b2.poll_output();
     for d in &delays {
         b2.handle_uplink_failed(now2);
-        let UplinkState::Down { next_dial_ms } = b2.uplink() else {
-            panic!()
-        };
+        let UplinkState::Down { next_dial_ms } = b2.uplink() else { panic!() };
         assert_eq!(next_dial_ms - now2, *d);
         now2 = next_dial_ms;
         b2.handle_timeout(now2);
@@ -171,9 +127,7 @@ fn long_uplink_resets_backoff_and_sessions_die_with_it() {
     assert_eq!(b.session_count(), 1);
     b.handle_closed(120_000, 1006);
     assert_eq!(b.session_count(), 0);
-    let UplinkState::Down { next_dial_ms } = b.uplink() else {
-        panic!()
-    };
+    let UplinkState::Down { next_dial_ms } = b.uplink() else { panic!() };
     assert!(next_dial_ms - 120_000 <= 1_000);
 }
 
@@ -197,9 +151,7 @@ fn hello_gets_hello_ok_and_snap_on_bulk_then_1hz_lane0_and_live() {
     up(&mut b, 0);
     let out = handshake(&mut b, &mut p, 0, false);
     assert_eq!(out.len(), 2);
-    assert!(out
-        .iter()
-        .all(|(k, m)| *k == SendKind::Bulk && m.kind == Kind::Bulk));
+    assert!(out.iter().all(|(k, m)| *k == SendKind::Bulk && m.kind == Kind::Bulk));
     let (id, m, _) = p.open(&out[0].1.payload);
     assert_eq!(id, Some(1));
     assert!(matches!(m, Msg::HelloOk(_)));
@@ -221,11 +173,7 @@ fn hello_gets_hello_ok_and_snap_on_bulk_then_1hz_lane0_and_live() {
                 Msg::Live(l) => {
                     assert_eq!((k, m.kind), (SendKind::Datagram, Kind::Dgram));
                     let table = live_table(&raw);
-                    assert_eq!(
-                        table.is_some(),
-                        l.live_seq == 1,
-                        "table only in the first live"
-                    );
+                    assert_eq!(table.is_some(), l.live_seq == 1, "table only in the first live");
                     lives.push(l)
                 }
                 Msg::Hb(h) => assert_eq!(h.live_seq, lives.last().unwrap().live_seq),
@@ -270,9 +218,7 @@ fn hidden_cadence_is_one_in_five_seconds_and_hello_switches_it() {
 
 #[test]
 fn four_sessions_max_the_fifth_is_busy() {
-    let mut phones: Vec<TestPhone> = (0..5)
-        .map(|i| TestPhone::new(10 + i, 100 + i as u32))
-        .collect();
+    let mut phones: Vec<TestPhone> = (0..5).map(|i| TestPhone::new(10 + i, 100 + i as u32)).collect();
     let mut b = new_box(phones.iter().map(|p| p.key.public).collect());
     up(&mut b, 0);
     for p in phones.iter_mut().take(4) {
@@ -282,10 +228,7 @@ fn four_sessions_max_the_fifth_is_busy() {
     let box_pub = b.config().key.public;
     let m = phones[4].open_msg(box_pub);
     b.handle_message(0, &m);
-    assert_eq!(
-        drain(&mut b),
-        vec![(SendKind::Message, UpMsg::close(104, 4429))]
-    );
+    assert_eq!(drain(&mut b), vec![(SendKind::Message, UpMsg::close(104, 4429))]);
     assert_eq!(b.session_count(), 4);
     // One leaves; the fifth gets in.
     b.handle_message(1, &UpMsg::close(100, 1000).encode());
@@ -298,54 +241,31 @@ fn four_sessions_max_the_fifth_is_busy() {
 fn cmd_ack_then_result_and_battery_hold_shows() {
     let site_seed = (0..100).find(|&s| Site::new(s).has_battery()).unwrap();
     let mut p = TestPhone::new(5, 1);
-    let mut b = BoxNode::new(
-        BoxConfig::new("box-1", keys(1), vec![p.key.public], site_seed),
-        [9; 32],
-    );
+    let mut b = BoxNode::new(BoxConfig::new("box-1", keys(1), vec![p.key.public], site_seed), [9; 32]);
     up(&mut b, 0);
     handshake(&mut b, &mut p, 0, false);
     let cmd = |id: &str, op: &str, nva: u64| {
         Msg::Cmd(Cmd {
             cmd_id: id.into(),
             op: op.into(),
-            args: Value::Map(vec![(
-                Value::Text("setpoint_w".into()),
-                Value::Integer(777.into()),
-            )]),
+            args: Value::Map(vec![(Value::Text("setpoint_w".into()), Value::Integer(777.into()))]),
             not_valid_after_ms: nva,
             expect: None,
         })
     };
     let wall = b.wall_ms(500);
-    b.handle_message(
-        500,
-        &p.send(&cmd("c1", "battery.hold", wall + 5_000), Some(7)),
-    );
+    b.handle_message(500, &p.send(&cmd("c1", "battery.hold", wall + 5_000), Some(7)));
     let out = drain(&mut b);
     assert_eq!(out.len(), 1);
     let (id, m, _) = p.open(&out[0].1.payload);
     assert_eq!(id, Some(7));
-    assert_eq!(
-        m,
-        Msg::CmdAck(CmdAck {
-            cmd_id: "c1".into(),
-            accepted: true,
-            code: None
-        })
-    );
+    assert_eq!(m, Msg::CmdAck(CmdAck { cmd_id: "c1".into(), accepted: true, code: None }));
     assert_eq!(b.poll_timeout(), Some(500 + consts::CMD_APPLY_MS));
     b.handle_timeout(700);
     let out = drain(&mut b);
     let (id, m, _) = p.open(&out[0].1.payload);
     assert_eq!(id, Some(7));
-    assert_eq!(
-        m,
-        Msg::CmdResult(CmdResult {
-            cmd_id: "c1".into(),
-            ok: true,
-            code: None
-        })
-    );
+    assert_eq!(m, Msg::CmdResult(CmdResult { cmd_id: "c1".into(), ok: true, code: None }));
     b.handle_timeout(2_000);
     drain(&mut b);
     assert_eq!(b.site().values()["battery_w"], 777);
@@ -359,23 +279,14 @@ fn cmd_ack_then_result_and_battery_hold_shows() {
             other => panic!("{other:?}"),
         })
         .collect();
-    assert_eq!(
-        codes,
-        vec![
-            (false, Some("E_CMD_EXPIRED".into())),
-            (false, Some("E_UNKNOWN_OP".into()))
-        ]
-    );
+    assert_eq!(codes, vec![(false, Some("E_CMD_EXPIRED".into())), (false, Some("E_UNKNOWN_OP".into()))]);
 }
 
 #[test]
 fn battery_added_mid_session_sends_snap_and_live_with_table() {
     let site_seed = (0..100).find(|&s| !Site::new(s).has_battery()).unwrap();
     let mut p = TestPhone::new(5, 1);
-    let mut b = BoxNode::new(
-        BoxConfig::new("box-1", keys(1), vec![p.key.public], site_seed),
-        [9; 32],
-    );
+    let mut b = BoxNode::new(BoxConfig::new("box-1", keys(1), vec![p.key.public], site_seed), [9; 32]);
     up(&mut b, 0);
     handshake(&mut b, &mut p, 0, false);
     b.handle_timeout(1_000);
@@ -392,10 +303,7 @@ fn battery_added_mid_session_sends_snap_and_live_with_table() {
             }
             (_, Msg::Live(l), raw) => {
                 assert_eq!(l.src_rev, 2);
-                assert_eq!(
-                    live_table(&raw).unwrap(),
-                    vec!["grid_w", "pv_w", "battery_w", "battery_soc"]
-                );
+                assert_eq!(live_table(&raw).unwrap(), vec!["grid_w", "pv_w", "battery_w", "battery_soc"]);
                 saw_table = true
             }
             _ => {}
@@ -421,9 +329,7 @@ fn a_message_that_does_not_open_is_dropped() {
 
 #[test]
 fn a_phone_that_opens_again_replaces_its_old_session() {
-    let mut phones: Vec<TestPhone> = (0..4)
-        .map(|i| TestPhone::new(10 + i, 100 + i as u32))
-        .collect();
+    let mut phones: Vec<TestPhone> = (0..4).map(|i| TestPhone::new(10 + i, 100 + i as u32)).collect();
     let mut b = new_box(phones.iter().map(|p| p.key.public).collect());
     up(&mut b, 0);
     for p in phones.iter_mut() {

@@ -42,11 +42,7 @@ pub struct UpMsg {
 impl UpMsg {
     /// A `Close` for `chan` with `code`.
     pub fn close(chan: u32, code: u16) -> UpMsg {
-        UpMsg {
-            kind: Kind::Close,
-            chan,
-            payload: code.to_be_bytes().to_vec(),
-        }
+        UpMsg { kind: Kind::Close, chan, payload: code.to_be_bytes().to_vec() }
     }
 
     /// The close code of a `Close` (1005 "no status" when the payload is short).
@@ -79,11 +75,7 @@ impl UpMsg {
             _ => return None,
         };
         let chan = u32::from_be_bytes(bytes[1..5].try_into().expect("4 bytes"));
-        Some(UpMsg {
-            kind,
-            chan,
-            payload: bytes[HEADER_LEN..].to_vec(),
-        })
+        Some(UpMsg { kind, chan, payload: bytes[HEADER_LEN..].to_vec() })
     }
 }
 
@@ -118,22 +110,13 @@ mod tests {
 
     #[test]
     fn round_trip_and_rejects() {
-        let m = UpMsg {
-            kind: Kind::Bulk,
-            chan: 0x0102_0304,
-            payload: vec![9, 8],
-        };
+        let m = UpMsg { kind: Kind::Bulk, chan: 0x0102_0304, payload: vec![9, 8] };
         let b = m.encode();
         assert_eq!(b, vec![3, 1, 2, 3, 4, 9, 8]);
         assert_eq!(UpMsg::decode(&b), Some(m));
         assert_eq!(UpMsg::decode(&[2, 0, 0, 0]), None);
         assert_eq!(UpMsg::decode(&[9, 0, 0, 0, 0]), None);
         assert_eq!(UpMsg::close(7, 4403).close_code(), 4403);
-        assert_eq!(
-            UpMsg::decode(&UpMsg::close(7, 4429).encode())
-                .unwrap()
-                .close_code(),
-            4429
-        );
+        assert_eq!(UpMsg::decode(&UpMsg::close(7, 4429).encode()).unwrap().close_code(), 4429);
     }
 }

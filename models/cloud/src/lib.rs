@@ -97,12 +97,7 @@ pub struct CloudConfig {
 
 impl CloudConfig {
     pub fn new(key: Keypair) -> CloudConfig {
-        CloudConfig {
-            key,
-            sessions_enabled: true,
-            box_wait_ms: consts::BOX_WAIT_MS,
-            switches: BugSwitches::default(),
-        }
+        CloudConfig { key, sessions_enabled: true, box_wait_ms: consts::BOX_WAIT_MS, switches: BugSwitches::default() }
     }
 }
 
@@ -256,11 +251,7 @@ impl Cloud {
     }
 
     fn clock(&mut self, now_ms: u64) {
-        assert!(
-            now_ms >= self.last_now_ms,
-            "time went back: {now_ms} < {}",
-            self.last_now_ms
-        );
+        assert!(now_ms >= self.last_now_ms, "time went back: {now_ms} < {}", self.last_now_ms);
         self.last_now_ms = now_ms;
     }
 
@@ -270,13 +261,7 @@ impl Cloud {
 
     /// Close `link` and forget it (no `handle_closed` is needed for it afterwards).
     fn close_link(&mut self, link: LinkId, code: u16, reason: &str) {
-        self.push(
-            link,
-            LinkOp::Close {
-                code,
-                reason: reason.to_string(),
-            },
-        );
+        self.push(link, LinkOp::Close { code, reason: reason.to_string() });
         self.forget(link, code);
     }
 
@@ -292,23 +277,12 @@ impl Cloud {
                         .links
                         .iter()
                         .filter_map(|(id, l)| match l {
-                            LinkState::Phone(p)
-                                if p.box_id == box_id
-                                    && !matches!(p.phase, Phase::WaitingUplink { .. }) =>
-                            {
-                                Some(*id)
-                            }
+                            LinkState::Phone(p) if p.box_id == box_id && !matches!(p.phase, Phase::WaitingUplink { .. }) => Some(*id),
                             _ => None,
                         })
                         .collect();
                     for p in phones {
-                        self.push(
-                            p,
-                            LinkOp::Close {
-                                code: close::GOING_AWAY,
-                                reason: "box gone".into(),
-                            },
-                        );
+                        self.push(p, LinkOp::Close { code: close::GOING_AWAY, reason: "box gone".into() });
                         self.forget(p, close::GOING_AWAY);
                     }
                 }
@@ -317,13 +291,7 @@ impl Cloud {
                 self.chans.remove(&(p.box_id.clone(), p.chan));
                 if !matches!(p.phase, Phase::WaitingUplink { .. }) {
                     if let Some(&up) = self.uplinks.get(&p.box_id) {
-                        self.push(
-                            up,
-                            LinkOp::Send {
-                                kind: SendKind::Message,
-                                bytes: UpMsg::close(p.chan, close::NORMAL).encode(),
-                            },
-                        );
+                        self.push(up, LinkOp::Send { kind: SendKind::Message, bytes: UpMsg::close(p.chan, close::NORMAL).encode() });
                     }
                 }
             }
@@ -337,25 +305,14 @@ impl Cloud {
         assert!(!self.links.contains_key(&link), "link id {link} reused");
         if let Some(box_id) = target.strip_prefix(consts::UPLINK_TARGET_PREFIX) {
             if !self.boxes.contains(box_id) {
-                self.push(
-                    link,
-                    LinkOp::Close {
-                        code: close::FORBIDDEN,
-                        reason: "unknown box".into(),
-                    },
-                );
+                self.push(link, LinkOp::Close { code: close::FORBIDDEN, reason: "unknown box".into() });
                 return;
             }
             self.stats.uplinks_accepted += 1;
             if let Some(old) = self.uplinks.get(box_id).copied() {
                 self.close_link(old, close::NORMAL, "replaced");
             }
-            self.links.insert(
-                link,
-                LinkState::Uplink {
-                    box_id: box_id.to_string(),
-                },
-            );
+            self.links.insert(link, LinkState::Uplink { box_id: box_id.to_string() });
             self.uplinks.insert(box_id.to_string(), link);
             // Phones waiting for this box: open their sessions now.
             let waiting: Vec<LinkId> = self
@@ -371,13 +328,7 @@ impl Cloud {
             self.stats.phones_accepted += 1;
             self.links.insert(link, LinkState::PhoneNew { datagrams });
         } else {
-            self.push(
-                link,
-                LinkOp::Close {
-                    code: close::BAD_REQUEST,
-                    reason: "unknown target".into(),
-                },
-            );
+            self.push(link, LinkOp::Close { code: close::BAD_REQUEST, reason: "unknown target".into() });
         }
     }
 
@@ -391,18 +342,8 @@ impl Cloud {
         let Phase::WaitingUplink { m1 } = std::mem::replace(&mut p.phase, Phase::WaitingBox) else {
             return;
         };
-        let open = UpMsg {
-            kind: Kind::Open,
-            chan: p.chan,
-            payload: m1,
-        };
-        self.push(
-            up,
-            LinkOp::Send {
-                kind: SendKind::Message,
-                bytes: open.encode(),
-            },
-        );
+        let open = UpMsg { kind: Kind::Open, chan: p.chan, payload: m1 };
+        self.push(up, LinkOp::Send { kind: SendKind::Message, bytes: open.encode() });
     }
 
     /// A stream message (or WebSocket message) on `link`.
@@ -441,18 +382,8 @@ impl Cloud {
                     Ok(inner) if relaying => {
                         let up = self.uplinks[&box_id];
                         self.stats.relayed_to_box += 1;
-                        let m = UpMsg {
-                            kind: Kind::Data,
-                            chan,
-                            payload: inner,
-                        };
-                        self.push(
-                            up,
-                            LinkOp::Send {
-                                kind: SendKind::Message,
-                                bytes: m.encode(),
-                            },
-                        );
+                        let m = UpMsg { kind: Kind::Data, chan, payload: inner };
+                        self.push(up, LinkOp::Send { kind: SendKind::Message, bytes: m.encode() });
                     }
                     // Nothing may come before the box's message 2.
                     Ok(_) => self.stats.dropped += 1,
@@ -466,8 +397,7 @@ impl Cloud {
     }
 
     fn phone_msg1(&mut self, now_ms: u64, link: LinkId, datagrams: bool, bytes: &[u8]) {
-        let params = HandshakeParams::tunnel_responder(self.cfg.key.clone(), self.resolver.clone())
-            .with_switches(self.cfg.switches);
+        let params = HandshakeParams::tunnel_responder(self.cfg.key.clone(), self.resolver.clone()).with_switches(self.cfg.switches);
         let responder = Responder::new(&params).expect("cloud responder builds");
         let Ok((got, tun)) = cloud_read_msg1(responder, bytes) else {
             self.close_link(link, close::BAD_REQUEST, "not a tunnel message 1");
@@ -475,13 +405,7 @@ impl Cloud {
         };
         if !self.cfg.sessions_enabled {
             let (m2, _outer) = got.write_msg2(b"").expect("message 2 writes");
-            self.push(
-                link,
-                LinkOp::Send {
-                    kind: SendKind::Message,
-                    bytes: m2,
-                },
-            );
+            self.push(link, LinkOp::Send { kind: SendKind::Message, bytes: m2 });
             self.stats.sessions_off_closes += 1;
             self.close_link(link, close::TRY_AGAIN_LATER, "sessions off");
             return;
@@ -493,24 +417,12 @@ impl Cloud {
             return;
         }
         let (m2, outer) = got.write_msg2(b"").expect("message 2 writes");
-        self.push(
-            link,
-            LinkOp::Send {
-                kind: SendKind::Message,
-                bytes: m2,
-            },
-        );
+        self.push(link, LinkOp::Send { kind: SendKind::Message, bytes: m2 });
         let chan = self.next_chan;
         self.next_chan = self.next_chan.checked_add(1).expect("channel numbers last");
         self.chans.insert((tun.box_id.clone(), chan), link);
-        let p = PhoneLink {
-            datagrams,
-            box_id: tun.box_id,
-            chan,
-            outer,
-            phase: Phase::WaitingUplink { m1: tun.m1 },
-            deadline_ms: now_ms + self.cfg.box_wait_ms,
-        };
+        let p =
+            PhoneLink { datagrams, box_id: tun.box_id, chan, outer, phase: Phase::WaitingUplink { m1: tun.m1 }, deadline_ms: now_ms + self.cfg.box_wait_ms };
         self.links.insert(link, LinkState::Phone(Box::new(p)));
         self.open_at_box(link);
     }
@@ -524,21 +436,13 @@ impl Cloud {
             self.stats.dropped += 1;
             return;
         };
-        let Some(LinkState::Phone(p)) = self.links.get_mut(&link) else {
-            unreachable!("chan without a phone link")
-        };
+        let Some(LinkState::Phone(p)) = self.links.get_mut(&link) else { unreachable!("chan without a phone link") };
         match m.kind {
             Kind::Close => {
                 let code = m.close_code();
                 p.phase = Phase::Relaying; // the box answered: no upstream Close back
                 self.chans.remove(&(box_id.to_string(), m.chan));
-                self.push(
-                    link,
-                    LinkOp::Close {
-                        code,
-                        reason: "box closed".into(),
-                    },
-                );
+                self.push(link, LinkOp::Close { code, reason: "box closed".into() });
                 self.links.remove(&link);
             }
             Kind::Data | Kind::Bulk | Kind::Dgram => {
@@ -557,13 +461,7 @@ impl Cloud {
                 if kind == SendKind::Datagram {
                     self.stats.relayed_as_datagram += 1;
                 }
-                self.push(
-                    link,
-                    LinkOp::Send {
-                        kind,
-                        bytes: sealed,
-                    },
-                );
+                self.push(link, LinkOp::Send { kind, bytes: sealed });
             }
             Kind::Open => self.stats.dropped += 1,
         }

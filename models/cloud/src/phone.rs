@@ -43,9 +43,7 @@ use std::collections::VecDeque;
 use ciborium::Value;
 use ftw_box::uplink::{LinkOp, SendKind};
 use ftw_wire::envelope::{Cmd, Hello, ProtoRange, Subscription};
-use ftw_wire::noise::{
-    HandshakeParams, InitiatorAwaitingMsg2, Key, Keypair, OpenError, PhoneDial, SeededResolver,
-};
+use ftw_wire::noise::{HandshakeParams, InitiatorAwaitingMsg2, Key, Keypair, OpenError, PhoneDial, SeededResolver};
 use ftw_wire::{BugSwitches, ControlBucket, Msg, Session};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -142,11 +140,7 @@ impl PhoneConfig {
             cloud_pub,
             box_pub,
             box_id: box_id.to_string(),
-            sub: Subscription {
-                fields: vec![],
-                live: true,
-                hidden: false,
-            },
+            sub: Subscription { fields: vec![], live: true, hidden: false },
             switches: BugSwitches::default(),
         }
     }
@@ -169,9 +163,7 @@ pub struct PhoneSession {
 
 impl std::fmt::Debug for PhoneSession {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("PhoneSession")
-            .field("state", &self.state)
-            .finish()
+        f.debug_struct("PhoneSession").field("state", &self.state).finish()
     }
 }
 
@@ -215,27 +207,13 @@ impl PhoneSession {
     /// message 1). Call once the link is open.
     pub fn start(&mut self, _now_ms: u64) {
         assert_eq!(self.state, PhoneState::Idle, "start twice");
-        let outer = HandshakeParams::tunnel_initiator(
-            self.cfg.key.clone(),
-            self.cfg.cloud_pub,
-            self.resolver.clone(),
-        )
-        .with_switches(self.cfg.switches);
-        let inner = HandshakeParams::box_session_initiator(
-            self.cfg.key.clone(),
-            self.cfg.box_pub,
-            self.resolver.clone(),
-        )
-        .with_switches(self.cfg.switches);
-        let (dial, m1) =
-            PhoneDial::start(&outer, &inner, &self.cfg.box_id, b"").expect("dial starts");
+        let outer = HandshakeParams::tunnel_initiator(self.cfg.key.clone(), self.cfg.cloud_pub, self.resolver.clone()).with_switches(self.cfg.switches);
+        let inner = HandshakeParams::box_session_initiator(self.cfg.key.clone(), self.cfg.box_pub, self.resolver.clone()).with_switches(self.cfg.switches);
+        let (dial, m1) = PhoneDial::start(&outer, &inner, &self.cfg.box_id, b"").expect("dial starts");
         self.outer_hs = Some(dial.outer);
         self.inner_hs = Some(dial.inner);
         self.state = PhoneState::AwaitTunnel;
-        self.out.push_back(LinkOp::Send {
-            kind: SendKind::Message,
-            bytes: m1,
-        });
+        self.out.push_back(LinkOp::Send { kind: SendKind::Message, bytes: m1 });
     }
 
     /// Next thing to do on the link.
@@ -274,10 +252,7 @@ impl PhoneSession {
     /// End the session (e.g. the carrier's verdict): close the link with 1000.
     pub fn close(&mut self, now_ms: u64) {
         if !matches!(self.state, PhoneState::Closed { .. }) {
-            self.out.push_back(LinkOp::Close {
-                code: consts::close::NORMAL,
-                reason: "phone closes".into(),
-            });
+            self.out.push_back(LinkOp::Close { code: consts::close::NORMAL, reason: "phone closes".into() });
             self.handle_closed(now_ms, consts::close::NORMAL);
         }
     }
@@ -288,15 +263,7 @@ impl PhoneSession {
     }
 
     fn handle_in(&mut self, now_ms: u64, bytes: &[u8], arrival: Arrival) {
-        let broken = |opened| Received {
-            at_ms: now_ms,
-            arrival,
-            opened,
-            id: None,
-            msg: None,
-            live_table: None,
-            inner_seq: None,
-        };
+        let broken = |opened| Received { at_ms: now_ms, arrival, opened, id: None, msg: None, live_table: None, inner_seq: None };
         match self.state {
             PhoneState::Idle | PhoneState::Closed { .. } => {}
             PhoneState::AwaitTunnel => {
@@ -334,71 +301,29 @@ impl PhoneSession {
                     Ok(p) => p,
                     Err(e) => return self.report(broken(opened_of(&e))),
                 };
-                let inner_seq = plain
-                    .get(..8)
-                    .map(|s| u64::from_be_bytes(s.try_into().expect("8 bytes")));
+                let inner_seq = plain.get(..8).map(|s| u64::from_be_bytes(s.try_into().expect("8 bytes")));
                 let inner = self.inner.as_mut().expect("inner session");
                 let frame = match inner.open(&plain) {
                     Ok(f) => f,
-                    Err(e) => {
-                        return self.report(Received {
-                            inner_seq,
-                            ..broken(opened_of(&e))
-                        })
-                    }
+                    Err(e) => return self.report(Received { inner_seq, ..broken(opened_of(&e)) }),
                 };
                 match Msg::decode(&frame.payload) {
                     Ok((id, msg)) => {
-                        let live_table = if matches!(msg, Msg::Live(_)) {
-                            ftw_box::live_table(&frame.payload)
-                        } else {
-                            None
-                        };
-                        self.report(Received {
-                            at_ms: now_ms,
-                            arrival,
-                            opened: Opened::Ok,
-                            id,
-                            msg: Some(msg),
-                            live_table,
-                            inner_seq,
-                        });
+                        let live_table = if matches!(msg, Msg::Live(_)) { ftw_box::live_table(&frame.payload) } else { None };
+                        self.report(Received { at_ms: now_ms, arrival, opened: Opened::Ok, id, msg: Some(msg), live_table, inner_seq });
                     }
-                    Err(_) => self.report(Received {
-                        inner_seq,
-                        ..broken(Opened::Broken)
-                    }),
+                    Err(_) => self.report(Received { inner_seq, ..broken(Opened::Broken) }),
                 }
             }
         }
     }
 
     fn send(&mut self, m: &Msg, id: Option<u32>) {
-        assert_eq!(
-            self.state,
-            PhoneState::Open,
-            "send before the session is open"
-        );
-        let frame = m
-            .to_frame(id)
-            .encode(ControlBucket::default())
-            .expect("phone frames fit lane 0");
-        let sealed = self
-            .inner
-            .as_mut()
-            .expect("inner")
-            .seal(&frame)
-            .expect("inner seals");
-        let wrapped = self
-            .outer
-            .as_mut()
-            .expect("outer")
-            .seal(&sealed)
-            .expect("outer seals");
-        self.out.push_back(LinkOp::Send {
-            kind: SendKind::Message,
-            bytes: wrapped,
-        });
+        assert_eq!(self.state, PhoneState::Open, "send before the session is open");
+        let frame = m.to_frame(id).encode(ControlBucket::default()).expect("phone frames fit lane 0");
+        let sealed = self.inner.as_mut().expect("inner").seal(&frame).expect("inner seals");
+        let wrapped = self.outer.as_mut().expect("outer").seal(&sealed).expect("outer seals");
+        self.out.push_back(LinkOp::Send { kind: SendKind::Message, bytes: wrapped });
     }
 
     fn take_id(&mut self) -> u32 {
@@ -409,11 +334,7 @@ impl PhoneSession {
 
     fn send_hello(&mut self, sub: Subscription) {
         let id = self.take_id();
-        let hello = Msg::Hello(Hello {
-            proto: ProtoRange { min: 1, max: 1 },
-            caps: vec!["live".into()],
-            sub,
-        });
+        let hello = Msg::Hello(Hello { proto: ProtoRange { min: 1, max: 1 }, caps: vec!["live".into()], sub });
         self.send(&hello, Some(id));
     }
 
@@ -431,25 +352,13 @@ impl PhoneSession {
 
     /// Send a `cmd`; returns its envelope id (echoed by `cmd.ack` and `cmd.result`) and its
     /// `cmdId` (`"c<id>"`), or `None` if the session is not open.
-    pub fn send_cmd(
-        &mut self,
-        _now_ms: u64,
-        op: &str,
-        args: Value,
-        not_valid_after_ms: u64,
-    ) -> Option<(u32, String)> {
+    pub fn send_cmd(&mut self, _now_ms: u64, op: &str, args: Value, not_valid_after_ms: u64) -> Option<(u32, String)> {
         if self.state != PhoneState::Open {
             return None;
         }
         let id = self.take_id();
         let cmd_id = format!("c{id}");
-        let cmd = Msg::Cmd(Cmd {
-            cmd_id: cmd_id.clone(),
-            op: op.to_string(),
-            args,
-            not_valid_after_ms,
-            expect: None,
-        });
+        let cmd = Msg::Cmd(Cmd { cmd_id: cmd_id.clone(), op: op.to_string(), args, not_valid_after_ms, expect: None });
         self.send(&cmd, Some(id));
         Some((id, cmd_id))
     }

@@ -55,24 +55,12 @@ impl World {
         for k in phone_keys.iter().take(paired_n as usize) {
             cloud.pair(k.public, BOX_ID);
         }
-        let paired = phone_keys
-            .iter()
-            .take(paired_n as usize)
-            .map(|k| k.public)
-            .collect();
-        let bx = BoxNode::new(
-            BoxConfig::new(BOX_ID, box_key.clone(), paired, 4242),
-            [2; 32],
-        );
+        let paired = phone_keys.iter().take(paired_n as usize).map(|k| k.public).collect();
+        let bx = BoxNode::new(BoxConfig::new(BOX_ID, box_key.clone(), paired, 4242), [2; 32]);
         let phones = phone_keys
             .iter()
             .enumerate()
-            .map(|(i, k)| {
-                PhoneSession::new(
-                    PhoneConfig::new(k.clone(), cloud_key.public, box_key.public, BOX_ID),
-                    [50 + i as u8; 32],
-                )
-            })
+            .map(|(i, k)| PhoneSession::new(PhoneConfig::new(k.clone(), cloud_key.public, box_key.public, BOX_ID), [50 + i as u8; 32]))
             .collect();
         World {
             now: 0,
@@ -96,12 +84,7 @@ impl World {
 
     /// Phone `i` dials and sends its first message.
     fn dial(&mut self, i: usize) {
-        self.cloud.handle_accept(
-            self.now,
-            Self::phone_link(i),
-            PhoneSession::target(),
-            self.datagrams,
-        );
+        self.cloud.handle_accept(self.now, Self::phone_link(i), PhoneSession::target(), self.datagrams);
         self.phone_link_open[i] = true;
         self.phones[i].start(self.now);
         self.pump();
@@ -125,8 +108,7 @@ impl World {
                 match o {
                     BoxOutput::Dial { target } => {
                         if self.box_reachable {
-                            self.cloud
-                                .handle_accept(now, UPLINK, &target, self.datagrams);
+                            self.cloud.handle_accept(now, UPLINK, &target, self.datagrams);
                             self.uplink_open = true;
                             self.bx.handle_uplink_up(now, self.datagrams);
                         } else {
@@ -205,9 +187,7 @@ impl World {
                         LinkOp::Send { kind, bytes } => {
                             self.cloud_saw.push(bytes.clone());
                             match kind {
-                                SendKind::Datagram => {
-                                    self.cloud.handle_datagram(now, Self::phone_link(i), &bytes)
-                                }
+                                SendKind::Datagram => self.cloud.handle_datagram(now, Self::phone_link(i), &bytes),
                                 _ => self.cloud.handle_message(now, Self::phone_link(i), &bytes),
                             }
                         }
@@ -231,10 +211,7 @@ impl World {
     /// Run every deadline up to and including `t`.
     fn run_until(&mut self, t: u64) {
         loop {
-            let next = [self.bx.poll_timeout(), self.cloud.poll_timeout()]
-                .into_iter()
-                .flatten()
-                .min();
+            let next = [self.bx.poll_timeout(), self.cloud.poll_timeout()].into_iter().flatten().min();
             match next {
                 Some(n) if n <= t => {
                     self.now = self.now.max(n);
@@ -270,13 +247,7 @@ impl World {
 }
 
 fn lane0_count(rs: &[Received], from: u64, to: u64) -> usize {
-    rs.iter()
-        .filter(|r| {
-            r.at_ms >= from
-                && r.at_ms < to
-                && matches!(r.msg, Some(Msg::Tick { .. }) | Some(Msg::Delta(_)))
-        })
-        .count()
+    rs.iter().filter(|r| r.at_ms >= from && r.at_ms < to && matches!(r.msg, Some(Msg::Tick { .. }) | Some(Msg::Delta(_)))).count()
 }
 
 #[test]
@@ -292,74 +263,41 @@ fn pairing_hello_snapshot_live_and_a_command_round_trip() {
     let rs = w.received(0);
     assert!(matches!(rs[0].msg, Some(Msg::HelloOk(_))));
     assert_eq!(rs[0].id, Some(1), "hello_ok echoes hello's id");
-    let Some(Msg::Snap(snap)) = &rs[1].msg else {
-        panic!("{:?}", rs[1])
-    };
+    let Some(Msg::Snap(snap)) = &rs[1].msg else { panic!("{:?}", rs[1]) };
     assert_eq!(snap.rev, w.bx.site().src_rev());
-    assert!(rs
-        .iter()
-        .all(|r| r.opened == Opened::Ok && r.arrival == Arrival::Stream));
+    assert!(rs.iter().all(|r| r.opened == Opened::Ok && r.arrival == Arrival::Stream));
 
     w.run_until(5_100);
     let rs = w.received(0);
-    let lives: Vec<_> = rs
-        .iter()
-        .filter(|r| matches!(r.msg, Some(Msg::Live(_))))
-        .collect();
+    let lives: Vec<_> = rs.iter().filter(|r| matches!(r.msg, Some(Msg::Live(_)))).collect();
     assert_eq!(lives.len(), 5);
     for r in &lives {
         assert_eq!(r.arrival, Arrival::Datagram);
-        let Some(Msg::Live(l)) = &r.msg else {
-            unreachable!()
-        };
+        let Some(Msg::Live(l)) = &r.msg else { unreachable!() };
         // Every value the phone got is one the box sent (and recorded).
-        let sent =
-            w.bx.live_sent(&w.phones[0].config().key.public, l.live_seq)
-                .expect("recorded");
-        assert_eq!(
-            (&sent.values, sent.src_rev, sent.wall_ms),
-            (&l.values, l.src_rev, l.wall_ms)
-        );
+        let sent = w.bx.live_sent(&w.phones[0].config().key.public, l.live_seq).expect("recorded");
+        assert_eq!((&sent.values, sent.src_rev, sent.wall_ms), (&l.values, l.src_rev, l.wall_ms));
         assert_eq!(r.live_table.is_some(), l.live_seq == 1);
     }
     assert_eq!(lane0_count(&rs, 0, 5_101), 5);
-    assert!(rs
-        .iter()
-        .any(|r| matches!(r.msg, Some(Msg::Hb(_))) && r.arrival == Arrival::Datagram));
+    assert!(rs.iter().any(|r| matches!(r.msg, Some(Msg::Hb(_))) && r.arrival == Arrival::Datagram));
 
     // A command: cmd -> cmd.ack -> cmd.result.
     let wall = w.bx.wall_ms(w.now);
-    let args = Value::Map(vec![(
-        Value::Text("mode".into()),
-        Value::Text("self_consumption".into()),
-    )]);
-    let (id, cmd_id) = w.phones[0]
-        .send_cmd(w.now, "site.mode.set", args, wall + 10_000)
-        .unwrap();
+    let args = Value::Map(vec![(Value::Text("mode".into()), Value::Text("self_consumption".into()))]);
+    let (id, cmd_id) = w.phones[0].send_cmd(w.now, "site.mode.set", args, wall + 10_000).unwrap();
     w.pump();
     let t_cmd = w.now;
-    let acks: Vec<_> = w
-        .received(0)
-        .into_iter()
-        .filter(|r| matches!(r.msg, Some(Msg::CmdAck(_))))
-        .collect();
+    let acks: Vec<_> = w.received(0).into_iter().filter(|r| matches!(r.msg, Some(Msg::CmdAck(_)))).collect();
     assert_eq!(acks.len(), 1);
     assert_eq!(acks[0].id, Some(id));
-    let Some(Msg::CmdAck(a)) = &acks[0].msg else {
-        unreachable!()
-    };
+    let Some(Msg::CmdAck(a)) = &acks[0].msg else { unreachable!() };
     assert!(a.accepted && a.cmd_id == cmd_id);
     w.run_until(t_cmd + 300);
-    let results: Vec<_> = w
-        .received(0)
-        .into_iter()
-        .filter(|r| matches!(r.msg, Some(Msg::CmdResult(_))))
-        .collect();
+    let results: Vec<_> = w.received(0).into_iter().filter(|r| matches!(r.msg, Some(Msg::CmdResult(_)))).collect();
     assert_eq!(results.len(), 1);
     assert_eq!(results[0].at_ms, t_cmd + ftw_box::consts::CMD_APPLY_MS);
-    let Some(Msg::CmdResult(res)) = &results[0].msg else {
-        unreachable!()
-    };
+    let Some(Msg::CmdResult(res)) = &results[0].msg else { unreachable!() };
     assert!(res.ok && res.cmd_id == cmd_id);
     assert_eq!(w.cloud.stats().relayed_as_datagram, 10);
 }
@@ -373,9 +311,7 @@ fn without_datagrams_the_live_comes_on_the_stream() {
     w.run_until(3_000);
     let rs = w.received(0);
     assert!(rs.iter().any(|r| matches!(r.msg, Some(Msg::Live(_)))));
-    assert!(rs
-        .iter()
-        .all(|r| r.arrival == Arrival::Stream && r.opened == Opened::Ok));
+    assert!(rs.iter().all(|r| r.arrival == Arrival::Stream && r.opened == Opened::Ok));
 }
 
 #[test]
@@ -385,16 +321,10 @@ fn unpaired_phone_gets_4403_and_no_byte_of_box_data() {
     w.dial(1);
     assert_eq!(w.closed(1), Some(close::FORBIDDEN));
     assert!(w.received(1).is_empty());
-    assert!(
-        !w.events[1].contains(&PhoneEvent::TunnelUp),
-        "no message 2 for a stranger"
-    );
+    assert!(!w.events[1].contains(&PhoneEvent::TunnelUp), "no message 2 for a stranger");
     assert_eq!(w.cloud.stats().refused_unpaired, 1);
     // The box never heard of it.
-    assert_eq!(
-        w.bx.stats().sessions_opened + w.bx.stats().refused_unpaired,
-        0
-    );
+    assert_eq!(w.bx.stats().sessions_opened + w.bx.stats().refused_unpaired, 0);
     w.run_until(5_000);
     assert!(w.received(1).is_empty());
     // The paired phone still gets through.
@@ -450,15 +380,7 @@ fn sessions_off_completes_the_handshake_then_closes() {
     w.cloud.set_sessions_enabled(false);
     w.run_until(0);
     w.dial(0);
-    assert_eq!(
-        w.events[0],
-        vec![
-            PhoneEvent::TunnelUp,
-            PhoneEvent::Closed {
-                code: close::TRY_AGAIN_LATER
-            }
-        ]
-    );
+    assert_eq!(w.events[0], vec![PhoneEvent::TunnelUp, PhoneEvent::Closed { code: close::TRY_AGAIN_LATER }]);
     assert_eq!(w.bx.stats().sessions_opened, 0);
     // Back on: the same phone gets through.
     w.cloud.set_sessions_enabled(true);
@@ -477,23 +399,13 @@ fn the_cloud_is_blind_to_the_box_session() {
     w.dial(0);
     w.run_until(3_000);
     let wall = w.bx.wall_ms(w.now);
-    w.phones[0]
-        .send_cmd(
-            w.now,
-            "site.mode.set",
-            Value::Text("secret-mode-xyzzy".into()),
-            wall + 5_000,
-        )
-        .unwrap();
+    w.phones[0].send_cmd(w.now, "site.mode.set", Value::Text("secret-mode-xyzzy".into()), wall + 5_000).unwrap();
     w.pump();
     w.run_until(4_000);
     let rs = w.received(0);
     assert!(rs.len() > 8);
     // The plaintext of frames both ways: every envelope the phone got, and the cmd it sent.
-    let mut plaintexts: Vec<Vec<u8>> = rs
-        .iter()
-        .filter_map(|r| r.msg.as_ref().map(|m| m.encode(r.id)))
-        .collect();
+    let mut plaintexts: Vec<Vec<u8>> = rs.iter().filter_map(|r| r.msg.as_ref().map(|m| m.encode(r.id))).collect();
     plaintexts.push(b"secret-mode-xyzzy".to_vec());
     let snap = rs.iter().find_map(|r| match &r.msg {
         Some(Msg::Snap(s)) => Some(s.clone()),
@@ -503,16 +415,11 @@ fn the_cloud_is_blind_to_the_box_session() {
     let haystack: Vec<u8> = w.cloud_saw.concat();
     for p in &plaintexts {
         assert!(p.len() >= 16, "a needle long enough to mean something");
-        assert!(
-            !haystack.windows(p.len()).any(|win| win == p.as_slice()),
-            "plaintext seen by the cloud: {p:02x?}"
-        );
+        assert!(!haystack.windows(p.len()).any(|win| win == p.as_slice()), "plaintext seen by the cloud: {p:02x?}");
     }
     // Negative control: the search does find bytes that did cross the cloud.
     let seen = &w.cloud_saw[w.cloud_saw.len() / 2];
-    assert!(haystack
-        .windows(seen.len())
-        .any(|win| win == seen.as_slice()));
+    assert!(haystack.windows(seen.len()).any(|win| win == seen.as_slice()));
 }
 
 #[test]
@@ -523,20 +430,11 @@ fn a_replayed_datagram_is_reported_as_replay() {
     w.taps.dup_datagrams = true;
     w.run_until(3_000);
     let rs = w.received(0);
-    let dgrams: Vec<_> = rs
-        .iter()
-        .filter(|r| r.arrival == Arrival::Datagram)
-        .collect();
+    let dgrams: Vec<_> = rs.iter().filter(|r| r.arrival == Arrival::Datagram).collect();
     assert_eq!(dgrams.len(), 12); // (live + hb) x 3 seconds x 2 copies
     assert_eq!(dgrams.iter().filter(|r| r.opened == Opened::Ok).count(), 6);
-    assert_eq!(
-        dgrams.iter().filter(|r| r.opened == Opened::Replay).count(),
-        6
-    );
-    assert!(dgrams
-        .iter()
-        .filter(|r| r.opened == Opened::Replay)
-        .all(|r| r.msg.is_none()));
+    assert_eq!(dgrams.iter().filter(|r| r.opened == Opened::Replay).count(), 6);
+    assert!(dgrams.iter().filter(|r| r.opened == Opened::Replay).all(|r| r.msg.is_none()));
 }
 
 #[test]
@@ -547,15 +445,9 @@ fn a_replayed_stream_message_is_reported_as_replay() {
     w.taps.dup_messages = true;
     w.run_until(2_000);
     let rs = w.received(0);
-    let stream: Vec<_> = rs
-        .iter()
-        .filter(|r| r.arrival == Arrival::Stream && r.at_ms > 0)
-        .collect();
+    let stream: Vec<_> = rs.iter().filter(|r| r.arrival == Arrival::Stream && r.at_ms > 0).collect();
     assert_eq!(stream.len(), 4);
-    assert_eq!(
-        stream.iter().map(|r| r.opened).collect::<Vec<_>>(),
-        vec![Opened::Ok, Opened::Replay, Opened::Ok, Opened::Replay]
-    );
+    assert_eq!(stream.iter().map(|r| r.opened).collect::<Vec<_>>(), vec![Opened::Ok, Opened::Replay, Opened::Ok, Opened::Replay]);
 }
 
 #[test]
@@ -568,27 +460,15 @@ fn an_inner_replay_through_a_fresh_outer_seal_is_replay_too() {
     w.run_until(1_000);
     let (box_msg, chan) = {
         // Seal a copy of a box message the phone already got: take the last Data the box sent.
-        let last = w
-            .cloud_saw
-            .iter()
-            .rev()
-            .find_map(|b| ftw_box::UpMsg::decode(b).filter(|m| m.kind == ftw_box::Kind::Data))
-            .unwrap();
+        let last = w.cloud_saw.iter().rev().find_map(|b| ftw_box::UpMsg::decode(b).filter(|m| m.kind == ftw_box::Kind::Data)).unwrap();
         (last.payload, last.chan)
     };
     // Re-send it from the box side of the cloud as if the box had.
-    let m = ftw_box::UpMsg {
-        kind: ftw_box::Kind::Data,
-        chan,
-        payload: box_msg,
-    };
+    let m = ftw_box::UpMsg { kind: ftw_box::Kind::Data, chan, payload: box_msg };
     w.cloud.handle_message(w.now, UPLINK, &m.encode());
     w.pump();
     let last = w.received(0).pop().unwrap();
-    assert_eq!(
-        (last.arrival, last.opened),
-        (Arrival::Stream, Opened::Replay)
-    );
+    assert_eq!((last.arrival, last.opened), (Arrival::Stream, Opened::Replay));
 }
 
 /// A control message overtaken by `n` bulk messages, arriving last.
@@ -603,12 +483,7 @@ fn overtaken_control(switches: BugSwitches, n: usize) -> Opened {
     w.dial(0);
     w.taps.hold = true;
     w.run_until(1_000); // the 1 s tick (and live, hb) is held
-    let held_control: Vec<_> = w
-        .taps
-        .held
-        .drain(..)
-        .filter(|(_, k, _)| *k == SendKind::Message)
-        .collect();
+    let held_control: Vec<_> = w.taps.held.drain(..).filter(|(_, k, _)| *k == SendKind::Message).collect();
     assert_eq!(held_control.len(), 1);
     // A burst of bulk (the phone re-subscribing: hello_ok + snap each) overtakes it.
     w.taps.hold = false;
@@ -625,25 +500,9 @@ fn overtaken_control(switches: BugSwitches, n: usize) -> Opened {
 #[test]
 fn replay_window_switch_reaches_the_phone_sessions() {
     assert_eq!(overtaken_control(BugSwitches::default(), 100), Opened::Ok);
-    assert_eq!(
-        overtaken_control(
-            BugSwitches {
-                replay_window_64: true
-            },
-            100
-        ),
-        Opened::Replay
-    );
+    assert_eq!(overtaken_control(BugSwitches { replay_window_64: true }, 100), Opened::Replay);
     // Within 64 both accept.
-    assert_eq!(
-        overtaken_control(
-            BugSwitches {
-                replay_window_64: true
-            },
-            40
-        ),
-        Opened::Ok
-    );
+    assert_eq!(overtaken_control(BugSwitches { replay_window_64: true }, 40), Opened::Ok);
 }
 
 #[test]
@@ -658,10 +517,7 @@ fn background_cadence_is_0_2_hz() {
     w.run_until(70_000);
     let rs = w.received(0);
     assert_eq!(lane0_count(&rs, 10_001, 70_001), 12, "0.2 Hz for 60 s");
-    let lives = rs
-        .iter()
-        .filter(|r| r.at_ms > 10_000 && matches!(r.msg, Some(Msg::Live(_))))
-        .count();
+    let lives = rs.iter().filter(|r| r.at_ms > 10_000 && matches!(r.msg, Some(Msg::Live(_)))).count();
     assert_eq!(lives, 12);
     assert!(w.phones[0].set_hidden(w.now, false));
     w.pump();

@@ -56,21 +56,9 @@ pub struct ShardCidGenerator {
 impl ShardCidGenerator {
     /// The generator of reactor `owner` in a fleet of `reactor_count`, seeded by `seed`.
     pub fn new(owner: ReactorId, reactor_count: usize, seed: [u8; 32]) -> Self {
-        assert!(
-            (1..=REACTOR_COUNT_MAX).contains(&reactor_count),
-            "reactor_count {reactor_count} out of 1..={REACTOR_COUNT_MAX}"
-        );
-        assert!(
-            owner.index() < reactor_count,
-            "owner {owner} not in a fleet of {reactor_count}"
-        );
-        Self {
-            owner,
-            reactor_count,
-            rng: ChaCha20Rng::from_seed(seed),
-            lifetime: None,
-            minted: None,
-        }
+        assert!((1..=REACTOR_COUNT_MAX).contains(&reactor_count), "reactor_count {reactor_count} out of 1..={REACTOR_COUNT_MAX}");
+        assert!(owner.index() < reactor_count, "owner {owner} not in a fleet of {reactor_count}");
+        Self { owner, reactor_count, rng: ChaCha20Rng::from_seed(seed), lifetime: None, minted: None }
     }
 
     /// One generator per reactor, each seeded with 32 bytes drawn in reactor order from a
@@ -124,10 +112,7 @@ impl ShardCidGenerator {
 
 impl std::fmt::Debug for ShardCidGenerator {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.debug_struct("ShardCidGenerator")
-            .field("owner", &self.owner)
-            .field("reactor_count", &self.reactor_count)
-            .finish_non_exhaustive()
+        f.debug_struct("ShardCidGenerator").field("owner", &self.owner).field("reactor_count", &self.reactor_count).finish_non_exhaustive()
     }
 }
 
@@ -139,9 +124,7 @@ impl ConnectionIdGenerator for ShardCidGenerator {
     /// An id not stamped with this reactor is refused, so a reactor's endpoint never answers a
     /// sibling's id with a stateless reset (quinn-proto drops such a packet silently).
     fn validate(&self, cid: &ConnectionId) -> Result<(), InvalidCid> {
-        if cid.len() == LOCAL_CID_LEN
-            && usize::from(cid[0]) % self.reactor_count == self.owner.index()
-        {
+        if cid.len() == LOCAL_CID_LEN && usize::from(cid[0]) % self.reactor_count == self.owner.index() {
             Ok(())
         } else {
             Err(InvalidCid)

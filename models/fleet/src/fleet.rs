@@ -31,10 +31,7 @@ use std::net::SocketAddr;
 use quinn_proto::ConnectionHandle;
 
 use crate::cid::{Cid, MintedCids};
-use crate::consts::{
-    HELD_CIDS_PER_REACTOR_MAX, LOCAL_CID_LEN, REACTOR_COUNT_MAX, RECV_SLOTS_PER_REACTOR,
-    UDP_PAYLOAD_MAX_BYTES,
-};
+use crate::consts::{HELD_CIDS_PER_REACTOR_MAX, LOCAL_CID_LEN, REACTOR_COUNT_MAX, RECV_SLOTS_PER_REACTOR, UDP_PAYLOAD_MAX_BYTES};
 use crate::kernel::{Kernel, SocketId};
 use crate::packet::{dst_cid, header_form, owner_of, HeaderForm};
 use crate::{FleetConfig, ReactorId, Routing};
@@ -94,45 +91,18 @@ pub enum PinReleaseReason {
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum FleetEvent {
     /// `from` read a short header for `to`'s id and posted it there.
-    Forwarded {
-        datagram: DatagramId,
-        from: ReactorId,
-        to: ReactorId,
-        by_reference: bool,
-    },
+    Forwarded { datagram: DatagramId, from: ReactorId, to: ReactorId, by_reference: bool },
     /// `to`'s forward queue was full; the datagram is lost.
-    ForwardDropped {
-        datagram: DatagramId,
-        from: ReactorId,
-        to: ReactorId,
-    },
+    ForwardDropped { datagram: DatagramId, from: ReactorId, to: ReactorId },
     /// `reactor` connected a socket to `peer` for connection `conn`.
-    Pinned {
-        reactor: ReactorId,
-        conn: ConnectionHandle,
-        peer: SocketAddr,
-    },
+    Pinned { reactor: ReactorId, conn: ConnectionHandle, peer: SocketAddr },
     /// A pin closed; `lost` datagrams were still queued on it.
-    PinReleased {
-        reactor: ReactorId,
-        conn: ConnectionHandle,
-        peer: SocketAddr,
-        reason: PinReleaseReason,
-        lost: usize,
-    },
+    PinReleased { reactor: ReactorId, conn: ConnectionHandle, peer: SocketAddr, reason: PinReleaseReason, lost: usize },
     /// `reactor` dropped a short header for an id nobody here holds (or, with `no_routing`,
     /// an id it does not hold).
-    StaleDrop {
-        datagram: DatagramId,
-        reactor: ReactorId,
-        cid: Vec<u8>,
-    },
+    StaleDrop { datagram: DatagramId, reactor: ReactorId, cid: Vec<u8> },
     /// The receive buffer of `socket` was full.
-    BufferDrop {
-        datagram: DatagramId,
-        socket: SocketId,
-        len: usize,
-    },
+    BufferDrop { datagram: DatagramId, socket: SocketId, len: usize },
 }
 
 fn hex(bytes: &[u8]) -> String {
@@ -142,52 +112,25 @@ fn hex(bytes: &[u8]) -> String {
 impl fmt::Display for FleetEvent {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
-            FleetEvent::Forwarded {
-                datagram,
-                from,
-                to,
-                by_reference,
-            } => {
+            FleetEvent::Forwarded { datagram, from, to, by_reference } => {
                 let how = if *by_reference { "reference" } else { "copy" };
                 write!(f, "{datagram} forwarded {from}->{to} ({how})")
             }
             FleetEvent::ForwardDropped { datagram, from, to } => {
                 write!(f, "{datagram} forward dropped {from}->{to} (queue full)")
             }
-            FleetEvent::Pinned {
-                reactor,
-                conn,
-                peer,
-            } => write!(f, "{reactor} pinned conn {} to {peer}", conn.0),
-            FleetEvent::PinReleased {
-                reactor,
-                conn,
-                peer,
-                reason,
-                lost,
-            } => {
+            FleetEvent::Pinned { reactor, conn, peer } => write!(f, "{reactor} pinned conn {} to {peer}", conn.0),
+            FleetEvent::PinReleased { reactor, conn, peer, reason, lost } => {
                 let why = match reason {
                     PinReleaseReason::ConnectionClosed => "closed",
                     PinReleaseReason::Replaced => "replaced",
                 };
-                write!(
-                    f,
-                    "{reactor} pin released conn {} from {peer} ({why}, {lost} queued lost)",
-                    conn.0
-                )
+                write!(f, "{reactor} pin released conn {} from {peer} ({why}, {lost} queued lost)", conn.0)
             }
-            FleetEvent::StaleDrop {
-                datagram,
-                reactor,
-                cid,
-            } => {
+            FleetEvent::StaleDrop { datagram, reactor, cid } => {
                 write!(f, "{datagram} stale drop at {reactor} cid {}", hex(cid))
             }
-            FleetEvent::BufferDrop {
-                datagram,
-                socket,
-                len,
-            } => {
+            FleetEvent::BufferDrop { datagram, socket, len } => {
                 write!(f, "{datagram} buffer drop at {socket} ({len} bytes)")
             }
         }
@@ -264,16 +207,11 @@ struct RecvRing {
 
 impl RecvRing {
     fn new(len: usize) -> Self {
-        Self {
-            slots: vec![Vec::new(); len],
-            free: (0..len).rev().collect(),
-        }
+        Self { slots: vec![Vec::new(); len], free: (0..len).rev().collect() }
     }
 
     fn take(&mut self) -> usize {
-        self.free
-            .pop()
-            .expect("a reactor reads one datagram at a time, so a slot is free")
+        self.free.pop().expect("a reactor reads one datagram at a time, so a slot is free")
     }
 
     fn give_back(&mut self, slot: usize) {
@@ -362,11 +300,7 @@ pub struct Fleet {
 impl Fleet {
     /// A fleet as `cfg` says, no connections, empty buffers.
     pub fn new(cfg: FleetConfig) -> Self {
-        assert!(
-            (1..=REACTOR_COUNT_MAX).contains(&cfg.reactor_count),
-            "reactor_count {}",
-            cfg.reactor_count
-        );
+        assert!((1..=REACTOR_COUNT_MAX).contains(&cfg.reactor_count), "reactor_count {}", cfg.reactor_count);
         assert!(cfg.pin_sweep_ms > 0 && cfg.forward_queue_len_max > 0 && cfg.recv_buffer_bytes > 0);
         let reactors = (0..cfg.reactor_count)
             .map(|_| Reactor {
@@ -409,11 +343,7 @@ impl Fleet {
     }
 
     fn tick(&mut self, now_ms: u64) {
-        assert!(
-            now_ms >= self.now_ms,
-            "time ran backwards: {now_ms} < {}",
-            self.now_ms
-        );
+        assert!(now_ms >= self.now_ms, "time ran backwards: {now_ms} < {}", self.now_ms);
         self.now_ms = now_ms;
         // With nothing to claim a sweep changes nothing; keep its phase without visiting it.
         if self.moved.is_empty() && self.next_sweep_ms <= now_ms {
@@ -433,11 +363,7 @@ impl Fleet {
     }
 
     fn r(&mut self, r: ReactorId) -> &mut Reactor {
-        assert!(
-            r.index() < self.reactors.len(),
-            "{r} not in a fleet of {}",
-            self.reactors.len()
-        );
+        assert!(r.index() < self.reactors.len(), "{r} not in a fleet of {}", self.reactors.len());
         &mut self.reactors[r.index()]
     }
 
@@ -465,18 +391,10 @@ impl Fleet {
     pub fn register_cid(&mut self, reactor: ReactorId, cid: &[u8]) {
         let n = self.reactors.len();
         let cid: Cid = cid.try_into().expect("server ids are LOCAL_CID_LEN bytes");
-        assert_eq!(
-            usize::from(cid[0]) % n,
-            reactor.index(),
-            "id {} is not stamped for {reactor}",
-            hex(&cid)
-        );
+        assert_eq!(usize::from(cid[0]) % n, reactor.index(), "id {} is not stamped for {reactor}", hex(&cid));
         let held = &mut self.r(reactor).held;
         held.insert(cid);
-        assert!(
-            held.len() <= HELD_CIDS_PER_REACTOR_MAX,
-            "{reactor} holds too many ids: retire some"
-        );
+        assert!(held.len() <= HELD_CIDS_PER_REACTOR_MAX, "{reactor} holds too many ids: retire some");
     }
 
     /// `reactor` no longer holds `cid`. Returns whether it did.
@@ -495,13 +413,7 @@ impl Fleet {
     }
 
     /// `reactor`'s endpoint accepted connection `conn` from `peer`.
-    pub fn connection_opened(
-        &mut self,
-        now_ms: u64,
-        reactor: ReactorId,
-        conn: ConnectionHandle,
-        peer: SocketAddr,
-    ) {
+    pub fn connection_opened(&mut self, now_ms: u64, reactor: ReactorId, conn: ConnectionHandle, peer: SocketAddr) {
         self.tick(now_ms);
         let was = self.conns.insert((reactor, conn), Conn { peer, pin: None });
         assert!(was.is_none(), "{reactor} conn {} opened twice", conn.0);
@@ -510,23 +422,11 @@ impl Fleet {
     /// `reactor`'s connection `conn` now uses `addr` as its peer address (the engine reported a
     /// path; quinn-proto: `Connection::remote_address` changed). A report for a connection the
     /// fleet does not know opens it at `addr`.
-    pub fn path_report(
-        &mut self,
-        now_ms: u64,
-        reactor: ReactorId,
-        conn: ConnectionHandle,
-        addr: SocketAddr,
-    ) {
+    pub fn path_report(&mut self, now_ms: u64, reactor: ReactorId, conn: ConnectionHandle, addr: SocketAddr) {
         self.tick(now_ms);
         let key = (reactor, conn);
         let Some(c) = self.conns.get_mut(&key) else {
-            self.conns.insert(
-                key,
-                Conn {
-                    peer: addr,
-                    pin: None,
-                },
-            );
+            self.conns.insert(key, Conn { peer: addr, pin: None });
             return;
         };
         if c.peer != addr {
@@ -570,8 +470,7 @@ impl Fleet {
         if own == Some(addr) {
             return true;
         }
-        let open_others =
-            self.reactors[reactor.index()].counters.pins_open as usize - usize::from(own.is_some());
+        let open_others = self.reactors[reactor.index()].counters.pins_open as usize - usize::from(own.is_some());
         if open_others >= self.cfg.pins_per_reactor_max {
             return false;
         }
@@ -582,44 +481,27 @@ impl Fleet {
             self.release_pin(key, old, PinReleaseReason::Replaced);
         }
         assert!(self.kernel.pin(addr, reactor));
-        self.conns
-            .get_mut(&key)
-            .expect("claimed for a known connection")
-            .pin = Some(addr);
+        self.conns.get_mut(&key).expect("claimed for a known connection").pin = Some(addr);
         let c = &mut self.r(reactor).counters;
         c.pins_created += 1;
         c.pins_open += 1;
-        self.emit(FleetEvent::Pinned {
-            reactor,
-            conn,
-            peer: addr,
-        });
+        self.emit(FleetEvent::Pinned { reactor, conn, peer: addr });
         true
     }
 
     fn release_pin(&mut self, key: ConnKey, peer: SocketAddr, reason: PinReleaseReason) {
         let (reactor, conn) = key;
         self.kernel.unpin(peer, reactor);
-        self.conns
-            .get_mut(&key)
-            .expect("pin of a known connection")
-            .pin = None;
+        self.conns.get_mut(&key).expect("pin of a known connection").pin = None;
         let socket = SocketId::Pin { reactor, peer };
         let r = self.r(reactor);
         let before = r.queue.len();
-        r.queue
-            .retain(|p| !matches!(&p.work, Work::Datagram { socket: s, .. } if *s == socket));
+        r.queue.retain(|p| !matches!(&p.work, Work::Datagram { socket: s, .. } if *s == socket));
         let lost = before - r.queue.len();
         r.socket_bytes.remove(&socket);
         r.counters.pins_open -= 1;
         r.counters.pin_socket_drops += lost as u64;
-        self.emit(FleetEvent::PinReleased {
-            reactor,
-            conn,
-            peer,
-            reason,
-            lost,
-        });
+        self.emit(FleetEvent::PinReleased { reactor, conn, peer, reason, lost });
     }
 
     fn sweep(&mut self) {
@@ -661,11 +543,7 @@ impl Fleet {
     /// A datagram from `src` reaches the shared port at `now_ms`.
     pub fn on_datagram(&mut self, now_ms: u64, src: SocketAddr, bytes: &[u8]) -> Arrival {
         self.tick(now_ms);
-        assert!(
-            bytes.len() <= UDP_PAYLOAD_MAX_BYTES,
-            "datagram of {} bytes",
-            bytes.len()
-        );
+        assert!(bytes.len() <= UDP_PAYLOAD_MAX_BYTES, "datagram of {} bytes", bytes.len());
         let datagram = DatagramId(self.next_datagram);
         self.next_datagram += 1;
         let socket = self.kernel.select(src, bytes);
@@ -675,34 +553,14 @@ impl Fleet {
         let queued = r.socket_bytes.get(&socket).copied().unwrap_or(0);
         if queued + bytes.len() > cap {
             r.counters.recv_buffer_drops += 1;
-            self.emit(FleetEvent::BufferDrop {
-                datagram,
-                socket,
-                len: bytes.len(),
-            });
-            return Arrival {
-                datagram,
-                socket,
-                queued: false,
-            };
+            self.emit(FleetEvent::BufferDrop { datagram, socket, len: bytes.len() });
+            return Arrival { datagram, socket, queued: false };
         }
         *r.socket_bytes.entry(socket).or_insert(0) += bytes.len();
         r.counters.datagrams_received += 1;
-        r.queue.push_back(Pending {
-            seq,
-            datagram,
-            src,
-            work: Work::Datagram {
-                socket,
-                bytes: bytes.to_vec(),
-            },
-        });
+        r.queue.push_back(Pending { seq, datagram, src, work: Work::Datagram { socket, bytes: bytes.to_vec() } });
         self.next_seq += 1;
-        Arrival {
-            datagram,
-            socket,
-            queued: true,
-        }
+        Arrival { datagram, socket, queued: true }
     }
 
     /// Datagrams and forwards waiting to be read by `reactor`.
@@ -712,11 +570,7 @@ impl Fleet {
 
     /// Bytes queued in `socket`'s receive buffer.
     pub fn socket_queued_bytes(&self, socket: SocketId) -> usize {
-        self.reactors[socket.reactor().index()]
-            .socket_bytes
-            .get(&socket)
-            .copied()
-            .unwrap_or(0)
+        self.reactors[socket.reactor().index()].socket_bytes.get(&socket).copied().unwrap_or(0)
     }
 
     /// Runs every reactor's oldest work first until something must go to an endpoint; `None`
@@ -724,9 +578,7 @@ impl Fleet {
     pub fn poll_delivery(&mut self, now_ms: u64) -> Option<Delivery> {
         self.tick(now_ms);
         loop {
-            let next = (0..self.reactors.len())
-                .filter_map(|i| self.reactors[i].queue.front().map(|p| (p.seq, i)))
-                .min()?;
+            let next = (0..self.reactors.len()).filter_map(|i| self.reactors[i].queue.front().map(|p| (p.seq, i))).min()?;
             if let Some(d) = self.step(ReactorId::new(next.1)) {
                 return Some(d);
             }
@@ -748,18 +600,11 @@ impl Fleet {
     /// Reads one piece of `reactor`'s work.
     fn step(&mut self, reactor: ReactorId) -> Option<Delivery> {
         self.absorb_minted();
-        let p = self
-            .r(reactor)
-            .queue
-            .pop_front()
-            .expect("step on an empty queue");
+        let p = self.r(reactor).queue.pop_front().expect("step on an empty queue");
         let out = match p.work {
             Work::Datagram { socket, bytes } => {
                 let r = self.r(reactor);
-                let left = r
-                    .socket_bytes
-                    .get_mut(&socket)
-                    .expect("queued bytes are accounted");
+                let left = r.socket_bytes.get_mut(&socket).expect("queued bytes are accounted");
                 *left -= bytes.len();
                 if *left == 0 {
                     r.socket_bytes.remove(&socket);
@@ -775,13 +620,7 @@ impl Fleet {
                 r.forwards_queued -= 1;
                 r.counters.forwards_received += 1;
                 r.counters.datagrams_delivered += 1;
-                Some(Delivery {
-                    datagram: p.datagram,
-                    reactor,
-                    src: p.src,
-                    bytes,
-                    via: Via::Forwarded { from },
-                })
+                Some(Delivery { datagram: p.datagram, reactor, src: p.src, bytes, via: Via::Forwarded { from } })
             }
         };
         self.check();
@@ -790,9 +629,7 @@ impl Fleet {
 
     fn decide(&self, reactor: ReactorId, bytes: &[u8]) -> Decision {
         let n = self.reactors.len();
-        let held = |cid: &[u8]| {
-            <Cid>::try_from(cid).is_ok_and(|c| self.reactors[reactor.index()].held.contains(&c))
-        };
+        let held = |cid: &[u8]| <Cid>::try_from(cid).is_ok_and(|c| self.reactors[reactor.index()].held.contains(&c));
         match header_form(bytes) {
             None => Decision::Local,
             Some(HeaderForm::Short) => {
@@ -831,14 +668,7 @@ impl Fleet {
         }
     }
 
-    fn dispatch(
-        &mut self,
-        reactor: ReactorId,
-        datagram: DatagramId,
-        src: SocketAddr,
-        socket: SocketId,
-        bytes: &[u8],
-    ) -> Option<Delivery> {
+    fn dispatch(&mut self, reactor: ReactorId, datagram: DatagramId, src: SocketAddr, socket: SocketId, bytes: &[u8]) -> Option<Delivery> {
         let slot = self.r(reactor).ring.take();
         self.r(reactor).ring.write(slot, bytes);
         let decision = self.decide(reactor, bytes);
@@ -850,39 +680,22 @@ impl Fleet {
                     SocketId::Listener(_) => Via::Listener,
                     SocketId::Pin { .. } => Via::Pin,
                 };
-                Some(Delivery {
-                    datagram,
-                    reactor,
-                    src,
-                    bytes: r.ring.read(slot, bytes.len()),
-                    via,
-                })
+                Some(Delivery { datagram, reactor, src, bytes: r.ring.read(slot, bytes.len()), via })
             }
             Decision::Stale(cid) => {
                 self.r(reactor).counters.stale_datagrams += 1;
-                self.emit(FleetEvent::StaleDrop {
-                    datagram,
-                    reactor,
-                    cid,
-                });
+                self.emit(FleetEvent::StaleDrop { datagram, reactor, cid });
                 None
             }
             Decision::Forward(owner) => {
                 assert_ne!(owner, reactor);
                 if self.reactors[owner.index()].forwards_queued >= self.cfg.forward_queue_len_max {
                     self.r(reactor).counters.forwards_dropped += 1;
-                    self.emit(FleetEvent::ForwardDropped {
-                        datagram,
-                        from: reactor,
-                        to: owner,
-                    });
+                    self.emit(FleetEvent::ForwardDropped { datagram, from: reactor, to: owner });
                 } else {
                     let by_reference = self.cfg.bugs.forward_reference;
                     let payload = if by_reference {
-                        Payload::Ref {
-                            slot,
-                            len: bytes.len(),
-                        }
+                        Payload::Ref { slot, len: bytes.len() }
                     } else {
                         // The copy is the point (seed 002): the slot goes back to the ring
                         // when this dispatch ends.
@@ -892,22 +705,9 @@ impl Fleet {
                     self.next_seq += 1;
                     let o = self.r(owner);
                     o.forwards_queued += 1;
-                    o.queue.push_back(Pending {
-                        seq,
-                        datagram,
-                        src,
-                        work: Work::Forward {
-                            from: reactor,
-                            payload,
-                        },
-                    });
+                    o.queue.push_back(Pending { seq, datagram, src, work: Work::Forward { from: reactor, payload } });
                     self.r(reactor).counters.forwards_sent += 1;
-                    self.emit(FleetEvent::Forwarded {
-                        datagram,
-                        from: reactor,
-                        to: owner,
-                        by_reference,
-                    });
+                    self.emit(FleetEvent::Forwarded { datagram, from: reactor, to: owner, by_reference });
                 }
                 None
             }
@@ -942,41 +742,21 @@ impl Fleet {
     fn check(&self) {
         let mut pins = 0;
         for (i, r) in self.reactors.iter().enumerate() {
-            assert!(
-                r.counters.pins_open as usize <= self.cfg.pins_per_reactor_max,
-                "r{i} over its pin ceiling"
-            );
-            assert!(
-                r.forwards_queued <= self.cfg.forward_queue_len_max,
-                "r{i} forward queue over its bound"
-            );
+            assert!(r.counters.pins_open as usize <= self.cfg.pins_per_reactor_max, "r{i} over its pin ceiling");
+            assert!(r.forwards_queued <= self.cfg.forward_queue_len_max, "r{i} forward queue over its bound");
             assert!(r.counters.pins_created >= r.counters.pins_open);
             for (s, b) in &r.socket_bytes {
-                assert!(
-                    *b <= self.cfg.recv_buffer_bytes && *b > 0,
-                    "{s} holds {b} bytes"
-                );
+                assert!(*b <= self.cfg.recv_buffer_bytes && *b > 0, "{s} holds {b} bytes");
             }
             pins += r.counters.pins_open as usize;
         }
-        assert_eq!(
-            pins,
-            self.kernel.pins_len(),
-            "pin gauges agree with the kernel"
-        );
+        assert_eq!(pins, self.kernel.pins_len(), "pin gauges agree with the kernel");
     }
 }
 
 impl fmt::Display for Fleet {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "fleet n={} routing={:?} t={}ms | all: {}",
-            self.reactors.len(),
-            self.cfg.routing,
-            self.now_ms,
-            self.totals()
-        )
+        write!(f, "fleet n={} routing={:?} t={}ms | all: {}", self.reactors.len(), self.cfg.routing, self.now_ms, self.totals())
     }
 }
 

@@ -28,10 +28,7 @@ pub enum SocketId {
     /// datagram of that reactor (pins only receive).
     Listener(ReactorId),
     /// A socket of `reactor` bound to the shared port and `connect()`ed to `peer`.
-    Pin {
-        reactor: ReactorId,
-        peer: SocketAddr,
-    },
+    Pin { reactor: ReactorId, peer: SocketAddr },
 }
 
 impl SocketId {
@@ -98,20 +95,12 @@ impl Kernel {
     /// A group of `reactor_count` wildcard binds, no pins.
     pub fn new(reactor_count: usize, routing: Routing, salt: u64) -> Self {
         assert!(reactor_count >= 1);
-        Self {
-            reactor_count,
-            routing,
-            salt,
-            pins: BTreeMap::new(),
-        }
+        Self { reactor_count, routing, salt, pins: BTreeMap::new() }
     }
 
     /// The reactor the reuseport hash picks for `src`.
     pub fn hash_reactor(&self, src: SocketAddr) -> ReactorId {
-        ReactorId::new(reciprocal_scale(
-            reuseport_hash(src, self.salt),
-            self.reactor_count,
-        ))
+        ReactorId::new(reciprocal_scale(reuseport_hash(src, self.salt), self.reactor_count))
     }
 
     /// The socket a datagram from `src` carrying `bytes` lands on.
@@ -120,9 +109,7 @@ impl Kernel {
             return SocketId::Pin { reactor, peer: src };
         }
         if self.routing == Routing::KernelFilter && header_form(bytes) == Some(HeaderForm::Short) {
-            if let Some(owner) =
-                dst_cid(bytes, LOCAL_CID_LEN).and_then(|c| owner_of(c, self.reactor_count))
-            {
+            if let Some(owner) = dst_cid(bytes, LOCAL_CID_LEN).and_then(|c| owner_of(c, self.reactor_count)) {
                 return SocketId::Listener(ReactorId::new(owner));
             }
         }
@@ -142,11 +129,7 @@ impl Kernel {
     /// Closes the socket connected to `peer`, which must be `reactor`'s.
     pub fn unpin(&mut self, peer: SocketAddr, reactor: ReactorId) {
         let was = self.pins.remove(&peer);
-        assert_eq!(
-            was,
-            Some(reactor),
-            "unpin of {peer} by {reactor} that does not hold it"
-        );
+        assert_eq!(was, Some(reactor), "unpin of {peer} by {reactor} that does not hold it");
     }
 
     /// The reactor holding a pin toward `peer`, if any.
@@ -177,10 +160,7 @@ mod tests {
         assert_eq!(reuseport_hash(a, 0), 0x73f5_a95c);
         assert_eq!(reuseport_hash(a, 0), reuseport_hash(a, 0));
         assert_ne!(reuseport_hash(a, 0), reuseport_hash(a, 1));
-        assert_ne!(
-            reuseport_hash(a, 0),
-            reuseport_hash(addr("10.0.0.1:4434"), 0)
-        );
+        assert_ne!(reuseport_hash(a, 0), reuseport_hash(addr("10.0.0.1:4434"), 0));
         let k = Kernel::new(4, Routing::Forward, 0);
         let mut seen = [0usize; 4];
         for port in 1000..1400u16 {
@@ -201,13 +181,7 @@ mod tests {
         assert_eq!(k.select(src, &short), SocketId::Listener(hashed));
         assert!(k.pin(src, other));
         assert!(!k.pin(src, hashed), "one connected socket per peer");
-        assert_eq!(
-            k.select(src, &short),
-            SocketId::Pin {
-                reactor: other,
-                peer: src
-            }
-        );
+        assert_eq!(k.select(src, &short), SocketId::Pin { reactor: other, peer: src });
         k.unpin(src, other);
         assert_eq!(k.select(src, &short), SocketId::Listener(hashed));
 

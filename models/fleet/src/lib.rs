@@ -38,9 +38,7 @@ pub mod packet;
 use std::fmt;
 
 pub use cid::{Cid, MintedCids, ShardCidGenerator};
-pub use fleet::{
-    Arrival, Counters, DatagramId, Delivery, Fleet, FleetEvent, PinReleaseReason, Via,
-};
+pub use fleet::{Arrival, Counters, DatagramId, Delivery, Fleet, FleetEvent, PinReleaseReason, Via};
 pub use kernel::{Kernel, SocketId};
 pub use quinn_proto::ConnectionHandle;
 
@@ -51,11 +49,7 @@ pub struct ReactorId(u8);
 impl ReactorId {
     /// Reactor `index` (must be below [`consts::REACTOR_COUNT_MAX`]).
     pub fn new(index: usize) -> Self {
-        assert!(
-            index < consts::REACTOR_COUNT_MAX,
-            "reactor {index} >= {}",
-            consts::REACTOR_COUNT_MAX
-        );
+        assert!(index < consts::REACTOR_COUNT_MAX, "reactor {index} >= {}", consts::REACTOR_COUNT_MAX);
         Self(index as u8)
     }
 

@@ -74,11 +74,7 @@ impl AppLife {
     }
 
     /// The app starts again: memory reloaded, a new race.
-    pub fn relaunch(
-        now_ms: u64,
-        persisted_memory: &str,
-        sw: Switches,
-    ) -> (CloudSockets, AppLife, Vec<LifeAsk>) {
+    pub fn relaunch(now_ms: u64, persisted_memory: &str, sw: Switches) -> (CloudSockets, AppLife, Vec<LifeAsk>) {
         let mut memory = CloudTransportMemory::from_json(persisted_memory).unwrap_or_default();
         memory.prune(now_ms);
         (CloudSockets::with_memory(sw, memory), AppLife::new(), vec![LifeAsk::Reconnect])

@@ -91,15 +91,10 @@ impl CloudCarrier {
 
     /// The pure rule, without counting.
     pub fn verdict(&self, arrival: Arrival, opened: Opened) -> Verdict {
-        assert!(
-            arrival == Arrival::Stream || self.transport == Transport::Quic,
-            "a datagram can only come over QUIC"
-        );
+        assert!(arrival == Arrival::Stream || self.transport == Transport::Quic, "a datagram can only come over QUIC");
         match (arrival, opened) {
             (_, Opened::Ok) => Verdict::Deliver,
-            (Arrival::Datagram, Opened::Replay) if self.sw.datagram_replay_ends_session => {
-                Verdict::EndSession
-            }
+            (Arrival::Datagram, Opened::Replay) if self.sw.datagram_replay_ends_session => Verdict::EndSession,
             (Arrival::Datagram, Opened::Replay) => Verdict::Drop,
             (Arrival::Stream, Opened::Replay) if self.sw.stream_replay_only_dropped => Verdict::Drop,
             (Arrival::Stream, Opened::Replay) => Verdict::EndSession,
@@ -177,7 +172,6 @@ mod tests {
     #[test]
     #[should_panic(expected = "datagram")]
     fn no_datagram_on_websocket() {
-        CloudCarrier::new(Transport::WebSocket, Switches::default())
-            .verdict(Arrival::Datagram, Opened::Ok);
+        CloudCarrier::new(Transport::WebSocket, Switches::default()).verdict(Arrival::Datagram, Opened::Ok);
     }
 }

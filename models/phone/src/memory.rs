@@ -69,7 +69,9 @@ pub enum FirstReason {
 pub enum WriteOutcome {
     Written,
     /// A QUIC win while QUIC is demoted: nothing written.
-    IgnoredDemoted { until_ms: u64 },
+    IgnoredDemoted {
+        until_ms: u64,
+    },
 }
 
 #[derive(Clone, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
@@ -108,12 +110,7 @@ impl CloudTransportMemory {
 
     /// Record `t` as the winner on `net`. A QUIC write while demoted is ignored.
     /// Returns the networks forgotten by the prune that comes with every write.
-    pub fn remember(
-        &mut self,
-        net: &NetworkId,
-        t: Transport,
-        now_ms: u64,
-    ) -> (WriteOutcome, Vec<NetworkId>) {
+    pub fn remember(&mut self, net: &NetworkId, t: Transport, now_ms: u64) -> (WriteOutcome, Vec<NetworkId>) {
         if t == Transport::Quic {
             if let Some(until_ms) = self.quic_demoted_until(net, now_ms) {
                 return (WriteOutcome::IgnoredDemoted { until_ms }, Vec::new());
@@ -134,12 +131,7 @@ impl CloudTransportMemory {
 
     /// Forget every network whose newest timestamp is a day old. Returns them in order.
     pub fn prune(&mut self, now_ms: u64) -> Vec<NetworkId> {
-        let old: Vec<NetworkId> = self
-            .networks
-            .iter()
-            .filter(|(_, e)| !e.alive(now_ms))
-            .map(|(n, _)| n.clone())
-            .collect();
+        let old: Vec<NetworkId> = self.networks.iter().filter(|(_, e)| !e.alive(now_ms)).map(|(n, _)| n.clone()).collect();
         for n in &old {
             self.networks.remove(n);
         }
@@ -149,12 +141,7 @@ impl CloudTransportMemory {
     fn entry(&mut self, net: &NetworkId) -> &mut MemoryEntry {
         if !self.networks.contains_key(net) && self.networks.len() >= NETWORKS_MAX {
             // Evict the oldest (ties: the smallest id, BTreeMap order, deterministic).
-            let oldest = self
-                .networks
-                .iter()
-                .min_by_key(|(_, e)| e.newest_ms())
-                .map(|(n, _)| n.clone())
-                .expect("a full memory has an oldest entry");
+            let oldest = self.networks.iter().min_by_key(|(_, e)| e.newest_ms()).map(|(n, _)| n.clone()).expect("a full memory has an oldest entry");
             self.networks.remove(&oldest);
         }
         if !self.networks.contains_key(net) {
@@ -250,10 +237,7 @@ mod tests {
         m.remember(&net("a"), Transport::Quic, t - MIN);
         let (until, _) = m.demote_quic(&net("a"), t);
         assert_eq!(until, t + 24 * H);
-        assert_eq!(
-            m.first(&net("a"), t + 23 * H + 59 * MIN),
-            (Transport::WebSocket, FirstReason::Demoted { until_ms: until })
-        );
+        assert_eq!(m.first(&net("a"), t + 23 * H + 59 * MIN), (Transport::WebSocket, FirstReason::Demoted { until_ms: until }));
         // The QUIC winner written before the demotion is older than a day at t + 24 h.
         assert_eq!(m.first(&net("a"), t + 24 * H).0, Transport::Quic);
     }
@@ -268,10 +252,7 @@ mod tests {
         m.remember(&net("a"), Transport::WebSocket, 2 * H);
         m.remember(&net("a"), Transport::WebSocket, 30 * H);
         // Demotion over, but the refreshed WebSocket entry still goes first.
-        assert_eq!(
-            m.first(&net("a"), 31 * H),
-            (Transport::WebSocket, FirstReason::Remembered { written_ms: 30 * H })
-        );
+        assert_eq!(m.first(&net("a"), 31 * H), (Transport::WebSocket, FirstReason::Remembered { written_ms: 30 * H }));
         let (o, _) = m.remember(&net("a"), Transport::Quic, 31 * H);
         assert_eq!(o, WriteOutcome::Written);
         assert_eq!(m.first(&net("a"), 31 * H).0, Transport::Quic);

@@ -24,10 +24,7 @@ impl NetworkDesc {
         G: IntoIterator,
         G::Item: Into<String>,
     {
-        Self {
-            interfaces: interfaces.into_iter().map(Into::into).collect(),
-            gateways: gateways.into_iter().map(Into::into).collect(),
-        }
+        Self { interfaces: interfaces.into_iter().map(Into::into).collect(), gateways: gateways.into_iter().map(Into::into).collect() }
     }
 
     /// The sim's network: one interface behind the NAT named `nat` (its gateway).

@@ -82,36 +82,93 @@ pub enum Phase {
 /// One decision of the phone's transport logic, for the trace.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Decision {
-    RaceStarted { network: NetworkId, first: Transport, reason: FirstReason },
+    RaceStarted {
+        network: NetworkId,
+        first: Transport,
+        reason: FirstReason,
+    },
     /// A new `start` or `close` abandoned the race or session under way.
-    Aborted { network: NetworkId },
+    Aborted {
+        network: NetworkId,
+    },
     /// The lead timer started the second transport (`learning`: a session already exists).
-    LeadTimerFired { started: Transport, learning: bool },
+    LeadTimerFired {
+        started: Transport,
+        learning: bool,
+    },
     /// The first dial failed before the lead, so the other starts at once.
-    SecondAtOnce { started: Transport, failed: Transport, cause: DialFailure },
-    DialFailed { transport: Transport, cause: DialFailure },
-    Winner { transport: Transport, after_start_ms: u64 },
-    MemoryWrite { network: NetworkId, transport: Transport },
+    SecondAtOnce {
+        started: Transport,
+        failed: Transport,
+        cause: DialFailure,
+    },
+    DialFailed {
+        transport: Transport,
+        cause: DialFailure,
+    },
+    Winner {
+        transport: Transport,
+        after_start_ms: u64,
+    },
+    MemoryWrite {
+        network: NetworkId,
+        transport: Transport,
+    },
     /// QUIC won the race while demoted: it carries this session, the memory is unchanged.
-    WinIgnoredDemoted { network: NetworkId, until_ms: u64 },
-    MemoryForgot { network: NetworkId },
-    LoserClosed { transport: Transport },
+    WinIgnoredDemoted {
+        network: NetworkId,
+        until_ms: u64,
+    },
+    MemoryForgot {
+        network: NetworkId,
+    },
+    LoserClosed {
+        transport: Transport,
+    },
     /// The scheduled second transport will never be dialled in this race.
-    LeadCancelled { never_started: Transport },
+    LeadCancelled {
+        never_started: Transport,
+    },
     /// The WebSocket won and the QUIC dial under way goes on to learn.
     LearningDialContinues,
     /// The WebSocket won inside the lead; the QUIC probe stays scheduled.
-    LearningProbeKept { at_ms: u64 },
-    LearningWin { network: NetworkId },
-    LearningIgnoredDemoted { network: NetworkId, until_ms: u64 },
-    LearningDialFailed { cause: DialFailure },
-    RaceFailed { network: NetworkId },
-    FirstMessage { transport: Transport, after_open_ms: u64 },
-    SessionEnded { transport: Transport, end: SessionEnd },
-    Demoted { network: NetworkId, until_ms: u64, why: DemotionVerdict },
-    NotDemoted { network: NetworkId, why: DemotionVerdict },
+    LearningProbeKept {
+        at_ms: u64,
+    },
+    LearningWin {
+        network: NetworkId,
+    },
+    LearningIgnoredDemoted {
+        network: NetworkId,
+        until_ms: u64,
+    },
+    LearningDialFailed {
+        cause: DialFailure,
+    },
+    RaceFailed {
+        network: NetworkId,
+    },
+    FirstMessage {
+        transport: Transport,
+        after_open_ms: u64,
+    },
+    SessionEnded {
+        transport: Transport,
+        end: SessionEnd,
+    },
+    Demoted {
+        network: NetworkId,
+        until_ms: u64,
+        why: DemotionVerdict,
+    },
+    NotDemoted {
+        network: NetworkId,
+        why: DemotionVerdict,
+    },
     /// An input that does not fit the state (e.g. an open reported after a close).
-    StaleInput { what: &'static str },
+    StaleInput {
+        what: &'static str,
+    },
 }
 
 impl fmt::Display for DialFailure {
@@ -158,10 +215,7 @@ impl fmt::Display for Decision {
             MemoryWrite { network, transport } => {
                 write!(f, "memory: {transport} is the winner on {network}")
             }
-            WinIgnoredDemoted { network, until_ms } => write!(
-                f,
-                "memory unchanged: QUIC won on {network} but is demoted until {until_ms} ms"
-            ),
+            WinIgnoredDemoted { network, until_ms } => write!(f, "memory unchanged: QUIC won on {network} but is demoted until {until_ms} ms"),
             MemoryForgot { network } => write!(f, "memory: forgot {network} (older than a day)"),
             LoserClosed { transport } => write!(f, "{transport} lost the race: closed"),
             LeadCancelled { never_started } => {
@@ -174,10 +228,9 @@ impl fmt::Display for Decision {
             LearningWin { network } => {
                 write!(f, "learning dial opened: memory: QUIC is the winner on {network}; closed")
             }
-            LearningIgnoredDemoted { network, until_ms } => write!(
-                f,
-                "learning dial opened but QUIC is demoted on {network} until {until_ms} ms: ignored; closed"
-            ),
+            LearningIgnoredDemoted { network, until_ms } => {
+                write!(f, "learning dial opened but QUIC is demoted on {network} until {until_ms} ms: ignored; closed")
+            }
             LearningDialFailed { cause } => write!(f, "learning dial {cause}: nothing learned"),
             RaceFailed { network } => write!(f, "race on {network} failed: no transport opened"),
             FirstMessage { transport, after_open_ms } => {
@@ -270,14 +323,7 @@ impl CloudSockets {
 
     /// `CloudSockets.racing` with a memory (e.g. reloaded after a relaunch).
     pub fn with_memory(sw: Switches, memory: CloudTransportMemory) -> Self {
-        Self {
-            sw,
-            memory,
-            attempt: None,
-            actions: VecDeque::new(),
-            decisions: VecDeque::new(),
-            stats: RaceStats::default(),
-        }
+        Self { sw, memory, attempt: None, actions: VecDeque::new(), decisions: VecDeque::new(), stats: RaceStats::default() }
     }
 
     pub fn switches(&self) -> &Switches {
@@ -373,13 +419,7 @@ impl CloudSockets {
         self.forgot(now_ms, forgot);
         let (first, reason) = self.memory.first(&network, now_ms);
         let second = first.other();
-        let mut a = Attempt {
-            network: network.clone(),
-            started_ms: now_ms,
-            quic: Dial::Closed,
-            ws: Dial::Closed,
-            session: None,
-        };
+        let mut a = Attempt { network: network.clone(), started_ms: now_ms, quic: Dial::Closed, ws: Dial::Closed, session: None };
         a.set(second, Dial::Scheduled { at_ms: now_ms + LEAD_MS });
         self.attempt = Some(a);
         self.stats.races += 1;
@@ -400,10 +440,7 @@ impl CloudSockets {
             }
         }
         if let Some(s) = &a.session {
-            self.trace(
-                now_ms,
-                Decision::SessionEnded { transport: s.transport, end: SessionEnd::LocalClose },
-            );
+            self.trace(now_ms, Decision::SessionEnded { transport: s.transport, end: SessionEnd::LocalClose });
         }
         self.trace(now_ms, Decision::Aborted { network: a.network });
     }
@@ -486,12 +523,8 @@ impl CloudSockets {
                 let (outcome, forgot) = self.memory.remember(&network, t, now_ms);
                 self.forgot(now_ms, forgot);
                 match outcome {
-                    WriteOutcome::Written => {
-                        self.trace(now_ms, Decision::MemoryWrite { network, transport: t })
-                    }
-                    WriteOutcome::IgnoredDemoted { until_ms } => {
-                        self.trace(now_ms, Decision::WinIgnoredDemoted { network, until_ms })
-                    }
+                    WriteOutcome::Written => self.trace(now_ms, Decision::MemoryWrite { network, transport: t }),
+                    WriteOutcome::IgnoredDemoted { until_ms } => self.trace(now_ms, Decision::WinIgnoredDemoted { network, until_ms }),
                 }
                 self.settle_loser(now_ms, other, other_dial);
             }

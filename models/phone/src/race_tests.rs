@@ -159,10 +159,7 @@ fn switch_every_close_demotes_flips_4403() {
 #[test]
 fn switch_no_close_demotes_holds_the_phone_on_a_dead_door() {
     // A door that finishes the handshake and closes (no first message, 1006).
-    for (sw, first) in [
-        (Switches::default(), WebSocket),
-        (Switches { no_close_demotes: true, ..Switches::default() }, Quic),
-    ] {
+    for (sw, first) in [(Switches::default(), WebSocket), (Switches { no_close_demotes: true, ..Switches::default() }, Quic)] {
         let mut s = CloudSockets::racing(sw);
         quic_session_ending(&mut s, 0, None, 100, SessionEnd::Closed { code: 1006 });
         assert_eq!(first_dial(&race(&mut s, MIN, DialScript::both_open(60, 40))), first);

@@ -68,13 +68,7 @@ enum Ev {
 
 /// Start a race at `now_ms` on `network` and run it until nothing is left to happen or
 /// `until_ms`. The session (if any) stays open: end it with `session_ended` or `close`.
-pub fn run_race(
-    s: &mut CloudSockets,
-    now_ms: u64,
-    network: NetworkId,
-    script: DialScript,
-    until_ms: u64,
-) -> RaceRun {
+pub fn run_race(s: &mut CloudSockets, now_ms: u64, network: NetworkId, script: DialScript, until_ms: u64) -> RaceRun {
     let mut run = RaceRun::default();
     let mut pending: Vec<(u64, Transport, Ev)> = Vec::new();
     let mut now = now_ms;

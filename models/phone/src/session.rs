@@ -80,12 +80,7 @@ pub enum DemotionVerdict {
 
 impl DemotionVerdict {
     pub fn demotes(self) -> bool {
-        matches!(
-            self,
-            DemotionVerdict::DemoteNoFirstMessage
-                | DemotionVerdict::DemotePathDropInWindow { .. }
-                | DemotionVerdict::DemoteEveryClose
-        )
+        matches!(self, DemotionVerdict::DemoteNoFirstMessage | DemotionVerdict::DemotePathDropInWindow { .. } | DemotionVerdict::DemoteEveryClose)
     }
 }
 
@@ -106,12 +101,7 @@ impl fmt::Display for DemotionVerdict {
 }
 
 /// Judge the end of a QUIC session. `first_message_ms` is when its first message came.
-pub fn judge_quic_end(
-    end: SessionEnd,
-    first_message_ms: Option<u64>,
-    now_ms: u64,
-    sw: &Switches,
-) -> DemotionVerdict {
+pub fn judge_quic_end(end: SessionEnd, first_message_ms: Option<u64>, now_ms: u64, sw: &Switches) -> DemotionVerdict {
     if sw.no_close_demotes {
         return DemotionVerdict::KeepNoCloseDemotes;
     }
@@ -119,11 +109,7 @@ pub fn judge_quic_end(
         return DemotionVerdict::KeepLocalClose;
     }
     if end.service_spoke() {
-        return if sw.every_close_demotes {
-            DemotionVerdict::DemoteEveryClose
-        } else {
-            DemotionVerdict::KeepServiceSpoke
-        };
+        return if sw.every_close_demotes { DemotionVerdict::DemoteEveryClose } else { DemotionVerdict::KeepServiceSpoke };
     }
     let Some(first_ms) = first_message_ms else {
         return DemotionVerdict::DemoteNoFirstMessage;

@@ -65,7 +65,12 @@ pub struct Gap {
 /// What a `live` did to the view.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum LiveOutcome {
-    Applied { late: bool, table_adopted: bool, values_set: usize, values_kept_newer: usize },
+    Applied {
+        late: bool,
+        table_adopted: bool,
+        values_set: usize,
+        values_kept_newer: usize,
+    },
     /// Its `src_rev` is older than the view's table.
     DroppedOlderSrcRev,
     /// Switch `late_live_table_dropped`: a late `live` thrown away whole.
@@ -140,10 +145,7 @@ impl CloudView {
         }
         let (mut values_set, mut values_kept_newer) = (0, 0);
         for (k, &value) in &live.values {
-            let newer_shown = self
-                .values
-                .get(k)
-                .is_some_and(|s| s.live_seq >= live.live_seq || s.src_rev > live.src_rev);
+            let newer_shown = self.values.get(k).is_some_and(|s| s.live_seq >= live.live_seq || s.src_rev > live.src_rev);
             if newer_shown {
                 values_kept_newer += 1;
             } else {

@@ -102,8 +102,7 @@ impl Envelope {
 
     /// Decode, ignoring unknown keys; an `id` that is not a u32 is dropped.
     pub fn decode(bytes: &[u8]) -> Result<Envelope, EnvelopeError> {
-        let value: Value =
-            ciborium::from_reader(bytes).map_err(|e| EnvelopeError::Cbor(e.to_string()))?;
+        let value: Value = ciborium::from_reader(bytes).map_err(|e| EnvelopeError::Cbor(e.to_string()))?;
         let Value::Map(entries) = value else { return Err(EnvelopeError::NotAMap) };
         let mut t = None;
         let mut id = None;
@@ -333,7 +332,9 @@ pub enum Msg {
     Snap(Snap),
     Delta(Delta),
     /// `tick`; `seq` absent gives an envelope with no body.
-    Tick { seq: Option<u64> },
+    Tick {
+        seq: Option<u64>,
+    },
     Cmd(Cmd),
     CmdAck(CmdAck),
     CmdResult(CmdResult),
@@ -404,10 +405,7 @@ impl Msg {
             Msg::Live(x) => body(x),
             Msg::Error(x) => body(x),
             Msg::SessionTerminate(x) => body(x),
-            Msg::NowTun(x) => Some(Value::Map(vec![
-                (text("box"), text(&x.box_id)),
-                (text("m1"), Value::Bytes(x.m1.clone())),
-            ])),
+            Msg::NowTun(x) => Some(Value::Map(vec![(text("box"), text(&x.box_id)), (text("m1"), Value::Bytes(x.m1.clone()))])),
             Msg::Unknown(_) => None,
         };
         Envelope { t: self.type_name().to_string(), id, b }
@@ -447,10 +445,7 @@ impl Msg {
                         _ => {}
                     }
                 }
-                Msg::NowTun(NowTun {
-                    box_id: box_id.ok_or_else(|| bad("no box"))?,
-                    m1: m1.ok_or_else(|| bad("no m1"))?,
-                })
+                Msg::NowTun(NowTun { box_id: box_id.ok_or_else(|| bad("no box"))?, m1: m1.ok_or_else(|| bad("no m1"))? })
             }
             other => Msg::Unknown(other.to_string()),
         })

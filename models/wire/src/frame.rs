@@ -14,10 +14,7 @@
 //! typed; unknown lanes are an error ([`DecodeError::UnknownLane`]), the caller may choose to
 //! drop such a frame.
 
-use crate::consts::{
-    BULK_BUCKETS_LEN, CONTROL_BUCKETS_LEN, FLAG_TRUNC, FRAME_HEADER_LEN, FRAME_PAYLOAD_LEN_MAX,
-    FRAME_VERSION, LANE_BULK, LANE_CONTROL,
-};
+use crate::consts::{BULK_BUCKETS_LEN, CONTROL_BUCKETS_LEN, FLAG_TRUNC, FRAME_HEADER_LEN, FRAME_PAYLOAD_LEN_MAX, FRAME_VERSION, LANE_BULK, LANE_CONTROL};
 
 /// The lane-0 bucket of a session (fixed for its life).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash, Default)]
@@ -156,11 +153,7 @@ impl Frame {
     }
 
     /// Encode padded to an explicit bucket, which must be one this lane may use.
-    pub fn encode_padded(
-        &self,
-        bucket_len: usize,
-        control: ControlBucket,
-    ) -> Result<Vec<u8>, EncodeError> {
+    pub fn encode_padded(&self, bucket_len: usize, control: ControlBucket) -> Result<Vec<u8>, EncodeError> {
         if self.lane != LANE_CONTROL && self.lane != LANE_BULK {
             return Err(EncodeError::UnknownLane(self.lane));
         }
@@ -206,11 +199,7 @@ impl Frame {
         if declared_len > available_len {
             return Err(DecodeError::BadLength { declared_len, available_len });
         }
-        Ok(Frame {
-            lane,
-            flags: bytes[2],
-            payload: bytes[FRAME_HEADER_LEN..FRAME_HEADER_LEN + declared_len].to_vec(),
-        })
+        Ok(Frame { lane, flags: bytes[2], payload: bytes[FRAME_HEADER_LEN..FRAME_HEADER_LEN + declared_len].to_vec() })
     }
 }
 
@@ -232,17 +221,11 @@ mod tests {
     #[test]
     fn lane0_never_grows() {
         let f = Frame::control(vec![7u8; 507]);
-        assert_eq!(
-            f.encode(ControlBucket::Large512),
-            Err(EncodeError::ExceedsBucket { needed_len: 513, bucket_len: 512 })
-        );
+        assert_eq!(f.encode(ControlBucket::Large512), Err(EncodeError::ExceedsBucket { needed_len: 513, bucket_len: 512 }));
         let f = Frame::control(vec![7u8; 506]);
         assert_eq!(f.encode(ControlBucket::Large512).unwrap().len(), 512);
         // Lane 0 may not take a bulk bucket nor the other control bucket.
-        assert_eq!(
-            f.encode_padded(1024, ControlBucket::Large512),
-            Err(EncodeError::BadBucket { lane: 0, bucket_len: 1024 })
-        );
+        assert_eq!(f.encode_padded(1024, ControlBucket::Large512), Err(EncodeError::BadBucket { lane: 0, bucket_len: 1024 }));
         assert!(Frame::control(vec![]).encode_padded(256, ControlBucket::Large512).is_err());
     }
 
@@ -272,10 +255,7 @@ mod tests {
         assert_eq!(Frame::decode(&b), Err(DecodeError::UnknownLane(5)));
         let mut b = good.clone();
         b[4] = 0x01; // declares 259 bytes in a 256-byte frame
-        assert_eq!(
-            Frame::decode(&b),
-            Err(DecodeError::BadLength { declared_len: 259, available_len: 250 })
-        );
+        assert_eq!(Frame::decode(&b), Err(DecodeError::BadLength { declared_len: 259, available_len: 250 }));
         assert_eq!(Frame::encode(&Frame { lane: 3, flags: 0, payload: vec![] }, ControlBucket::Small256), Err(EncodeError::UnknownLane(3)));
     }
 }

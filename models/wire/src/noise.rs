@@ -33,10 +33,7 @@ use snow::params::{CipherChoice, DHChoice, HashChoice, NoiseParams};
 use snow::resolvers::{CryptoResolver, DefaultResolver};
 use snow::types::{Cipher, Dh, Hash, Random};
 
-use crate::consts::{
-    DH_LEN, NOISE_MSG_LEN_MAX, NOISE_PROTOCOL_NAME, SEQ_LEN, SEQ_RESERVED, SESSION_PROLOGUE_PREFIX,
-    TAG_LEN, TUNNEL_PROLOGUE_PREFIX,
-};
+use crate::consts::{DH_LEN, NOISE_MSG_LEN_MAX, NOISE_PROTOCOL_NAME, SEQ_LEN, SEQ_RESERVED, SESSION_PROLOGUE_PREFIX, TAG_LEN, TUNNEL_PROLOGUE_PREFIX};
 use crate::envelope::{Msg, NowTun};
 use crate::frame::{DecodeError, Frame};
 use crate::replay::{Replay, ReplayWindow, WindowLen};
@@ -516,12 +513,7 @@ pub struct PhoneDial {
 impl PhoneDial {
     /// Write the box session's message 1 (with `inner_payload`), wrap it as `now.tun` and write
     /// the outer message 1 with it. Returns the dial and the outer message 1.
-    pub fn start(
-        outer: &HandshakeParams,
-        inner: &HandshakeParams,
-        box_id: &str,
-        inner_payload: &[u8],
-    ) -> Result<(PhoneDial, Vec<u8>), NoiseError> {
+    pub fn start(outer: &HandshakeParams, inner: &HandshakeParams, box_id: &str, inner_payload: &[u8]) -> Result<(PhoneDial, Vec<u8>), NoiseError> {
         let (inner, m1_inner) = Initiator::new(inner)?.write_msg1(inner_payload)?;
         let tun = Msg::NowTun(NowTun { box_id: box_id.to_string(), m1: m1_inner }).encode(None);
         let (outer, m1_outer) = Initiator::new(outer)?.write_msg1(&tun)?;

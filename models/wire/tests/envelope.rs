@@ -145,11 +145,14 @@ fn unknown_keys_ignored_everywhere() {
     // Unknown keys inside nested bodies, and non-numeric keys in a field-id map.
     let env = Value::Map(vec![
         (t("t"), t("delta")),
-        (t("b"), Value::Map(vec![
-            (t("fields"), Value::Map(vec![(t("2"), Value::Integer(5.into())), (t("future"), Value::Integer(1.into()))])),
-            (t("seq"), Value::Integer(3.into())),
-            (t("prio"), t("hi")),
-        ])),
+        (
+            t("b"),
+            Value::Map(vec![
+                (t("fields"), Value::Map(vec![(t("2"), Value::Integer(5.into())), (t("future"), Value::Integer(1.into()))])),
+                (t("seq"), Value::Integer(3.into())),
+                (t("prio"), t("hi")),
+            ]),
+        ),
     ]);
     assert_eq!(Msg::decode(&cbor(&env)).unwrap().1, Msg::Delta(Delta { seq: 3, fields: IdMap::from([(2, 5)]) }));
 

@@ -2,9 +2,9 @@
 
 mod common;
 
+use ftw_wire::envelope::{Clock, Hello, HelloOk, ProtoRange, Subscription};
 use ftw_wire::noise::*;
 use ftw_wire::{BugSwitches, ControlBucket, Frame, Msg};
-use ftw_wire::envelope::{Hello, HelloOk, Clock, ProtoRange, Subscription};
 
 /// A full seeded box-session handshake; returns (m1, m2, hash, first transport message).
 fn run(seed: [u8; 32]) -> (Vec<u8>, Vec<u8>, [u8; 32], Vec<u8>) {
@@ -12,10 +12,7 @@ fn run(seed: [u8; 32]) -> (Vec<u8>, Vec<u8>, [u8; 32], Vec<u8>) {
     let phone = keys.generate_keypair();
     let boxk = keys.generate_keypair();
     assert_ne!(phone, boxk, "two key pairs from one resolver differ");
-    let (i, m1) = Initiator::new(&HandshakeParams::box_session_initiator(phone, boxk.public, keys.clone()))
-        .unwrap()
-        .write_msg1(b"hello")
-        .unwrap();
+    let (i, m1) = Initiator::new(&HandshakeParams::box_session_initiator(phone, boxk.public, keys.clone())).unwrap().write_msg1(b"hello").unwrap();
     let (r, _) = Responder::new(&HandshakeParams::box_session_responder(boxk, keys.clone())).unwrap().read_msg1(&m1).unwrap();
     let (m2, _) = r.write_msg2(b"ok").unwrap();
     let (_, mut s) = i.read_msg2(&m2).unwrap();
@@ -122,7 +119,14 @@ fn overlapped_outer_and_inner_handshake_end_to_end() {
     assert_eq!(Msg::decode(&f.payload).unwrap(), (Some(1), hello));
 
     // hello_ok back on the bulk lane.
-    let ok = Msg::HelloOk(HelloOk { proto: 1, mode: "full".into(), caps: vec![], clock: Clock { source: "ntp".into(), synced_at_ms: 1, uptime_ms: 2 }, boot: "ok".into(), hint: None });
+    let ok = Msg::HelloOk(HelloOk {
+        proto: 1,
+        mode: "full".into(),
+        caps: vec![],
+        clock: Clock { source: "ntp".into(), synced_at_ms: 1, uptime_ms: 2 },
+        boot: "ok".into(),
+        hint: None,
+    });
     let wire = box_session.seal(&ok.to_frame(Some(1)).encode(ControlBucket::Large512).unwrap()).unwrap();
     let back = phone_tunnel.open_raw(&cloud_tunnel.seal(&wire).unwrap()).unwrap();
     let f: Frame = phone_session.open(&back).unwrap();

@@ -38,10 +38,7 @@ fn typed(name: &str) -> Option<(Option<u32>, Msg)> {
     Some(match name {
         "tick" => (None, Msg::Tick { seq: Some(41) }),
         "tick_no_body" => (None, Msg::Tick { seq: None }),
-        "delta_export" => (
-            None,
-            Msg::Delta(Delta { seq: 42, fields: IdMap::from([(2, -4200), (3, 6200), (4, -1500), (5, 875), (6, 13400)]) }),
-        ),
+        "delta_export" => (None, Msg::Delta(Delta { seq: 42, fields: IdMap::from([(2, -4200), (3, 6200), (4, -1500), (5, 875), (6, 13400)]) })),
         "delta_truncated" => (None, Msg::Delta(Delta { seq: 43, fields: IdMap::from([(2, 11400)]) })),
         "cmd_with_id" => (
             Some(7),

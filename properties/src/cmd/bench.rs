@@ -42,8 +42,14 @@ pub fn main(a: Args) -> ExitCode {
             })
         );
     } else {
-        println!("idle day (idle-link, seed 1): {day_sim:.0} sim s in {day_wall:.2} wall s = {:.0} sim s per wall s, {day_steps} steps [{v1:?}]", day_sim / day_wall);
-        println!("90 s session (quic-stream, seed 1): {ses_sim:.1} sim s in {ses_wall:.3} wall s = {:.0}x real time, {ses_steps} steps [{v2:?}]", ses_sim / ses_wall);
+        println!(
+            "idle day (idle-link, seed 1): {day_sim:.0} sim s in {day_wall:.2} wall s = {:.0} sim s per wall s, {day_steps} steps [{v1:?}]",
+            day_sim / day_wall
+        );
+        println!(
+            "90 s session (quic-stream, seed 1): {ses_sim:.1} sim s in {ses_wall:.3} wall s = {:.0}x real time, {ses_steps} steps [{v2:?}]",
+            ses_sim / ses_wall
+        );
         println!("ftwsim table (seed 1, 30 samples, {table_rows} rows): {table_wall_s:.1} wall s");
     }
     ExitCode::SUCCESS

@@ -80,7 +80,18 @@ fn opts(a: Args) -> Result<(FuzzOpts, bool), String> {
     if a.determinism_every == 0 {
         return Err("--determinism-every: must be at least 1".into());
     }
-    let opts = FuzzOpts { stop, property: a.property, scenarios, switches, shard, seed_from, out_dir: a.out, determinism_every: a.determinism_every, jobs: a.jobs, progress: true };
+    let opts = FuzzOpts {
+        stop,
+        property: a.property,
+        scenarios,
+        switches,
+        shard,
+        seed_from,
+        out_dir: a.out,
+        determinism_every: a.determinism_every,
+        jobs: a.jobs,
+        progress: true,
+    };
     Ok((opts, a.json))
 }
 

@@ -123,7 +123,12 @@ fn print_text(spec: &RunSpec, report: &RunReport, wall_ms: f64, determinism: &Op
     println!("hash: {}", report.outcome.trace.hash());
     let sim = report.outcome.sim_elapsed;
     let speed = sim.as_secs_f64() / (wall_ms / 1000.0).max(1e-9);
-    println!("events: {}  steps: {}  sim: {}  wall: {wall_ms:.1} ms  ({speed:.0} sim s per wall s)", report.outcome.trace.len(), report.outcome.steps, fmt_time(sim));
+    println!(
+        "events: {}  steps: {}  sim: {}  wall: {wall_ms:.1} ms  ({speed:.0} sim s per wall s)",
+        report.outcome.trace.len(),
+        report.outcome.steps,
+        fmt_time(sim)
+    );
     match determinism {
         Some(Ok(())) => println!("determinism: two runs, identical traces"),
         Some(Err(e)) => println!("determinism: BROKEN\n{e}"),

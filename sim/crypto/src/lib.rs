@@ -37,12 +37,8 @@ pub mod tls;
 pub use certs::CloudCerts;
 pub use provider::{crypto_provider, SeededSecureRandom, SeededX25519, SimClock, WallClock};
 pub use quic::{
-    handshake_token_key, quic_client_config, quic_endpoint_config, quic_server_config, reset_key,
-    seeded_cid_factory, seeded_initial_dcid_provider, CidFactory, InitialDcidProvider,
-    QuicTransportParams, SeededCidGenerator,
+    handshake_token_key, quic_client_config, quic_endpoint_config, quic_server_config, reset_key, seeded_cid_factory, seeded_initial_dcid_provider, CidFactory,
+    InitialDcidProvider, QuicTransportParams, SeededCidGenerator,
 };
 pub use rng::{derive_seed, SeededRng};
-pub use tls::{
-    new_client_session_store, new_server_session_store, tls_client_config, tls_server_config,
-    ClientResumption, SeededTicketer,
-};
+pub use tls::{new_client_session_store, new_server_session_store, tls_client_config, tls_server_config, ClientResumption, SeededTicketer};

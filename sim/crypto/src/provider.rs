@@ -5,10 +5,7 @@ use std::fmt;
 use std::sync::Arc;
 use std::time::{Duration, SystemTime};
 
-use rustls::crypto::{
-    ActiveKeyExchange, CryptoProvider, GetRandomFailed, SecureRandom, SharedSecret,
-    SupportedKxGroup,
-};
+use rustls::crypto::{ActiveKeyExchange, CryptoProvider, GetRandomFailed, SecureRandom, SharedSecret, SupportedKxGroup};
 use rustls::pki_types::UnixTime;
 use rustls::time_provider::TimeProvider;
 use rustls::{Error, NamedGroup, PeerMisbehaved};
@@ -35,16 +32,11 @@ pub type WallClock = Arc<dyn Fn() -> UnixTime + Send + Sync>;
 /// it between that host's configs.
 pub fn crypto_provider(rng: &SeededRng) -> Arc<CryptoProvider> {
     let ring = rustls::crypto::ring::default_provider();
-    let secure_random: &'static SeededSecureRandom =
-        Box::leak(Box::new(SeededSecureRandom { rng: rng.clone() }));
+    let secure_random: &'static SeededSecureRandom = Box::leak(Box::new(SeededSecureRandom { rng: rng.clone() }));
     let x25519: &'static SeededX25519 = Box::leak(Box::new(SeededX25519 { rng: rng.clone() }));
     use rustls::crypto::ring::cipher_suite as suites;
     Arc::new(CryptoProvider {
-        cipher_suites: vec![
-            suites::TLS13_AES_128_GCM_SHA256,
-            suites::TLS13_AES_256_GCM_SHA384,
-            suites::TLS13_CHACHA20_POLY1305_SHA256,
-        ],
+        cipher_suites: vec![suites::TLS13_AES_128_GCM_SHA256, suites::TLS13_AES_256_GCM_SHA384, suites::TLS13_CHACHA20_POLY1305_SHA256],
         kx_groups: vec![x25519],
         signature_verification_algorithms: ring.signature_verification_algorithms,
         secure_random,
@@ -59,9 +51,7 @@ pub struct SeededSecureRandom {
 
 impl fmt::Debug for SeededSecureRandom {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SeededSecureRandom")
-            .field("rng", &self.rng)
-            .finish()
+        f.debug_struct("SeededSecureRandom").field("rng", &self.rng).finish()
     }
 }
 
@@ -79,9 +69,7 @@ pub struct SeededX25519 {
 
 impl fmt::Debug for SeededX25519 {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SeededX25519")
-            .field("rng", &self.rng)
-            .finish()
+        f.debug_struct("SeededX25519").field("rng", &self.rng).finish()
     }
 }
 
@@ -106,9 +94,7 @@ struct X25519Exchange {
 
 impl ActiveKeyExchange for X25519Exchange {
     fn complete(self: Box<Self>, peer_pub_key: &[u8]) -> Result<SharedSecret, Error> {
-        let peer: [u8; X25519_LEN] = peer_pub_key
-            .try_into()
-            .map_err(|_| Error::from(PeerMisbehaved::InvalidKeyShare))?;
+        let peer: [u8; X25519_LEN] = peer_pub_key.try_into().map_err(|_| Error::from(PeerMisbehaved::InvalidKeyShare))?;
         let shared = self.secret.diffie_hellman(&PublicKey::from(peer));
         // RFC 7748 section 6.1 / RFC 8446 section 7.4.2: reject the all-zero output of a
         // small-order peer key.
@@ -142,9 +128,7 @@ impl SimClock {
 
     /// A clock that always reads `unix_s` (tests, fixed-time tools).
     pub fn fixed(unix_s: u64) -> Self {
-        Self::new(Arc::new(move || {
-            UnixTime::since_unix_epoch(Duration::from_secs(unix_s))
-        }))
+        Self::new(Arc::new(move || UnixTime::since_unix_epoch(Duration::from_secs(unix_s))))
     }
 
     /// The current sim wall time.
@@ -165,9 +149,7 @@ impl SimClock {
 
 impl fmt::Debug for SimClock {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SimClock")
-            .field("now_unix_s", &self.now().as_secs())
-            .finish()
+        f.debug_struct("SimClock").field("now_unix_s", &self.now().as_secs()).finish()
     }
 }
 
@@ -190,12 +172,8 @@ mod tests {
 
     #[test]
     fn x25519_agrees_and_is_a_function_of_the_seed() {
-        let a = SeededX25519 {
-            rng: SeededRng::from_seed([1; 32]),
-        };
-        let b = SeededX25519 {
-            rng: SeededRng::from_seed([2; 32]),
-        };
+        let a = SeededX25519 { rng: SeededRng::from_seed([1; 32]) };
+        let b = SeededX25519 { rng: SeededRng::from_seed([2; 32]) };
         let ka = a.start().unwrap();
         let kb = b.start().unwrap();
         let (pa, pb) = (ka.pub_key().to_vec(), kb.pub_key().to_vec());
@@ -204,17 +182,13 @@ mod tests {
         let sb = kb.complete(&pa).unwrap();
         assert_eq!(sa.secret_bytes(), sb.secret_bytes());
         // Same seed, same share.
-        let again = SeededX25519 {
-            rng: SeededRng::from_seed([1; 32]),
-        };
+        let again = SeededX25519 { rng: SeededRng::from_seed([1; 32]) };
         assert_eq!(again.start().unwrap().pub_key(), &pa[..]);
     }
 
     #[test]
     fn x25519_rejects_bad_shares() {
-        let a = SeededX25519 {
-            rng: SeededRng::from_seed([1; 32]),
-        };
+        let a = SeededX25519 { rng: SeededRng::from_seed([1; 32]) };
         assert!(a.start().unwrap().complete(&[9u8; 31]).is_err());
         // The all-zero point has small order: the output is all zeros.
         assert!(a.start().unwrap().complete(&[0u8; 32]).is_err());
@@ -229,10 +203,7 @@ mod tests {
         let mut want = [0u8; 16];
         SeededRng::from_seed([5; 32]).fill(&mut want);
         assert_eq!(got, want);
-        assert!(provider
-            .cipher_suites
-            .iter()
-            .all(|s| s.version() == &rustls::version::TLS13));
+        assert!(provider.cipher_suites.iter().all(|s| s.version() == &rustls::version::TLS13));
         assert_eq!(provider.kx_groups.len(), 1);
     }
 }

@@ -4,10 +4,7 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use quinn_proto::crypto::rustls::{QuicClientConfig, QuicServerConfig};
-use quinn_proto::{
-    ConnectionId, ConnectionIdGenerator, EndpointConfig, IdleTimeout, TokenMemoryCache,
-    TransportConfig, VarInt,
-};
+use quinn_proto::{ConnectionId, ConnectionIdGenerator, EndpointConfig, IdleTimeout, TokenMemoryCache, TransportConfig, VarInt};
 use rand_chacha::ChaCha20Rng;
 use rand_core::{RngCore, SeedableRng};
 use ring::{hkdf, hmac};
@@ -16,8 +13,7 @@ use rustls::server::StoresServerSessions;
 
 use crate::certs::CloudCerts;
 use crate::consts::{
-    CID_LEN_MAX, INITIAL_DCID_LEN, INITIAL_DCID_LEN_MIN, QUIC_ALPN,
-    QUIC_DATAGRAM_RECEIVE_BUFFER_BYTES, QUIC_DATAGRAM_SEND_BUFFER_BYTES, QUIC_KEEP_ALIVE_MS,
+    CID_LEN_MAX, INITIAL_DCID_LEN, INITIAL_DCID_LEN_MIN, QUIC_ALPN, QUIC_DATAGRAM_RECEIVE_BUFFER_BYTES, QUIC_DATAGRAM_SEND_BUFFER_BYTES, QUIC_KEEP_ALIVE_MS,
     QUIC_MAX_IDLE_TIMEOUT_MS,
 };
 use crate::provider::SimClock;
@@ -62,20 +58,12 @@ impl QuicTransportParams {
     /// The quinn-proto `TransportConfig`.
     pub fn transport_config(&self) -> TransportConfig {
         if let Some(keep_alive_ms) = self.keep_alive_ms {
-            assert!(
-                keep_alive_ms < self.max_idle_timeout_ms,
-                "keep-alive must come before the idle timeout"
-            );
+            assert!(keep_alive_ms < self.max_idle_timeout_ms, "keep-alive must come before the idle timeout");
         }
-        assert!(
-            self.datagram_receive_buffer_bytes > 0,
-            "datagrams must stay on"
-        );
+        assert!(self.datagram_receive_buffer_bytes > 0, "datagrams must stay on");
         let mut transport = TransportConfig::default();
         transport.keep_alive_interval(self.keep_alive_ms.map(Duration::from_millis));
-        let idle = IdleTimeout::from(
-            VarInt::from_u64(self.max_idle_timeout_ms).expect("idle timeout fits a varint"),
-        );
+        let idle = IdleTimeout::from(VarInt::from_u64(self.max_idle_timeout_ms).expect("idle timeout fits a varint"));
         transport.max_idle_timeout(Some(idle));
         transport.datagram_receive_buffer_size(Some(self.datagram_receive_buffer_bytes));
         transport.datagram_send_buffer_size(self.datagram_send_buffer_bytes);
@@ -95,14 +83,8 @@ pub struct SeededCidGenerator {
 impl SeededCidGenerator {
     /// A generator drawing `cid_len`-byte ids from the stream seeded with `seed`.
     pub fn new(seed: [u8; 32], cid_len: usize) -> Self {
-        assert!(
-            cid_len <= CID_LEN_MAX,
-            "connection ids are at most 20 bytes"
-        );
-        Self {
-            rng: ChaCha20Rng::from_seed(seed),
-            cid_len,
-        }
+        assert!(cid_len <= CID_LEN_MAX, "connection ids are at most 20 bytes");
+        Self { rng: ChaCha20Rng::from_seed(seed), cid_len }
     }
 }
 
@@ -125,10 +107,7 @@ impl ConnectionIdGenerator for SeededCidGenerator {
 /// The default factory: the n-th endpoint built from it (n = 0, 1, ...) gets a
 /// [`SeededCidGenerator`] seeded with `SeededRng::from_seed(seed).sub_seed("cid/<n>")`.
 pub fn seeded_cid_factory(seed: [u8; 32], cid_len: usize) -> CidFactory {
-    assert!(
-        cid_len <= CID_LEN_MAX,
-        "connection ids are at most 20 bytes"
-    );
+    assert!(cid_len <= CID_LEN_MAX, "connection ids are at most 20 bytes");
     let parent = SeededRng::from_seed(seed);
     let endpoints_made = Mutex::new(0u64);
     Arc::new(move || {
@@ -142,8 +121,7 @@ pub fn seeded_cid_factory(seed: [u8; 32], cid_len: usize) -> CidFactory {
 /// The client's first destination ids: `INITIAL_DCID_LEN` bytes each, drawn in order from the
 /// stream seeded with `seed`.
 pub fn seeded_initial_dcid_provider(seed: [u8; 32]) -> InitialDcidProvider {
-    const _: () =
-        assert!(INITIAL_DCID_LEN >= INITIAL_DCID_LEN_MIN && INITIAL_DCID_LEN <= CID_LEN_MAX);
+    const _: () = assert!(INITIAL_DCID_LEN >= INITIAL_DCID_LEN_MIN && INITIAL_DCID_LEN <= CID_LEN_MAX);
     let rng = SeededRng::from_seed(seed);
     Arc::new(move || {
         let mut bytes = [0u8; INITIAL_DCID_LEN];
@@ -168,11 +146,7 @@ pub fn handshake_token_key(seed: [u8; 32]) -> Arc<dyn quinn_proto::crypto::Hands
 /// `rng_seed` (grease, packet-number skips, path challenges, token nonces, per-connection RNG
 /// seeds), connection ids from `cid_factory` (the reactor fleet passes its shard-stamping
 /// factory; otherwise use [`seeded_cid_factory`]).
-pub fn quic_endpoint_config(
-    reset_key_seed: [u8; 32],
-    rng_seed: [u8; 32],
-    cid_factory: CidFactory,
-) -> EndpointConfig {
+pub fn quic_endpoint_config(reset_key_seed: [u8; 32], rng_seed: [u8; 32], cid_factory: CidFactory) -> EndpointConfig {
     let mut config = EndpointConfig::new(reset_key(reset_key_seed));
     config.rng_seed(Some(rng_seed));
     config.cid_generator(move || cid_factory());
@@ -194,16 +168,11 @@ pub fn quic_server_config(
     transport: &QuicTransportParams,
 ) -> quinn_proto::ServerConfig {
     let mut tls = server_config_inner(provider, clock, certs, &[QUIC_ALPN]);
-    assert!(
-        !tls.ticketer.enabled(),
-        "0-RTT needs stateful resumption in rustls"
-    );
+    assert!(!tls.ticketer.enabled(), "0-RTT needs stateful resumption in rustls");
     tls.session_storage = session_store;
     tls.max_early_data_size = u32::MAX;
-    let crypto =
-        QuicServerConfig::try_from(tls).expect("the provider has TLS13_AES_128_GCM_SHA256");
-    let mut config =
-        quinn_proto::ServerConfig::new(Arc::new(crypto), handshake_token_key(token_key_seed));
+    let crypto = QuicServerConfig::try_from(tls).expect("the provider has TLS13_AES_128_GCM_SHA256");
+    let mut config = quinn_proto::ServerConfig::new(Arc::new(crypto), handshake_token_key(token_key_seed));
     config.time_source(clock.time_source());
     config.migration(true);
     config.transport_config(Arc::new(transport.transport_config()));
@@ -224,8 +193,7 @@ pub fn quic_client_config(
 ) -> quinn_proto::ClientConfig {
     let mut tls = client_config_inner(provider, clock, certs, &[QUIC_ALPN], &resumption);
     tls.enable_early_data = matches!(resumption, ClientResumption::Store(_));
-    let crypto =
-        QuicClientConfig::try_from(tls).expect("the provider has TLS13_AES_128_GCM_SHA256");
+    let crypto = QuicClientConfig::try_from(tls).expect("the provider has TLS13_AES_128_GCM_SHA256");
     let mut config = quinn_proto::ClientConfig::new(Arc::new(crypto));
     config.initial_dst_cid_provider(seeded_initial_dcid_provider(initial_dcid_seed));
     config.token_store(Arc::new(TokenMemoryCache::default()));
@@ -262,10 +230,7 @@ mod tests {
     #[test]
     #[should_panic(expected = "keep-alive must come before the idle timeout")]
     fn keep_alive_past_idle_timeout_is_refused() {
-        let params = QuicTransportParams {
-            keep_alive_ms: Some(40_000),
-            ..Default::default()
-        };
+        let params = QuicTransportParams { keep_alive_ms: Some(40_000), ..Default::default() };
         let _ = params.transport_config();
     }
 }

@@ -40,10 +40,7 @@ pub struct SeededRng {
 impl SeededRng {
     /// A stream starting at `seed`.
     pub fn from_seed(seed: [u8; 32]) -> Self {
-        Self {
-            seed,
-            inner: Arc::new(Mutex::new(ChaCha20Rng::from_seed(seed))),
-        }
+        Self { seed, inner: Arc::new(Mutex::new(ChaCha20Rng::from_seed(seed))) }
     }
 
     /// The stream of host `host` in run `run_seed`: `from_seed(derive_seed(run_seed, host))`.
@@ -108,11 +105,7 @@ impl SeededRng {
 impl fmt::Debug for SeededRng {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         // The seed is secret-ish and long; show a short fingerprint only.
-        write!(
-            f,
-            "SeededRng({:02x}{:02x}{:02x}{:02x}..)",
-            self.seed[0], self.seed[1], self.seed[2], self.seed[3]
-        )
+        write!(f, "SeededRng({:02x}{:02x}{:02x}{:02x}..)", self.seed[0], self.seed[1], self.seed[2], self.seed[3])
     }
 }
 

@@ -12,8 +12,7 @@ use rustls::server::{ProducesTickets, ServerSessionMemoryCache, StoresServerSess
 
 use crate::certs::CloudCerts;
 use crate::consts::{
-    CLIENT_SESSION_STORE_LEN, SERVER_SESSION_STORE_LEN, TICKET_KEY_NAME_LEN, TICKET_LIFETIME_S,
-    TICKET_NONCE_LEN, TICKET_PLAIN_LEN_MAX, TICKET_TAG_LEN,
+    CLIENT_SESSION_STORE_LEN, SERVER_SESSION_STORE_LEN, TICKET_KEY_NAME_LEN, TICKET_LIFETIME_S, TICKET_NONCE_LEN, TICKET_PLAIN_LEN_MAX, TICKET_TAG_LEN,
 };
 use crate::provider::SimClock;
 use crate::rng::SeededRng;
@@ -39,22 +38,14 @@ impl SeededTicketer {
         rng.fill(&mut key_bytes);
         let mut key_name = [0u8; TICKET_KEY_NAME_LEN];
         rng.fill(&mut key_name);
-        let key = aead::UnboundKey::new(&aead::CHACHA20_POLY1305, &key_bytes)
-            .expect("32 bytes is a ChaCha20-Poly1305 key");
-        Arc::new(Self {
-            rng: rng.clone(),
-            key: aead::LessSafeKey::new(key),
-            key_name,
-            ciphertext_len_max: AtomicUsize::new(0),
-        })
+        let key = aead::UnboundKey::new(&aead::CHACHA20_POLY1305, &key_bytes).expect("32 bytes is a ChaCha20-Poly1305 key");
+        Arc::new(Self { rng: rng.clone(), key: aead::LessSafeKey::new(key), key_name, ciphertext_len_max: AtomicUsize::new(0) })
     }
 }
 
 impl fmt::Debug for SeededTicketer {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.debug_struct("SeededTicketer")
-            .field("rng", &self.rng)
-            .finish_non_exhaustive()
+        f.debug_struct("SeededTicketer").field("rng", &self.rng).finish_non_exhaustive()
     }
 }
 
@@ -74,52 +65,34 @@ impl ProducesTickets for SeededTicketer {
         }
         let mut nonce = [0u8; TICKET_NONCE_LEN];
         self.rng.fill(&mut nonce);
-        let mut out = Vec::with_capacity(
-            TICKET_KEY_NAME_LEN + TICKET_NONCE_LEN + plain.len() + TICKET_TAG_LEN,
-        );
+        let mut out = Vec::with_capacity(TICKET_KEY_NAME_LEN + TICKET_NONCE_LEN + plain.len() + TICKET_TAG_LEN);
         out.extend_from_slice(&self.key_name);
         out.extend_from_slice(&nonce);
         out.extend_from_slice(plain);
         let header_len = TICKET_KEY_NAME_LEN + TICKET_NONCE_LEN;
-        let tag = self
-            .key
-            .seal_in_place_separate_tag(
-                aead::Nonce::assume_unique_for_key(nonce),
-                aead::Aad::from(self.key_name),
-                &mut out[header_len..],
-            )
-            .ok()?;
+        let tag =
+            self.key.seal_in_place_separate_tag(aead::Nonce::assume_unique_for_key(nonce), aead::Aad::from(self.key_name), &mut out[header_len..]).ok()?;
         out.extend_from_slice(tag.as_ref());
         assert_eq!(out.len(), header_len + plain.len() + TICKET_TAG_LEN);
-        self.ciphertext_len_max
-            .fetch_max(out.len(), Ordering::Relaxed);
+        self.ciphertext_len_max.fetch_max(out.len(), Ordering::Relaxed);
         Some(out)
     }
 
     fn decrypt(&self, cipher: &[u8]) -> Option<Vec<u8>> {
         let header_len = TICKET_KEY_NAME_LEN + TICKET_NONCE_LEN;
-        if cipher.len() < header_len + TICKET_TAG_LEN
-            || cipher.len() > self.ciphertext_len_max.load(Ordering::Relaxed)
-        {
+        if cipher.len() < header_len + TICKET_TAG_LEN || cipher.len() > self.ciphertext_len_max.load(Ordering::Relaxed) {
             return None;
         }
         let (key_name, rest) = cipher.split_at(TICKET_KEY_NAME_LEN);
         // Constant-time comparison of the key name (no early exit).
-        let differs = key_name
-            .iter()
-            .zip(self.key_name.iter())
-            .fold(0u8, |acc, (a, b)| acc | (a ^ b));
+        let differs = key_name.iter().zip(self.key_name.iter()).fold(0u8, |acc, (a, b)| acc | (a ^ b));
         if differs != 0 {
             return None;
         }
         let (nonce, sealed) = rest.split_at(TICKET_NONCE_LEN);
         let nonce = aead::Nonce::try_assume_unique_for_key(nonce).ok()?;
         let mut buf = sealed.to_vec();
-        let plain_len = self
-            .key
-            .open_in_place(nonce, aead::Aad::from(self.key_name), &mut buf)
-            .ok()?
-            .len();
+        let plain_len = self.key.open_in_place(nonce, aead::Aad::from(self.key_name), &mut buf).ok()?.len();
         buf.truncate(plain_len);
         Some(buf)
     }
@@ -151,19 +124,13 @@ pub fn new_server_session_store() -> Arc<dyn StoresServerSessions> {
 }
 
 /// Builds a TLS 1.3-only server configuration (shared by TCP and QUIC), no resumption set.
-pub(crate) fn server_config_inner(
-    provider: &Arc<CryptoProvider>,
-    clock: &SimClock,
-    certs: &CloudCerts,
-    alpn: &[&[u8]],
-) -> rustls::ServerConfig {
-    let mut config =
-        rustls::ServerConfig::builder_with_details(provider.clone(), clock.time_provider())
-            .with_protocol_versions(&[&rustls::version::TLS13])
-            .expect("the kit's provider supports TLS 1.3")
-            .with_no_client_auth()
-            .with_single_cert(certs.server_chain(), certs.server_key())
-            .expect("the kit's Ed25519 key matches its certificate");
+pub(crate) fn server_config_inner(provider: &Arc<CryptoProvider>, clock: &SimClock, certs: &CloudCerts, alpn: &[&[u8]]) -> rustls::ServerConfig {
+    let mut config = rustls::ServerConfig::builder_with_details(provider.clone(), clock.time_provider())
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .expect("the kit's provider supports TLS 1.3")
+        .with_no_client_auth()
+        .with_single_cert(certs.server_chain(), certs.server_key())
+        .expect("the kit's Ed25519 key matches its certificate");
     config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
     config
 }
@@ -176,12 +143,11 @@ pub(crate) fn client_config_inner(
     alpn: &[&[u8]],
     resumption: &ClientResumption,
 ) -> rustls::ClientConfig {
-    let mut config =
-        rustls::ClientConfig::builder_with_details(provider.clone(), clock.time_provider())
-            .with_protocol_versions(&[&rustls::version::TLS13])
-            .expect("the kit's provider supports TLS 1.3")
-            .with_root_certificates(certs.root_store())
-            .with_no_client_auth();
+    let mut config = rustls::ClientConfig::builder_with_details(provider.clone(), clock.time_provider())
+        .with_protocol_versions(&[&rustls::version::TLS13])
+        .expect("the kit's provider supports TLS 1.3")
+        .with_root_certificates(certs.root_store())
+        .with_no_client_auth();
     config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
     config.resumption = match resumption {
         ClientResumption::Disabled => Resumption::disabled(),
@@ -213,13 +179,7 @@ pub fn tls_client_config(
     alpn: &[&[u8]],
     resumption: ClientResumption,
 ) -> Arc<rustls::ClientConfig> {
-    Arc::new(client_config_inner(
-        provider,
-        clock,
-        certs,
-        alpn,
-        &resumption,
-    ))
+    Arc::new(client_config_inner(provider, clock, certs, alpn, &resumption))
 }
 
 #[cfg(test)]

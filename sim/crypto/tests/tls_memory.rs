@@ -8,8 +8,7 @@ use std::time::Duration;
 
 use ftw_crypto::consts::{CERT_NOT_BEFORE_UNIX_S, CERT_SEED_DEFAULT, TCP_ALPN_HTTP1};
 use ftw_crypto::{
-    crypto_provider, new_client_session_store, tls_client_config, tls_server_config,
-    ClientResumption, CloudCerts, SeededRng, SeededTicketer, SimClock,
+    crypto_provider, new_client_session_store, tls_client_config, tls_server_config, ClientResumption, CloudCerts, SeededRng, SeededTicketer, SimClock,
 };
 use rustls::pki_types::{ServerName, UnixTime};
 use rustls::{ClientConnection, HandshakeKind, ServerConnection};
@@ -29,10 +28,7 @@ fn certificates_are_byte_identical_across_generations() {
     let b = CloudCerts::generate(CERT_SEED_DEFAULT, &cloud_ips());
     assert_eq!(a.ca_der.as_ref(), b.ca_der.as_ref());
     assert_eq!(a.server_der.as_ref(), b.server_der.as_ref());
-    assert_eq!(
-        a.server_key_pkcs8.secret_pkcs8_der(),
-        b.server_key_pkcs8.secret_pkcs8_der()
-    );
+    assert_eq!(a.server_key_pkcs8.secret_pkcs8_der(), b.server_key_pkcs8.secret_pkcs8_der());
     // The seed and the IPs matter.
     let c = CloudCerts::generate([1; 32], &cloud_ips());
     assert_ne!(a.ca_der.as_ref(), c.ca_der.as_ref());
@@ -102,9 +98,7 @@ fn tls_run(run_seed: u64) -> ([u8; 32], Vec<HandshakeKind>) {
     let now_s = Arc::new(AtomicU64::new(SIM_EPOCH_UNIX_S));
     let clock = {
         let now_s = now_s.clone();
-        SimClock::new(Arc::new(move || {
-            UnixTime::since_unix_epoch(Duration::from_secs(now_s.load(Ordering::SeqCst)))
-        }))
+        SimClock::new(Arc::new(move || UnixTime::since_unix_epoch(Duration::from_secs(now_s.load(Ordering::SeqCst)))))
     };
     let certs = CloudCerts::generate(CERT_SEED_DEFAULT, &cloud_ips());
     let cloud_rng = SeededRng::for_host(run_seed, "cloud");
@@ -112,16 +106,9 @@ fn tls_run(run_seed: u64) -> ([u8; 32], Vec<HandshakeKind>) {
     let cloud_provider = crypto_provider(&cloud_rng);
     let phone_provider = crypto_provider(&phone_rng);
     let ticketer = SeededTicketer::new(&cloud_rng.sub("tls/ticketer"));
-    let server_config =
-        tls_server_config(&cloud_provider, &clock, &certs, &[TCP_ALPN_HTTP1], ticketer);
+    let server_config = tls_server_config(&cloud_provider, &clock, &certs, &[TCP_ALPN_HTTP1], ticketer);
     let store = new_client_session_store();
-    let client_config = tls_client_config(
-        &phone_provider,
-        &clock,
-        &certs,
-        &[TCP_ALPN_HTTP1],
-        ClientResumption::Store(store),
-    );
+    let client_config = tls_client_config(&phone_provider, &clock, &certs, &[TCP_ALPN_HTTP1], ClientResumption::Store(store));
 
     let mut wire = Sha256::new();
     let mut kinds = Vec::new();
@@ -157,10 +144,7 @@ fn tls_full_then_resumed_and_deterministic() {
     let (second, _) = tls_run(42);
     assert_eq!(first, second, "same seed, same bytes");
     let (other, kinds_other) = tls_run(43);
-    assert_eq!(
-        kinds_other,
-        vec![HandshakeKind::Full, HandshakeKind::Resumed]
-    );
+    assert_eq!(kinds_other, vec![HandshakeKind::Full, HandshakeKind::Resumed]);
     assert_ne!(first, other, "another seed, other bytes");
     println!("TLS_HASH={}", hex::encode(first));
 }
@@ -173,22 +157,9 @@ fn tls_rejects_a_clock_outside_the_certificate() {
     let certs = CloudCerts::generate(CERT_SEED_DEFAULT, &cloud_ips());
     let rng = SeededRng::for_host(1, "cloud");
     let provider = crypto_provider(&rng);
-    let server_config = tls_server_config(
-        &provider,
-        &clock,
-        &certs,
-        &[TCP_ALPN_HTTP1],
-        SeededTicketer::new(&rng),
-    );
-    let client_config = tls_client_config(
-        &provider,
-        &clock,
-        &certs,
-        &[TCP_ALPN_HTTP1],
-        ClientResumption::Disabled,
-    );
-    let mut client =
-        ClientConnection::new(client_config, ServerName::try_from("cloud.ftw").unwrap()).unwrap();
+    let server_config = tls_server_config(&provider, &clock, &certs, &[TCP_ALPN_HTTP1], SeededTicketer::new(&rng));
+    let client_config = tls_client_config(&provider, &clock, &certs, &[TCP_ALPN_HTTP1], ClientResumption::Disabled);
+    let mut client = ClientConnection::new(client_config, ServerName::try_from("cloud.ftw").unwrap()).unwrap();
     let mut server = ServerConnection::new(server_config).unwrap();
     let mut buf = Vec::new();
     client.write_tls(&mut buf).unwrap();
@@ -204,9 +175,7 @@ fn tls_rejects_a_clock_outside_the_certificate() {
         matches!(
             err,
             rustls::Error::InvalidCertificate(rustls::CertificateError::NotValidYet)
-                | rustls::Error::InvalidCertificate(
-                    rustls::CertificateError::NotValidYetContext { .. }
-                )
+                | rustls::Error::InvalidCertificate(rustls::CertificateError::NotValidYetContext { .. })
         ),
         "got {err:?}"
     );

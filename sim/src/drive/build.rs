@@ -70,7 +70,13 @@ pub struct FleetRun {
 
 impl Default for FleetRun {
     fn default() -> Self {
-        FleetRun { routing: Routing::Forward, reactor_count: ftw_fleet::consts::REACTOR_COUNT_DEFAULT, default_moves: true, with_box: false, pins_per_reactor_max: ftw_fleet::consts::PINS_PER_REACTOR_MAX }
+        FleetRun {
+            routing: Routing::Forward,
+            reactor_count: ftw_fleet::consts::REACTOR_COUNT_DEFAULT,
+            default_moves: true,
+            with_box: false,
+            pins_per_reactor_max: ftw_fleet::consts::PINS_PER_REACTOR_MAX,
+        }
     }
 }
 
@@ -106,7 +112,14 @@ pub fn fleet_config(seed: RunSeed, spec: &RunSpec, run: &FleetRun) -> FleetConfi
 pub async fn cloud_door(seed: RunSeed, cfg: FleetConfig) -> std::io::Result<FleetDoor> {
     let rng = seed.crypto("cloud");
     let provider = crypto_provider(&rng.sub("tls"));
-    let server = quic_server_config(&provider, &sim_clock("cloud"), &cloud_certs(), new_server_session_store(), rng.sub_seed("quic/token-key"), &QuicTransportParams::default());
+    let server = quic_server_config(
+        &provider,
+        &sim_clock("cloud"),
+        &cloud_certs(),
+        new_server_session_store(),
+        rng.sub_seed("quic/token-key"),
+        &QuicTransportParams::default(),
+    );
     let reset = rng.sub_seed("quic/reset-key");
     FleetDoor::bind(
         "cloud",

@@ -55,4 +55,3 @@ pub enum DialError {
     Closed(CloseInfo),
     Other(String),
 }
-

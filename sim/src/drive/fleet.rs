@@ -25,10 +25,7 @@ use std::rc::Rc;
 use std::sync::{Arc, Mutex};
 
 use ftw_crypto::CidFactory;
-use ftw_fleet::{
-    ConnectionHandle, Counters, Fleet, FleetConfig, FleetEvent, MintedCids, ReactorId,
-    ShardCidGenerator, Via,
-};
+use ftw_fleet::{ConnectionHandle, Counters, Fleet, FleetConfig, FleetEvent, MintedCids, ReactorId, ShardCidGenerator, Via};
 use quinn_proto::{EndpointConfig, ServerConfig};
 use tokio::sync::Notify;
 use turmoil::net::UdpSocket;
@@ -156,9 +153,7 @@ impl FleetDoor {
             let log = MintedCids::new();
             st.borrow_mut().fleet.attach_minted(ReactorId::new(r), log.clone());
             let gen = Mutex::new(Some(gens.remove(0).with_minted_log(log)));
-            let factory: CidFactory = Arc::new(move || {
-                Box::new(gen.lock().expect("single-threaded").take().expect("one endpoint per reactor"))
-            });
+            let factory: CidFactory = Arc::new(move || Box::new(gen.lock().expect("single-threaded").take().expect("one endpoint per reactor")));
             let observer = {
                 let st = st.clone();
                 let note_notify = note_notify.clone();
@@ -196,11 +191,6 @@ impl FleetDoor {
 
     pub fn reactor_count(&self) -> usize {
         self.reactors.len()
-    }
-
-    /// The reactor serving `conn`.
-    pub fn reactor_of(&self, conn: &QuicConn) -> Option<usize> {
-        self.reactors.iter().position(|ep| ep.owns(conn))
     }
 
     /// Live connections per reactor.
@@ -321,7 +311,11 @@ impl FleetDoor {
                     } else {
                         st.stats.stray_forward_times_ms.push(now_ms);
                         let host = st.host.clone();
-                        trace::record(&host, "fleet.stray", format!("d{} forwarded to r{r}, which holds no such id (a stateless reset or a retired id)", d.datagram.0));
+                        trace::record(
+                            &host,
+                            "fleet.stray",
+                            format!("d{} forwarded to r{r}, which holds no such id (a stateless reset or a retired id)", d.datagram.0),
+                        );
                     }
                     if d.bytes.first().is_some_and(|b| b & 0x80 != 0) {
                         st.stats.long_headers_forwarded += 1;

@@ -17,8 +17,8 @@ use std::net::SocketAddr;
 use bytes::{Buf, BufMut, Bytes, BytesMut};
 use quinn_proto::StreamId;
 
-use crate::drive::quic::{Lost, QuicConn, QuicEndpoint, QuicEvent};
 pub use crate::drive::event::{close, CloseInfo, DialError, LinkEvent, TransportKind};
+use crate::drive::quic::{Lost, QuicConn, QuicEndpoint, QuicEvent};
 pub use crate::drive::ws::WsLink;
 use crate::drive::ws::{WsClient, WsDoor};
 

@@ -3,11 +3,11 @@
 //! Imports only from [`crate::world`] below.
 
 pub mod app;
+pub mod build;
 pub mod event;
 pub mod fleet;
 pub mod link;
 pub mod quic;
+pub mod system;
 pub mod tcp;
 pub mod ws;
-pub mod build;
-pub mod system;

@@ -18,8 +18,7 @@ use std::time::Duration;
 
 use bytes::{Bytes, BytesMut};
 use quinn_proto::{
-    ClientConfig, ConnectionError, ConnectionHandle, DatagramEvent, Dir, Endpoint, EndpointConfig, Event,
-    ServerConfig, StreamEvent, StreamId, VarInt,
+    ClientConfig, ConnectionError, ConnectionHandle, DatagramEvent, Dir, Endpoint, EndpointConfig, Event, ServerConfig, StreamEvent, StreamId, VarInt,
 };
 use tokio::sync::Notify;
 use turmoil::net::UdpSocket;
@@ -47,9 +46,17 @@ pub enum QuicEvent {
     Connected,
     /// 0-RTT data was accepted by the server (client side).
     ZeroRttAccepted(bool),
-    StreamOpened { stream: StreamId, bidi: bool },
-    Data { stream: StreamId, data: Bytes },
-    Finished { stream: StreamId },
+    StreamOpened {
+        stream: StreamId,
+        bidi: bool,
+    },
+    Data {
+        stream: StreamId,
+        data: Bytes,
+    },
+    Finished {
+        stream: StreamId,
+    },
     Datagram(Bytes),
     /// The peer's address changed (server side: a migration).
     PathChanged(SocketAddr),
@@ -60,7 +67,10 @@ pub enum QuicEvent {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum Lost {
     /// Closed by the application with this code (either side).
-    Closed { code: u64, by_peer: bool },
+    Closed {
+        code: u64,
+        by_peer: bool,
+    },
     TimedOut,
     /// The destination refused UDP at once (ICMP port unreachable).
     Refused,
@@ -511,8 +521,7 @@ impl QuicConn {
     }
 
     pub fn send_datagram(&self, data: Bytes) -> Result<(), String> {
-        self.with(|s| s.conn.datagrams().send(data, true).map_err(|e| e.to_string()))
-            .unwrap_or_else(|| Err("connection gone".into()))
+        self.with(|s| s.conn.datagrams().send(data, true).map_err(|e| e.to_string())).unwrap_or_else(|| Err("connection gone".into()))
     }
 
     /// Close with an application error code (4403, 4408, 1000...).

@@ -16,7 +16,9 @@ use std::time::Duration;
 use ftw_box::{BoxConfig, BoxNode, BoxStats, SentLive};
 use ftw_cloud::phone::PhoneConfig;
 use ftw_cloud::{Cloud, CloudConfig, CloudStats};
-use ftw_crypto::{crypto_provider, new_client_session_store, quic_client_config, quic_endpoint_config, seeded_cid_factory, ClientResumption, QuicTransportParams};
+use ftw_crypto::{
+    crypto_provider, new_client_session_store, quic_client_config, quic_endpoint_config, seeded_cid_factory, ClientResumption, QuicTransportParams,
+};
 use ftw_phone::network::{NetworkDesc, NetworkId};
 use ftw_wire::noise::{Key, Keypair};
 
@@ -165,7 +167,8 @@ pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCe
     let shared = Rc::new(RefCell::new(Shared::default()));
     let wire_sw = spec.switches.wire();
     let relay = RelayFault::of(&spec.plan.faults);
-    let table_changes: Vec<Duration> = spec.plan.faults.iter().filter(|f| matches!(f.fault, FaultKind::TableChange { .. })).map(|f| Duration::from_millis(f.at_ms)).collect();
+    let table_changes: Vec<Duration> =
+        spec.plan.faults.iter().filter(|f| matches!(f.fault, FaultKind::TableChange { .. })).map(|f| Duration::from_millis(f.at_ms)).collect();
 
     let sh = shared.clone();
     let (k, st) = (keys.clone(), setup.clone());
@@ -217,7 +220,14 @@ pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCe
             let rng = seed.crypto("box");
             let provider = crypto_provider(&rng.sub("tls"));
             // One session store for the box's life: every reconnect resumes (0-RTT keys).
-            let client = quic_client_config(&provider, &sim_clock("box"), &cloud_certs(), ClientResumption::Store(new_client_session_store()), rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
+            let client = quic_client_config(
+                &provider,
+                &sim_clock("box"),
+                &cloud_certs(),
+                ClientResumption::Store(new_client_session_store()),
+                rng.sub_seed("quic/initial-dcid"),
+                &QuicTransportParams::default(),
+            );
             let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
             let ep = QuicEndpoint::bind("box", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
             let dial: BoxDialer = Rc::new(move |target: String| {
@@ -237,7 +247,14 @@ pub async fn phone_app(spec: &RunSpec) -> std::io::Result<PhoneApp> {
     let keys = Keys::of(seed);
     let rng = seed.crypto("phone");
     let provider = crypto_provider(&rng.sub("tls"));
-    let client = quic_client_config(&provider, &sim_clock("phone"), &cloud_certs(), ClientResumption::Disabled, rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
+    let client = quic_client_config(
+        &provider,
+        &sim_clock("phone"),
+        &cloud_certs(),
+        ClientResumption::Disabled,
+        rng.sub_seed("quic/initial-dcid"),
+        &QuicTransportParams::default(),
+    );
     let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
     let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
     let tcp = TcpHost::bind_with("phone", v4(addr::PHONE), seed, tcp_config_for_link(spec.plan.phone.mtu)).await?;

@@ -35,9 +35,9 @@ use std::task::{Context, Poll};
 use std::time::Duration;
 
 use bytes::Bytes;
-use futures_util::{SinkExt, StreamExt};
 use ftw_crypto::{crypto_provider, tls_client_config, tls_server_config, ClientResumption, SeededTicketer};
 use ftw_tcp::{ConnId, SharedStack, TcpStream};
+use futures_util::{SinkExt, StreamExt};
 use rand::RngCore;
 use rand_chacha::ChaCha20Rng;
 use tokio::io::{AsyncRead, AsyncWrite, ReadBuf};
@@ -50,8 +50,8 @@ use tokio_tungstenite::tungstenite::Message;
 use tokio_tungstenite::WebSocketStream;
 
 use crate::drive::event::{close, CloseInfo, DialError, LinkEvent};
-use crate::world::seed::RunSeed;
 use crate::drive::tcp::TcpHost;
+use crate::world::seed::RunSeed;
 use crate::world::time;
 use crate::world::trace;
 
@@ -70,7 +70,13 @@ pub const WS_ALPN: &[u8] = ftw_crypto::consts::TCP_ALPN_HTTP1;
 pub fn door_tls(seed: RunSeed, host: &'static str) -> Arc<rustls::ServerConfig> {
     let rng = seed.crypto(host);
     let provider = crypto_provider(&rng.sub("ws/tls"));
-    tls_server_config(&provider, &crate::world::host::sim_clock(host), &crate::world::host::cloud_certs(), &[WS_ALPN], SeededTicketer::new(&rng.sub("ws/ticket")))
+    tls_server_config(
+        &provider,
+        &crate::world::host::sim_clock(host),
+        &crate::world::host::cloud_certs(),
+        &[WS_ALPN],
+        SeededTicketer::new(&rng.sub("ws/ticket")),
+    )
 }
 
 /// A client's TLS config for `host`. Keep one [`ClientResumption::Store`] across
@@ -132,7 +138,8 @@ pub async fn dial(client: &WsClient, remote: SocketAddrV4, server_name: &str, ta
     })?;
     let conn = tcp.id();
     let name = rustls::pki_types::ServerName::try_from(server_name.to_string()).map_err(|e| DialError::Other(e.to_string()))?;
-    let tls = client.tls.connect(name, tcp).await.map_err(|e| DialError::Closed(CloseInfo { code: close::ABNORMAL, reason: format!("tls: {e}"), by_peer: true }))?;
+    let tls =
+        client.tls.connect(name, tcp).await.map_err(|e| DialError::Closed(CloseInfo { code: close::ABNORMAL, reason: format!("tls: {e}"), by_peer: true }))?;
     let resumed = tls.get_ref().1.handshake_kind() == Some(rustls::HandshakeKind::Resumed);
     let (key, mask_rng) = {
         let mut rng = client.rng.borrow_mut();
@@ -165,6 +172,8 @@ pub async fn dial(client: &WsClient, remote: SocketAddrV4, server_name: &str, ta
 
 /// Accept a WebSocket link on a TCP connection from [`WsDoor::accept`]: TLS,
 /// then the upgrade; returns the link and the target (path and query).
+// The upgrade callback's error type is tungstenite's (`ErrorResponse`), not ours.
+#[allow(clippy::result_large_err)]
 pub async fn accept(door: &WsDoor, tcp: TcpStream) -> Result<(WsLink, String), DialError> {
     let peer = tcp.peer_addr().map_err(|e| DialError::Other(e.to_string()))?;
     let conn = tcp.id();
@@ -318,8 +327,14 @@ fn code_of(frame: Option<CloseFrame<'_>>) -> (u16, String) {
     }
 }
 
-async fn read_loop<S>(mut stream: futures_util::stream::SplitStream<WebSocketStream<S>>, st: Shared, service: bool, stop: Rc<Notify>, stop_writer: Rc<Notify>, rearm: Rc<Notify>)
-where
+async fn read_loop<S>(
+    mut stream: futures_util::stream::SplitStream<WebSocketStream<S>>,
+    st: Shared,
+    service: bool,
+    stop: Rc<Notify>,
+    stop_writer: Rc<Notify>,
+    rearm: Rc<Notify>,
+) where
     S: AsyncRead + AsyncWrite + Unpin,
 {
     loop {
@@ -645,7 +660,12 @@ mod tests {
         let mut rest = &a[..];
         let mut keys = Vec::new();
         for p in &payloads {
-            let hdr = 2 + match rest[1] & 0x7f { 126 => 2, 127 => 8, _ => 0 } + 4;
+            let hdr =
+                2 + match rest[1] & 0x7f {
+                    126 => 2,
+                    127 => 8,
+                    _ => 0,
+                } + 4;
             let n = hdr + p.len();
             let (got, k) = unmask(&rest[..n]);
             assert_eq!(&got, p);

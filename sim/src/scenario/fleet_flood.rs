@@ -21,17 +21,17 @@ use std::time::Duration;
 
 use ftw_crypto::{crypto_provider, quic_client_config, ClientResumption, QuicTransportParams};
 
+use super::def::{judge, Check, RunReport, ScenarioDef};
+use super::laws;
+use crate::drive::build::{client_endpoint_config, cloud_door, fleet_config, FleetRun, FLEET_TARGET};
 use crate::drive::link::{accept_quic, dial_quic, LinkEvent};
 use crate::drive::quic::QuicEndpoint;
-use crate::world::time;
-use crate::world::trace;
-use crate::drive::build::{client_endpoint_config, cloud_door, fleet_config, FLEET_TARGET, FleetRun};
 use crate::world::domain::{Domain, Kind};
 use crate::world::host::{addr, cloud_certs, sim_clock, Host};
 use crate::world::plan::{FaultKind, TimedFault};
+use crate::world::time;
 use crate::world::topology::{world_for, RunSpec, Topology};
-use super::laws;
-use super::def::{judge, Check, RunReport, ScenarioDef};
+use crate::world::trace;
 
 /// Clients in the crowd: more than one reactor's pin ceiling.
 pub const CROWD: usize = 600;
@@ -84,7 +84,9 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> RunReport {
             .faults
             .iter()
             .filter_map(|f| match &f.fault {
-                FaultKind::ForgedMoves { host, for_ms } if *host == Host::Box => Some((Duration::from_millis(f.at_ms), Duration::from_millis(f.at_ms + for_ms))),
+                FaultKind::ForgedMoves { host, for_ms } if *host == Host::Box => {
+                    Some((Duration::from_millis(f.at_ms), Duration::from_millis(f.at_ms + for_ms)))
+                }
                 _ => None,
             })
             .collect(),
@@ -120,7 +122,14 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> RunReport {
     world.client("box", addr::BOX, async move {
         let rng = seed.crypto("box");
         let provider = crypto_provider(&rng.sub("tls"));
-        let client = quic_client_config(&provider, &sim_clock("box"), &cloud_certs(), ClientResumption::Disabled, rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
+        let client = quic_client_config(
+            &provider,
+            &sim_clock("box"),
+            &cloud_certs(),
+            ClientResumption::Disabled,
+            rng.sub_seed("quic/initial-dcid"),
+            &QuicTransportParams::default(),
+        );
         let mut tasks = Vec::with_capacity(CROWD);
         for i in 0..CROWD {
             let ep = QuicEndpoint::bind("box", "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, "box", i as u32), None).await?;
@@ -257,5 +266,5 @@ pub const FLEET_PIN_FLOOD: ScenarioDef = ScenarioDef {
         ..Domain::DEFAULT
     },
     laws: &[judge(&laws::PINS_WITHIN_CEILING), judge(&laws::FORGED_MOVES_KEEP_CONNECTIONS)],
-    run: run,
+    run,
 };

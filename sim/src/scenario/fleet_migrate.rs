@@ -17,24 +17,22 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use bytes::BytesMut;
-use ftw_crypto::{
-    crypto_provider, new_client_session_store, quic_client_config, ClientResumption, QuicTransportParams,
-};
+use ftw_crypto::{crypto_provider, new_client_session_store, quic_client_config, ClientResumption, QuicTransportParams};
 use ftw_fleet::{Counters, Routing};
 
+use super::def::{broken, judge, Check, RunReport, ScenarioDef};
+use super::laws;
 use crate::drive::fleet::{DoorStats, FleetDoor};
 use crate::drive::link::{accept_quic, close, dial_quic, put_varint, take_framed, LinkEvent};
 use crate::drive::quic::{Lost, QuicEndpoint, QuicEvent};
-use crate::world::time;
-use crate::world::trace;
 use crate::world::domain::{Domain, Kind};
 use crate::world::host::Host;
 use crate::world::host::{addr, cloud_certs, sim_clock};
 use crate::world::plan::{FaultKind, FaultPlan, TimedFault};
 use crate::world::switch::Switch;
+use crate::world::time;
 use crate::world::topology::{world_for, RunSpec, Topology};
-use super::laws;
-use super::def::{broken, judge, Check, RunReport, ScenarioDef};
+use crate::world::trace;
 
 /// The phone's round: one stream message and this many datagrams, every second.
 pub const BURST_LEN: usize = 3;
@@ -91,7 +89,13 @@ const DIALS_MAX: usize = 4;
 /// host moved (a NAT rebind or a network switch of `host` in the plan between
 /// the dial's start and its failure): the app's reconnect, which the laws count.
 /// Any other failure is returned.
-async fn dial_through_moves(host: &str, ep: &QuicEndpoint, client: &quinn_proto::ClientConfig, moves_ms: &[u64], t: &Rc<RefCell<Tally>>) -> Result<crate::drive::link::Link, String> {
+async fn dial_through_moves(
+    host: &str,
+    ep: &QuicEndpoint,
+    client: &quinn_proto::ClientConfig,
+    moves_ms: &[u64],
+    t: &Rc<RefCell<Tally>>,
+) -> Result<crate::drive::link::Link, String> {
     let mut dials = 0;
     loop {
         let from = time::now().as_millis() as u64;
@@ -216,7 +220,14 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
             async move {
                 let rng = seed.crypto("box");
                 let provider = crypto_provider(&rng.sub("tls"));
-                let client = quic_client_config(&provider, &sim_clock("box"), &cloud_certs(), ClientResumption::Disabled, rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
+                let client = quic_client_config(
+                    &provider,
+                    &sim_clock("box"),
+                    &cloud_certs(),
+                    ClientResumption::Disabled,
+                    rng.sub_seed("quic/initial-dcid"),
+                    &QuicTransportParams::default(),
+                );
                 let ep = QuicEndpoint::bind("box", "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, "box", 0), None).await?;
                 let mut link = dial_through_moves("box", &ep, &client, &box_moves, &t).await?;
                 for i in 0..ROUNDS {
@@ -234,7 +245,14 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
     world.client("phone", addr::PHONE, async move {
         let rng = seed.crypto("phone");
         let provider = crypto_provider(&rng.sub("tls"));
-        let client = quic_client_config(&provider, &sim_clock("phone"), &cloud_certs(), ClientResumption::Disabled, rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
+        let client = quic_client_config(
+            &provider,
+            &sim_clock("phone"),
+            &cloud_certs(),
+            ClientResumption::Disabled,
+            rng.sub_seed("quic/initial-dcid"),
+            &QuicTransportParams::default(),
+        );
         let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, "phone", 0), None).await?;
         let mut dialled_at = time::now().as_millis() as u64;
         let mut link = match dial_through_moves("phone", &ep, &client, &phone_moves, &t).await {
@@ -371,13 +389,8 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
                     s.totals.pins_created, s.stats.path_reports
                 ),
             });
-            let late: Vec<u64> = s
-                .stats
-                .forward_times_ms
-                .iter()
-                .copied()
-                .filter(|&f| !s.stats.moves.iter().any(|m| m.at_ms <= f + 1 && f <= m.at_ms + SETTLE_MS))
-                .collect();
+            let late: Vec<u64> =
+                s.stats.forward_times_ms.iter().copied().filter(|&f| !s.stats.moves.iter().any(|m| m.at_ms <= f + 1 && f <= m.at_ms + SETTLE_MS)).collect();
             checks.push(Check {
                 law: &laws::FORWARDING_STOPS_AFTER_PIN,
                 ok: late.is_empty(),
@@ -529,7 +542,14 @@ pub fn run_resume_with(spec: &RunSpec) -> (RunReport, ResumeSummary) {
         async move {
             let rng = seed.crypto("phone");
             let provider = crypto_provider(&rng.sub("tls"));
-            let client = quic_client_config(&provider, &sim_clock("phone"), &cloud_certs(), ClientResumption::Disabled, rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
+            let client = quic_client_config(
+                &provider,
+                &sim_clock("phone"),
+                &cloud_certs(),
+                ClientResumption::Disabled,
+                rng.sub_seed("quic/initial-dcid"),
+                &QuicTransportParams::default(),
+            );
             let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, "phone", 0), None).await?;
             time::sleep(Duration::from_millis(300)).await;
             let (had, _, ms) = first_reply_ms(&ep, client, PHONE_TARGET, "phone").await?;
@@ -549,7 +569,14 @@ pub fn run_resume_with(spec: &RunSpec) -> (RunReport, ResumeSummary) {
         let rng = seed.crypto("box");
         let provider = crypto_provider(&rng.sub("tls"));
         let store = new_client_session_store();
-        let client = quic_client_config(&provider, &sim_clock("box"), &cloud_certs(), ClientResumption::Store(store), rng.sub_seed("quic/initial-dcid"), &QuicTransportParams::default());
+        let client = quic_client_config(
+            &provider,
+            &sim_clock("box"),
+            &cloud_certs(),
+            ClientResumption::Store(store),
+            rng.sub_seed("quic/initial-dcid"),
+            &QuicTransportParams::default(),
+        );
         let ep = QuicEndpoint::bind("box", "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, "box", 0), None).await?;
         let conn = ep.connect(client.clone(), addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME)?;
         let mut out = BytesMut::new();
@@ -600,7 +627,10 @@ pub fn run_resume_with(spec: &RunSpec) -> (RunReport, ResumeSummary) {
         Check {
             law: &laws::BOX_RESUMES_0RTT,
             ok: s.box_had_0rtt && s.box_accepted_0rtt && s.box_first_reply_ms.is_some_and(|ms| ms < rtt_ms + rtt_ms / 2),
-            detail: format!("0-RTT keys {}, accepted {}, first reply after {:?} ms (one round trip: {rtt_ms} ms)", s.box_had_0rtt, s.box_accepted_0rtt, s.box_first_reply_ms),
+            detail: format!(
+                "0-RTT keys {}, accepted {}, first reply after {:?} ms (one round trip: {rtt_ms} ms)",
+                s.box_had_0rtt, s.box_accepted_0rtt, s.box_first_reply_ms
+            ),
         },
         Check {
             law: &laws::PHONE_FULL_HANDSHAKE,
@@ -626,7 +656,7 @@ pub const FLEET_MIGRATE: ScenarioDef = ScenarioDef {
         ..Domain::DEFAULT
     },
     laws: &[broken(&laws::SAME_CONNECTION, &[Switch::NoRouting]), broken(&laws::LONG_HEADERS_STAY, &[Switch::ForwardLongHeaders]), broken(&laws::OWNER_READS_WHAT_WAS_SENT, &[Switch::ForwardReference]), broken(&laws::ONE_PIN_PER_MOVE, &[Switch::ClaimPerPathReport]), judge(&laws::FORWARDING_STOPS_AFTER_PIN), judge(&laws::KERNEL_FILTER_FORWARDS_NOTHING)],
-    run: run,
+    run,
 };
 
 /// `fleet-migrate-kernel-filter`.
@@ -634,7 +664,14 @@ pub const FLEET_MIGRATE_KERNEL_FILTER: ScenarioDef = ScenarioDef {
     name: "fleet-migrate-kernel-filter",
     about: "fleet-migrate with the KernelFilter routing: the kernel routes by connection id, nothing forwarded",
     domain: Domain { fleet: true, ..Domain::DEFAULT },
-    laws: &[judge(&laws::SAME_CONNECTION), judge(&laws::LONG_HEADERS_STAY), judge(&laws::OWNER_READS_WHAT_WAS_SENT), judge(&laws::ONE_PIN_PER_MOVE), judge(&laws::FORWARDING_STOPS_AFTER_PIN), judge(&laws::KERNEL_FILTER_FORWARDS_NOTHING)],
+    laws: &[
+        judge(&laws::SAME_CONNECTION),
+        judge(&laws::LONG_HEADERS_STAY),
+        judge(&laws::OWNER_READS_WHAT_WAS_SENT),
+        judge(&laws::ONE_PIN_PER_MOVE),
+        judge(&laws::FORWARDING_STOPS_AFTER_PIN),
+        judge(&laws::KERNEL_FILTER_FORWARDS_NOTHING),
+    ],
     run: run_kernel_filter,
 };
 
@@ -643,7 +680,15 @@ pub const FLEET_STILL: ScenarioDef = ScenarioDef {
     name: "fleet-still",
     about: "a phone and a box that never move, behind the 4-reactor fleet: nothing forwarded, nothing pinned",
     domain: Domain { fleet: true, ..Domain::DEFAULT },
-    laws: &[judge(&laws::SAME_CONNECTION), judge(&laws::LONG_HEADERS_STAY), judge(&laws::OWNER_READS_WHAT_WAS_SENT), judge(&laws::ONE_PIN_PER_MOVE), judge(&laws::FORWARDING_STOPS_AFTER_PIN), judge(&laws::KERNEL_FILTER_FORWARDS_NOTHING), judge(&laws::STILL_FLEET_QUIET)],
+    laws: &[
+        judge(&laws::SAME_CONNECTION),
+        judge(&laws::LONG_HEADERS_STAY),
+        judge(&laws::OWNER_READS_WHAT_WAS_SENT),
+        judge(&laws::ONE_PIN_PER_MOVE),
+        judge(&laws::FORWARDING_STOPS_AFTER_PIN),
+        judge(&laws::KERNEL_FILTER_FORWARDS_NOTHING),
+        judge(&laws::STILL_FLEET_QUIET),
+    ],
     run: run_still,
 };
 

@@ -6,15 +6,14 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-
-use crate::drive::quic::QuicEvent;
-use crate::world::time;
+use super::def::{judge, Check, RunReport, ScenarioDef};
+use super::laws;
 use crate::drive::build::{client_quic, cloud_quic_endpoint};
+use crate::drive::quic::QuicEvent;
 use crate::world::domain::Domain;
 use crate::world::host::addr;
+use crate::world::time;
 use crate::world::topology::{world_for, RunSpec, Topology};
-use super::laws;
-use super::def::{judge, Check, RunReport, ScenarioDef};
 
 /// One simulated day.
 pub const DAY: Duration = Duration::from_secs(24 * 3600);
@@ -93,5 +92,5 @@ pub const IDLE_LINK: ScenarioDef = ScenarioDef {
     domain: // A simulated day (2-3 s of wall time a case): faults anywhere in it, few cases.
     Domain { horizon_ms: 86_000_000, test_cases: 2, ..Domain::DEFAULT },
     laws: &[judge(&laws::KEEPALIVE_HOLDS), judge(&laws::ONE_CONNECTION)],
-    run: run,
+    run,
 };

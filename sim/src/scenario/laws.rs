@@ -3,27 +3,38 @@
 //! judge in their [`super::def::ScenarioDef`]; `ftwsim list`, the fuzzer's
 //! `--property` and the README's tables derive from those lists.
 
-use crate::drive::app::phone::SessionRecord;
-use crate::drive::system::SessionSummary;
 use super::def::Check;
 use super::def::Law;
+use crate::drive::app::phone::SessionRecord;
+use crate::drive::system::SessionSummary;
 
 pub const ECHO_IN_ORDER: Law = Law { name: "echo-in-order", about: "every stream message comes back once, in order" };
 pub const ONE_CONNECTION: Law = Law { name: "one-connection", about: "the cloud accepts one connection: faults never force a new handshake" };
 pub const DATAGRAMS_ECHOED: Law = Law { name: "datagrams-echoed", about: "without loss every datagram comes back; with loss never more than were sent" };
 pub const CLEAN_CLOSE: Law = Law { name: "clean-close", about: "the cloud sees the phone's close code 1000" };
 pub const KEEPALIVE_HOLDS: Law = Law { name: "keepalive-holds", about: "a 15 s keepalive holds a 30 s NAT mapping: an idle connection lives for a day" };
-pub const WS_DATAGRAMS_AS_MESSAGES: Law = Law { name: "ws-datagrams-as-messages", about: "over the WebSocket every datagram goes as a message and comes back, in order, even under loss" };
-pub const SAME_CONNECTION: Law = Law { name: "same-connection", about: "through rebinds and network moves behind the reactor fleet, the same QUIC connection carries on: one handshake, every echo" };
-pub const LONG_HEADERS_STAY: Law = Law { name: "long-headers-stay", about: "a long header is read by the reactor the kernel chose: never forwarded by its client-chosen byte 0" };
-pub const OWNER_READS_WHAT_WAS_SENT: Law = Law { name: "owner-reads-what-was-sent", about: "the reactor that owns a connection reads the bytes that arrived, never a reused buffer" };
+pub const WS_DATAGRAMS_AS_MESSAGES: Law =
+    Law { name: "ws-datagrams-as-messages", about: "over the WebSocket every datagram goes as a message and comes back, in order, even under loss" };
+pub const SAME_CONNECTION: Law = Law {
+    name: "same-connection",
+    about: "through rebinds and network moves behind the reactor fleet, the same QUIC connection carries on: one handshake, every echo",
+};
+pub const LONG_HEADERS_STAY: Law =
+    Law { name: "long-headers-stay", about: "a long header is read by the reactor the kernel chose: never forwarded by its client-chosen byte 0" };
+pub const OWNER_READS_WHAT_WAS_SENT: Law =
+    Law { name: "owner-reads-what-was-sent", about: "the reactor that owns a connection reads the bytes that arrived, never a reused buffer" };
 pub const ONE_PIN_PER_MOVE: Law = Law { name: "one-pin-per-move", about: "one pin claim per address change, not one per path report" };
-pub const FORWARDING_STOPS_AFTER_PIN: Law = Law { name: "forwarding-stops-after-pin", about: "forwarding happens only in the moments after a move: once the owner pins the new address it stops" };
-pub const KERNEL_FILTER_FORWARDS_NOTHING: Law = Law { name: "kernel-filter-forwards-nothing", about: "with the kernel filter nothing is forwarded and nothing pinned" };
-pub const STILL_FLEET_QUIET: Law = Law { name: "still-fleet-quiet", about: "a fleet whose clients never move forwards none of their packets and pins nothing (strays: stateless resets)" };
-pub const CLOSE_CODE_ARRIVES: Law = Law { name: "close-code-arrives", about: "the service's close code (4408) arrives at the box as the QUIC application error code" };
+pub const FORWARDING_STOPS_AFTER_PIN: Law =
+    Law { name: "forwarding-stops-after-pin", about: "forwarding happens only in the moments after a move: once the owner pins the new address it stops" };
+pub const KERNEL_FILTER_FORWARDS_NOTHING: Law =
+    Law { name: "kernel-filter-forwards-nothing", about: "with the kernel filter nothing is forwarded and nothing pinned" };
+pub const STILL_FLEET_QUIET: Law =
+    Law { name: "still-fleet-quiet", about: "a fleet whose clients never move forwards none of their packets and pins nothing (strays: stateless resets)" };
+pub const CLOSE_CODE_ARRIVES: Law =
+    Law { name: "close-code-arrives", about: "the service's close code (4408) arrives at the box as the QUIC application error code" };
 pub const BOX_RESUMES_0RTT: Law = Law { name: "box-resumes-0rtt", about: "the box reconnects with 0-RTT and its first flight is answered in one round trip" };
-pub const PHONE_FULL_HANDSHAKE: Law = Law { name: "phone-full-handshake", about: "the phone never resumes: a full handshake, its first message answered after two round trips" };
+pub const PHONE_FULL_HANDSHAKE: Law =
+    Law { name: "phone-full-handshake", about: "the phone never resumes: a full handshake, its first message answered after two round trips" };
 pub const VALUES_ARE_SENT_VALUES: Law = Law { name: "values-are-sent-values", about: "every value the phone shows is one the box sent, with its liveSeq" };
 pub const CMD_ROUND_TRIP: Law = Law { name: "cmd-round-trip", about: "a command gets cmd.ack then cmd.result, both echoing its id" };
 pub const LIVE_GAP_NOT_VALUE: Law = Law { name: "live-gap-not-value", about: "a lost live shows as a gap, never as a value" };
@@ -34,19 +45,41 @@ pub const NO_BOX_BYTES: Law = Law { name: "no-box-bytes", about: "an unpaired ph
 pub const SESSIONS_OFF_1013: Law = Law { name: "sessions-off-1013", about: "with sessions off the door finishes the handshake and closes with 1013" };
 pub const SERVICE_CLOSE_KEEPS_QUIC: Law = Law { name: "service-close-keeps-quic", about: "a close the service sent (4403, 1013) does not demote QUIC" };
 pub const REPLAYED_DATAGRAM_DROPPED: Law = Law { name: "replayed-datagram-dropped", about: "a replay that came as a datagram is dropped: the session goes on" };
-pub const STREAM_REPLAY_ENDS_SESSION: Law = Law { name: "stream-replay-ends-session", about: "a replay on a stream ends the session: it is never only dropped" };
-pub const NO_FALSE_REPLAY: Law = Law { name: "no-false-replay", about: "a burst overtaking a control message never causes a false replay: every replay the carrier saw is one the relay made" };
-pub const LATE_LIVE_TABLE_KEPT: Law = Law { name: "late-live-table-kept", about: "a late live's newer table is kept and the newer values stay (Freshness case 17); the view never goes back" };
-pub const DEMOTED_GOES_WS_FIRST: Law = Law { name: "demoted-goes-ws-first", about: "after a QUIC path drop within a minute of the first message (or before it) the WebSocket goes first on that network for a day" };
+pub const STREAM_REPLAY_ENDS_SESSION: Law =
+    Law { name: "stream-replay-ends-session", about: "a replay on a stream ends the session: it is never only dropped" };
+pub const NO_FALSE_REPLAY: Law = Law {
+    name: "no-false-replay",
+    about: "a burst overtaking a control message never causes a false replay: every replay the carrier saw is one the relay made",
+};
+pub const LATE_LIVE_TABLE_KEPT: Law =
+    Law { name: "late-live-table-kept", about: "a late live's newer table is kept and the newer values stay (Freshness case 17); the view never goes back" };
+pub const DEMOTED_GOES_WS_FIRST: Law = Law {
+    name: "demoted-goes-ws-first",
+    about: "after a QUIC path drop within a minute of the first message (or before it) the WebSocket goes first on that network for a day",
+};
 pub const NEVER_TWO_SESSIONS: Law = Law { name: "never-two-sessions", about: "the phone never holds two sessions at once" };
-pub const WS_AFTER_250MS_WITHOUT_UDP: Law = Law { name: "ws-after-250ms-without-udp", about: "with UDP blocked the WebSocket opens 250 ms after a QUIC-first start, once per network per day" };
-pub const QUIC_BACK_WITHIN_A_DAY: Law = Law { name: "quic-back-within-a-day", about: "after a transient QUIC failure ends, QUIC carries the session again within a day and one reconnect" };
-pub const MEMORY_PER_NETWORK: Law = Law { name: "memory-per-network", about: "a phone that moves networks keeps a memory entry for each network of the last day" };
-pub const QUIC_FIRST_AFTER_DEMOTION: Law = Law { name: "quic-first-after-demotion", about: "a day after a demotion, QUIC goes first again on that network within one reconnect" };
-pub const WS_AT_ONCE_WHEN_REFUSED: Law = Law { name: "ws-at-once-when-refused", about: "with QUIC refused, a race that starts with QUIC dials the WebSocket at once: it opens within its own three round trips, not after the lead" };
-pub const PINS_WITHIN_CEILING: Law = Law { name: "pins-within-ceiling", about: "a flood of forged moves never makes a reactor hold more than 512 pins, and reaches that ceiling when more of its connections moved" };
-pub const FORGED_MOVES_KEEP_CONNECTIONS: Law = Law { name: "forged-moves-keep-connections", about: "under forged moves every client's connection carries on: one handshake each, every echo back" };
-pub const DEATH_NEEDS_A_FAULT: Law = Law { name: "death-needs-a-fault", about: "a WebSocket dies (a heartbeat 1006 or a reset) only when the plan has loss or an outage that could kill it: never on a clean link" };
+pub const WS_AFTER_250MS_WITHOUT_UDP: Law =
+    Law { name: "ws-after-250ms-without-udp", about: "with UDP blocked the WebSocket opens 250 ms after a QUIC-first start, once per network per day" };
+pub const QUIC_BACK_WITHIN_A_DAY: Law =
+    Law { name: "quic-back-within-a-day", about: "after a transient QUIC failure ends, QUIC carries the session again within a day and one reconnect" };
+pub const MEMORY_PER_NETWORK: Law =
+    Law { name: "memory-per-network", about: "a phone that moves networks keeps a memory entry for each network of the last day" };
+pub const QUIC_FIRST_AFTER_DEMOTION: Law =
+    Law { name: "quic-first-after-demotion", about: "a day after a demotion, QUIC goes first again on that network within one reconnect" };
+pub const WS_AT_ONCE_WHEN_REFUSED: Law = Law {
+    name: "ws-at-once-when-refused",
+    about: "with QUIC refused, a race that starts with QUIC dials the WebSocket at once: it opens within its own three round trips, not after the lead",
+};
+pub const PINS_WITHIN_CEILING: Law = Law {
+    name: "pins-within-ceiling",
+    about: "a flood of forged moves never makes a reactor hold more than 512 pins, and reaches that ceiling when more of its connections moved",
+};
+pub const FORGED_MOVES_KEEP_CONNECTIONS: Law =
+    Law { name: "forged-moves-keep-connections", about: "under forged moves every client's connection carries on: one handshake each, every echo back" };
+pub const DEATH_NEEDS_A_FAULT: Law = Law {
+    name: "death-needs-a-fault",
+    about: "a WebSocket dies (a heartbeat 1006 or a reset) only when the plan has loss or an outage that could kill it: never on a clean link",
+};
 /// Whether a QUIC session's end demotes QUIC (SPEC section 4, judged from the
 /// log alone): not the app's close, not a close the service spoke (from 1000,
 /// other than 1005 and 1006), and before its first message or within a

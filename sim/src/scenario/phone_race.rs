@@ -13,17 +13,17 @@ use ftw_phone::Transport;
 
 use ftw_phone::consts::DEMOTION_MS;
 
+use super::def::{broken, judge, Check, RunReport, ScenarioDef};
+use super::laws;
+use super::laws::{demoted_goes_ws_first, should_demote};
 use crate::drive::app::phone::PhoneApp;
-use crate::world::time;
 use crate::drive::system::{build, network_at, phone_app, summary, SessionSummary, Setup};
 use crate::world::domain::{Domain, Kind};
 use crate::world::host::{addr, Host};
 use crate::world::plan::{FaultKind, FaultPlan, TimedFault};
 use crate::world::switch::Switch;
+use crate::world::time;
 use crate::world::topology::RunSpec;
-use super::laws;
-use super::def::{broken, judge, Check, RunReport, ScenarioDef};
-use super::laws::{demoted_goes_ws_first, should_demote};
 
 const HOUR_MS: u64 = 3_600_000;
 const DAY_MS: u64 = 24 * HOUR_MS;
@@ -228,7 +228,11 @@ pub fn ws_at_once_when_refused(s: &SessionSummary, plan: &FaultPlan, require: bo
         judged += 1;
         let after = r.link_at_ms - r.race_start_ms;
         if r.transport != Transport::WebSocket || after >= ws_open_ms + LEAD_MS / 2 {
-            bad.push(format!("race at {} ms: {} open {after} ms after the start (the WebSocket's own handshake is {ws_open_ms} ms)", r.race_start_ms, r.transport.name()));
+            bad.push(format!(
+                "race at {} ms: {} open {after} ms after the start (the WebSocket's own handshake is {ws_open_ms} ms)",
+                r.race_start_ms,
+                r.transport.name()
+            ));
         }
     }
     Check {
@@ -281,7 +285,10 @@ pub fn ws_after_250ms_without_udp(s: &SessionSummary, plan: &FaultPlan) -> Check
     Check {
         law: &laws::WS_AFTER_250MS_WITHOUT_UDP,
         ok: bad.is_empty() && repeats.is_empty() && seen == blocked_sessions,
-        detail: format!("{seen} WebSocket sessions while UDP was blocked; QUIC-first races per network and outage: {late_per_day:?}; {}", bad.first().cloned().unwrap_or_default()),
+        detail: format!(
+            "{seen} WebSocket sessions while UDP was blocked; QUIC-first races per network and outage: {late_per_day:?}; {}",
+            bad.first().cloned().unwrap_or_default()
+        ),
     }
 }
 
@@ -293,7 +300,8 @@ pub fn quic_back_within_a_day(s: &SessionSummary, plan: &FaultPlan) -> Check {
     };
     // The networks the failure hit: those the phone raced on during it.
     let outages = udp_outages(plan);
-    let hit: Vec<&String> = s.phone.sessions.iter().filter(|r| outages.iter().any(|(a, b, _)| *a <= r.race_start_ms && r.race_start_ms < *b)).map(|r| &r.network).collect();
+    let hit: Vec<&String> =
+        s.phone.sessions.iter().filter(|r| outages.iter().any(|(a, b, _)| *a <= r.race_start_ms && r.race_start_ms < *b)).map(|r| &r.network).collect();
     if hit.is_empty() {
         return Check { law: &laws::QUIC_BACK_WITHIN_A_DAY, ok: true, detail: format!("the QUIC failure (over at {end} ms) hit no race") };
     }
@@ -356,7 +364,7 @@ pub const PHONE_RACE: ScenarioDef = ScenarioDef {
         fleet_routing: false,
     },
     laws: &[judge(&laws::NEVER_TWO_SESSIONS), judge(&laws::WS_AFTER_250MS_WITHOUT_UDP), broken(&laws::QUIC_BACK_WITHIN_A_DAY, &[Switch::WsFirstCancelsProbe, Switch::LosingDialCancelled]), judge(&laws::MEMORY_PER_NETWORK), judge(&laws::WS_AT_ONCE_WHEN_REFUSED)],
-    run: run,
+    run,
 };
 
 /// `demotion-expiry`.

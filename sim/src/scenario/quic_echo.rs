@@ -11,15 +11,15 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
-use crate::drive::quic::{Lost, QuicEvent};
-use crate::world::time;
-use crate::world::trace;
+use super::def::{judge, Check, RunReport, ScenarioDef};
+use super::laws;
 use crate::drive::build::{client_quic, cloud_quic_endpoint};
+use crate::drive::quic::{Lost, QuicEvent};
 use crate::world::domain::Domain;
 use crate::world::host::addr;
+use crate::world::time;
 use crate::world::topology::{world_for, RunSpec, Topology};
-use super::laws;
-use super::def::{judge, Check, RunReport, ScenarioDef};
+use crate::world::trace;
 
 const INTERVAL: Duration = Duration::from_secs(1);
 /// How long the phone waits for trailing datagram echoes (many round trips).
@@ -170,11 +170,7 @@ pub fn run_n(spec: &RunSpec, messages: usize) -> RunReport {
     // yet. QUIC never retransmits a datagram (seed 000: "sends it as a datagram,
     // never again").
     let l = &spec.plan.phone;
-    let lossless = l.loss_pct == 0.0
-        && l.jitter_ms == 0
-        && l.reorder_pct == 0.0
-        && spec.plan.faults.is_empty()
-        && (l.mtu == 0 || l.mtu >= 1500);
+    let lossless = l.loss_pct == 0.0 && l.jitter_ms == 0 && l.reorder_pct == 0.0 && spec.plan.faults.is_empty() && (l.mtu == 0 || l.mtu >= 1500);
     let checks = vec![
         Check { law: &laws::ECHO_IN_ORDER, ok: t.echoes == expected, detail: format!("echoes {:?}", t.echoes) },
         Check { law: &laws::ONE_CONNECTION, ok: t.accepted == 1, detail: format!("the cloud accepted {} connections", t.accepted) },
@@ -201,7 +197,7 @@ pub const QUIC_ECHO: ScenarioDef = ScenarioDef {
     about: "a phone behind a NAT and the cloud over real QUIC: ten stream echoes and datagrams, through the plan's faults",
     domain: Domain::DEFAULT,
     laws: &[judge(&laws::ECHO_IN_ORDER), judge(&laws::ONE_CONNECTION), judge(&laws::DATAGRAMS_ECHOED), judge(&laws::CLEAN_CLOSE)],
-    run: run,
+    run,
 };
 
 /// `quic-stream`.

@@ -10,20 +10,21 @@
 //! (`model.phone.static`, `model.box.static`, `model.cloud.static`,
 //! `model.box`, `model.cloud`, `model.box.site`, `model.phone.session.<n>`).
 
-use crate::drive::system::{app_life, build, network_at, phone_app, session_length, summary, Setup, SessionSummary, HEAL_BOUND, RECONNECT_DELAY, SECRETS, heal_time, CMD_OP};
 use super::laws::demoted_goes_ws_first;
+use crate::drive::system::{
+    app_life, build, heal_time, network_at, phone_app, session_length, summary, SessionSummary, Setup, CMD_OP, HEAL_BOUND, RECONNECT_DELAY, SECRETS,
+};
 use std::time::Duration;
 
-
-use crate::world::time;
-use crate::world::trace;
+use super::def::{broken, judge, Check, RunReport, ScenarioDef};
+use super::laws;
 use crate::world::domain::{Domain, Kind};
 use crate::world::host::addr;
 use crate::world::plan::FaultKind;
 use crate::world::switch::Switch;
+use crate::world::time;
 use crate::world::topology::RunSpec;
-use super::laws;
-use super::def::{broken, judge, Check, RunReport, ScenarioDef};
+use crate::world::trace;
 
 /// `session`.
 pub fn run(spec: &RunSpec) -> RunReport {
@@ -39,7 +40,8 @@ pub fn run_with(spec: &RunSpec, setup: &Setup) -> (RunReport, SessionSummary) {
     world.client("phone", addr::PHONE, async move {
         let mut phone = phone_app(&sp).await?;
         sh.borrow_mut().phone = Some(phone.log.clone());
-        let mut life: Vec<(Duration, FaultKind)> = sp.plan.faults.iter().filter(|f| f.fault.is_app_life()).map(|f| (Duration::from_millis(f.at_ms), f.fault.clone())).collect();
+        let mut life: Vec<(Duration, FaultKind)> =
+            sp.plan.faults.iter().filter(|f| f.fault.is_app_life()).map(|f| (Duration::from_millis(f.at_ms), f.fault.clone())).collect();
         life.reverse(); // popped in time order
         let mut cmd_sent_in: Option<u64> = None;
         let mut hidden_done = false;
@@ -53,11 +55,9 @@ pub fn run_with(spec: &RunSpec, setup: &Setup) -> (RunReport, SessionSummary) {
                     continue;
                 }
             }
-            if phone.transport().is_none() {
-                if !phone.connect(network_at(&sp.plan, time::now())).await {
-                    time::sleep(RECONNECT_DELAY).await;
-                    continue;
-                }
+            if phone.transport().is_none() && !phone.connect(network_at(&sp.plan, time::now())).await {
+                time::sleep(RECONNECT_DELAY).await;
+                continue;
             }
             let now = time::now();
             // A command whose session ended before its result is sent again.
@@ -143,7 +143,13 @@ pub fn values_are_sent_values(s: &SessionSummary) -> Check {
     Check {
         law: &laws::VALUES_ARE_SENT_VALUES,
         ok,
-        detail: format!("{} lives delivered, {} values shown, box sent {}; {}", s.phone.lives.len(), s.phone.shown.len(), s.lives_sent.len(), bad.first().cloned().unwrap_or_default()),
+        detail: format!(
+            "{} lives delivered, {} values shown, box sent {}; {}",
+            s.phone.lives.len(),
+            s.phone.shown.len(),
+            s.lives_sent.len(),
+            bad.first().cloned().unwrap_or_default()
+        ),
     }
 }
 
@@ -205,11 +211,7 @@ pub fn cmd_round_trip(s: &SessionSummary) -> Check {
     // In order, unless the relay held a message back behind later ones.
     let reordered = s.cloud.held > 0;
     let done = s.phone.cmds.iter().find(|c| matches!((c.ack, c.result), (Some((a, true)), Some((r, true))) if a <= r || reordered));
-    Check {
-        law: &laws::CMD_ROUND_TRIP,
-        ok: done.is_some(),
-        detail: format!("commands: {:?}", s.phone.cmds),
-    }
+    Check { law: &laws::CMD_ROUND_TRIP, ok: done.is_some(), detail: format!("commands: {:?}", s.phone.cmds) }
 }
 
 /// A lost live shows as a gap, never as a value.
@@ -289,7 +291,11 @@ pub fn run_short(spec: &RunSpec, setup: Setup) -> (RunReport, SessionSummary) {
     let demoted = s.memory.as_ref().and_then(|m| m.get(&net)).and_then(|e| e.quic_demoted_at_ms);
     let checks = if setup.paired {
         vec![
-            Check { law: &laws::SESSIONS_OFF_1013, ok: ends.first() == Some(&Some("code 1013".into())) && s.phone.lives.is_empty(), detail: format!("sessions ended {ends:?}") },
+            Check {
+                law: &laws::SESSIONS_OFF_1013,
+                ok: ends.first() == Some(&Some("code 1013".into())) && s.phone.lives.is_empty(),
+                detail: format!("sessions ended {ends:?}"),
+            },
             Check { law: &laws::SERVICE_CLOSE_KEEPS_QUIC, ok: demoted.is_none(), detail: format!("QUIC demoted at {demoted:?} ms after a 1013") },
         ]
     } else {
@@ -298,7 +304,12 @@ pub fn run_short(spec: &RunSpec, setup: Setup) -> (RunReport, SessionSummary) {
             Check {
                 law: &laws::NO_BOX_BYTES,
                 ok: s.phone.delivered_ms.is_empty() && s.box_stats.sessions_opened == 0 && s.cloud_stats.relayed_to_phone == 0,
-                detail: format!("{} messages delivered, box sessions {}, relayed to phone {}", s.phone.delivered_ms.len(), s.box_stats.sessions_opened, s.cloud_stats.relayed_to_phone),
+                detail: format!(
+                    "{} messages delivered, box sessions {}, relayed to phone {}",
+                    s.phone.delivered_ms.len(),
+                    s.box_stats.sessions_opened,
+                    s.cloud_stats.relayed_to_phone
+                ),
             },
             Check { law: &laws::SERVICE_CLOSE_KEEPS_QUIC, ok: demoted.is_none(), detail: format!("QUIC demoted at {demoted:?} ms after a 4403") },
         ]
@@ -326,7 +337,7 @@ pub const SESSION: ScenarioDef = ScenarioDef {
         ..Domain::DEFAULT
     },
     laws: &[judge(&laws::VALUES_ARE_SENT_VALUES), judge(&laws::CMD_ROUND_TRIP), judge(&laws::LIVE_GAP_NOT_VALUE), judge(&laws::BLIND_RELAY), judge(&laws::STREAMS_AFTER_HEAL), broken(&laws::REPLAYED_DATAGRAM_DROPPED, &[Switch::DatagramReplayEndsSession]), broken(&laws::STREAM_REPLAY_ENDS_SESSION, &[Switch::StreamReplayOnlyDropped]), broken(&laws::NO_FALSE_REPLAY, &[Switch::ReplayWindow64]), broken(&laws::LATE_LIVE_TABLE_KEPT, &[Switch::LateLiveTableDropped]), broken(&laws::DEMOTED_GOES_WS_FIRST, &[Switch::NoCloseDemotes])],
-    run: run,
+    run,
 };
 
 /// `unpaired`.

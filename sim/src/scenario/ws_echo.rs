@@ -21,16 +21,16 @@ use std::time::Duration;
 
 use ftw_crypto::ClientResumption;
 
+use super::def::{judge, Check, RunReport, ScenarioDef};
+use super::laws;
 use crate::drive::link::{accept_ws, dial_ws, CloseInfo, LinkEvent, TransportKind};
 use crate::drive::tcp::{tcp_config_for_link, TcpHost};
-use crate::world::time;
-use crate::world::trace;
 use crate::drive::ws::{client_tls, door_tls, WsClient, WsDoor};
 use crate::world::domain::{Domain, Kind};
 use crate::world::host::addr;
+use crate::world::time;
 use crate::world::topology::{world_for, RunSpec, Topology};
-use super::laws;
-use super::def::{judge, Check, RunReport, ScenarioDef};
+use crate::world::trace;
 
 const MESSAGES: usize = 10;
 const INTERVAL: Duration = Duration::from_secs(1);
@@ -202,8 +202,7 @@ pub fn run(spec: &RunSpec) -> RunReport {
             // Under loss or a blackhole the close frame may be lost until the
             // cloud's heartbeat ends the link (corpus/ws-echo-close-reply-wait.toml):
             // then the cloud must still learn it is over, with 1006.
-            ok: died
-                || t.closed_with.as_ref().is_some_and(|c| (c.code == 1000 && c.by_peer) || (can_kill && c.code == 1006)),
+            ok: died || t.closed_with.as_ref().is_some_and(|c| (c.code == 1000 && c.by_peer) || (can_kill && c.code == 1006)),
             detail: format!("the cloud saw close {:?}; the plan {} loss or an outage", t.closed_with, if can_kill { "has" } else { "has no" }),
         },
     ];
@@ -215,9 +214,7 @@ pub fn run(spec: &RunSpec) -> RunReport {
 /// loss on a leg, or a blackhole (UDP blocked or refused lets TCP pass).
 fn plan_can_kill_a_link(plan: &crate::world::plan::FaultPlan) -> bool {
     use crate::world::plan::FaultKind;
-    plan.phone.loss_pct > 0.0
-        || plan.box_.loss_pct > 0.0
-        || plan.faults.iter().any(|f| matches!(f.fault, FaultKind::Blackhole { .. }))
+    plan.phone.loss_pct > 0.0 || plan.box_.loss_pct > 0.0 || plan.faults.iter().any(|f| matches!(f.fault, FaultKind::Blackhole { .. }))
 }
 
 /// `ws-echo`.
@@ -229,5 +226,5 @@ pub const WS_ECHO: ScenarioDef = ScenarioDef {
     // has no reconnect. Its laws hold under everything else.
     Domain { kinds: &[Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::Mtu, Kind::Blackhole], ..Domain::DEFAULT },
     laws: &[judge(&laws::ECHO_IN_ORDER), judge(&laws::DEATH_NEEDS_A_FAULT), judge(&laws::ONE_CONNECTION), judge(&laws::WS_DATAGRAMS_AS_MESSAGES), judge(&laws::CLEAN_CLOSE)],
-    run: run,
+    run,
 };

@@ -10,7 +10,9 @@ use std::time::Duration;
 use ciborium::Value;
 use ftw_box::{BoxNode, UplinkState};
 use ftw_cloud::phone::{Opened, PhoneConfig, PhoneEvent, PhoneSession, PhoneState};
-use ftw_crypto::{crypto_provider, new_client_session_store, quic_client_config, quic_endpoint_config, seeded_cid_factory, ClientResumption, QuicTransportParams};
+use ftw_crypto::{
+    crypto_provider, new_client_session_store, quic_client_config, quic_endpoint_config, seeded_cid_factory, ClientResumption, QuicTransportParams,
+};
 use ftw_phone::memory::CloudTransportMemory;
 use ftw_phone::network::{NetworkDesc, NetworkId};
 use ftw_phone::session::SessionEnd;
@@ -23,11 +25,11 @@ use crate::drive::app::race::{Dialer, RaceDriver};
 use crate::drive::link::{close, Link};
 use crate::drive::quic::QuicEndpoint;
 use crate::drive::system::{Keys, BOX_ID, CMD_OP};
+use crate::drive::tcp::TcpHost;
+use crate::drive::ws::{client_tls, WsClient};
 use crate::world::host::{addr, cloud_certs, sim_clock};
 use crate::world::seed::RunSeed;
-use crate::drive::tcp::TcpHost;
 use crate::world::time;
-use crate::drive::ws::{client_tls, WsClient};
 
 pub fn now_ms() -> u64 {
     time::now().as_millis() as u64
@@ -38,10 +40,16 @@ pub fn now_ms() -> u64 {
 pub enum What {
     /// A snapshot: values, the first a session shows.
     Snap,
-    Live { seq: u64 },
+    Live {
+        seq: u64,
+    },
     /// A lane-0 telemetry frame (tick or delta) with its session sequence number.
-    Lane0 { seq: u64 },
-    Ack { id: u32 },
+    Lane0 {
+        seq: u64,
+    },
+    Ack {
+        id: u32,
+    },
     Other,
 }
 
@@ -115,7 +123,14 @@ impl Probe {
         let rng = self.seed.crypto("phone");
         let provider = crypto_provider(&rng.sub("tls"));
         let resumption = || if ticket { ClientResumption::Store(new_client_session_store()) } else { ClientResumption::Disabled };
-        let quic = quic_client_config(&provider, &sim_clock("phone"), &cloud_certs(), resumption(), rng.sub_seed(&format!("quic/initial-dcid/{}", self.dials)), &QuicTransportParams::default());
+        let quic = quic_client_config(
+            &provider,
+            &sim_clock("phone"),
+            &cloud_certs(),
+            resumption(),
+            rng.sub_seed(&format!("quic/initial-dcid/{}", self.dials)),
+            &QuicTransportParams::default(),
+        );
         let ws = Rc::new(WsClient::new(self.tcp.clone(), client_tls(self.seed, "phone", resumption()), self.seed));
         dialer(Some((self.ep.clone(), quic)), Some(ws), door_v4())
     }

@@ -167,8 +167,15 @@ pub fn svg(title: &str, rows: &[&Row]) -> String {
         let x0 = PAD + i as f64 * (PANEL_W + PAD);
         let y0 = 1.5 * PAD;
         let _ = writeln!(s, "<rect x=\"{x0:.1}\" y=\"{y0:.1}\" width=\"{PANEL_W}\" height=\"{PANEL_H}\" fill=\"none\" stroke=\"#999\"/>");
-        let _ = writeln!(s, "<text x=\"{x0:.1}\" y=\"{:.1}\">{} (n={}): p50 {} ms, p95 {} ms</text>", y0 - 6.0, xml(r.transport), r.n, ms(r.p50_ms), ms(r.p95_ms));
-        let _ = writeln!(s, "<text x=\"{x0:.1}\" y=\"{:.1}\">0</text><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{max:.0} ms</text>", y0 + PANEL_H + 14.0, x0 + PANEL_W, y0 + PANEL_H + 14.0);
+        let _ =
+            writeln!(s, "<text x=\"{x0:.1}\" y=\"{:.1}\">{} (n={}): p50 {} ms, p95 {} ms</text>", y0 - 6.0, xml(r.transport), r.n, ms(r.p50_ms), ms(r.p95_ms));
+        let _ = writeln!(
+            s,
+            "<text x=\"{x0:.1}\" y=\"{:.1}\">0</text><text x=\"{:.1}\" y=\"{:.1}\" text-anchor=\"end\">{max:.0} ms</text>",
+            y0 + PANEL_H + 14.0,
+            x0 + PANEL_W,
+            y0 + PANEL_H + 14.0
+        );
         let n = r.samples_ms.len();
         if n == 0 {
             continue;

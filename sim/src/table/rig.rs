@@ -10,8 +10,8 @@ use std::time::Duration;
 use ftw_box::{BoxConfig, BoxNode};
 use ftw_cloud::{Cloud, CloudConfig};
 use ftw_crypto::{
-    crypto_provider, new_client_session_store, new_server_session_store, quic_client_config, quic_endpoint_config,
-    quic_server_config, seeded_cid_factory, ClientResumption, QuicTransportParams,
+    crypto_provider, new_client_session_store, new_server_session_store, quic_client_config, quic_endpoint_config, quic_server_config, seeded_cid_factory,
+    ClientResumption, QuicTransportParams,
 };
 use ftw_phone::Transport;
 
@@ -20,13 +20,13 @@ use crate::drive::app::r#box::{run_box, BoxDialer};
 use crate::drive::link::{dial_quic, dial_ws};
 use crate::drive::quic::QuicEndpoint;
 use crate::drive::system::{Keys, BOX_ID};
+use crate::drive::tcp::TcpHost;
+use crate::drive::ws::{client_tls, door_tls, WsClient, WsDoor};
 use crate::world::host::{addr, cloud_certs, sim_clock};
 use crate::world::plan::FaultPlan;
-use crate::world::topology::{world_for, RunSpec, Topology};
 use crate::world::seed::RunSeed;
-use crate::drive::tcp::TcpHost;
+use crate::world::topology::{world_for, RunSpec, Topology};
 use crate::world::World;
-use crate::drive::ws::{client_tls, door_tls, WsClient, WsDoor};
 
 pub fn v4(ip: std::net::IpAddr) -> std::net::Ipv4Addr {
     match ip {
@@ -93,7 +93,8 @@ pub fn build(spec: &RigSpec) -> (World, Rc<RefCell<RigShared>>, (usize, usize)) 
             driver.serve_ws(door);
             let rng = seed.crypto("cloud");
             let provider = crypto_provider(&rng.sub("tls"));
-            let server = quic_server_config(&provider, &sim_clock("cloud"), &cloud_certs(), new_server_session_store(), rng.sub_seed("quic/token-key"), &params);
+            let server =
+                quic_server_config(&provider, &sim_clock("cloud"), &cloud_certs(), new_server_session_store(), rng.sub_seed("quic/token-key"), &params);
             let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
             let ep = QuicEndpoint::bind("cloud", SocketAddr::from(([0, 0, 0, 0], addr::CLOUD_PORT)), ep_cfg, Some(server)).await?;
             driver.serve_quic(ep).await
@@ -113,8 +114,16 @@ pub fn build(spec: &RigSpec) -> (World, Rc<RefCell<RigShared>>, (usize, usize)) 
                     let rng = seed.crypto("box");
                     let provider = crypto_provider(&rng.sub("tls"));
                     // One store for the box's life: every reconnect resumes with 0-RTT keys.
-                    let client = quic_client_config(&provider, &sim_clock("box"), &cloud_certs(), ClientResumption::Store(new_client_session_store()), rng.sub_seed("quic/initial-dcid"), &params);
-                    let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
+                    let client = quic_client_config(
+                        &provider,
+                        &sim_clock("box"),
+                        &cloud_certs(),
+                        ClientResumption::Store(new_client_session_store()),
+                        rng.sub_seed("quic/initial-dcid"),
+                        &params,
+                    );
+                    let ep_cfg =
+                        quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
                     let ep = QuicEndpoint::bind("box", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
                     Rc::new(move |target: String| {
                         let (ep, client) = (ep.clone(), client.clone());

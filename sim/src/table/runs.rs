@@ -191,7 +191,8 @@ pub fn stream(seed: RunSeed, c: Cond, t: Transport, n: usize) -> Stream {
     assert!(outcome.result.is_ok(), "table run (stream) failed: {:?}", outcome.result);
     let o = out.borrow();
     let phone = Keys::of(seed).phone.public;
-    let lives: Vec<ftw_box::SentLive> = shared.borrow().boxn.as_ref().expect("box ran").borrow().lives_sent().iter().filter(|l| l.phone == phone).cloned().collect();
+    let lives: Vec<ftw_box::SentLive> =
+        shared.borrow().boxn.as_ref().expect("box ran").borrow().lives_sent().iter().filter(|l| l.phone == phone).cloned().collect();
     let mut r = Stream { switches: o.switches.clone(), ..Stream::default() };
     let in_session: Vec<&Got> = o.log.iter().filter(|g| g.session == o.session).collect();
     for (id, sent, s) in &o.taps {
@@ -233,7 +234,8 @@ pub fn stream(seed: RunSeed, c: Cond, t: Transport, n: usize) -> Stream {
         }
         // The age of the newest value the phone holds, every AGE_STEP_MS of the
         // window from the first live that arrived in it.
-        let mut events: Vec<(u64, u64)> = arrived.iter().filter_map(|(seq, at)| by_seq.get(seq).map(|s| (*at, *s))).filter(|(at, _)| *at >= from && *at < to).collect();
+        let mut events: Vec<(u64, u64)> =
+            arrived.iter().filter_map(|(seq, at)| by_seq.get(seq).map(|s| (*at, *s))).filter(|(at, _)| *at >= from && *at < to).collect();
         events.sort();
         if let Some(&(first, _)) = events.first() {
             let mut newest = 0u64;

@@ -195,13 +195,15 @@ pub const PATH_DROP_MAX_MS: u64 = 60_000;
 
 /// What the `session` scenario's laws hold under besides the network: the
 /// cloud as a hostile relay, a table change, the app's life, a dropped path.
-pub const SESSION_EXTRAS: &[Kind] = &[Kind::PathDrop, Kind::ReplayDatagram, Kind::ReplayStream, Kind::OvertakeControl, Kind::LateTable, Kind::Background, Kind::Relaunch, Kind::Sleep];
+pub const SESSION_EXTRAS: &[Kind] =
+    &[Kind::PathDrop, Kind::ReplayDatagram, Kind::ReplayStream, Kind::OvertakeControl, Kind::LateTable, Kind::Background, Kind::Relaunch, Kind::Sleep];
 
 /// Link impairments and the timed faults a QUIC connection must ride through
 /// (rebinds, network moves, outages well under the 30 s idle timeout).
 /// Reordering is in since sim's `Reorder` lets go of a held packet after
 /// `reorder_hold_max_ms` (corpus/quic-stream-reorder-holds-close.toml).
-pub const QUIC_SURVIVABLE: &[Kind] = &[Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::Mtu, Kind::Rebind, Kind::SwitchNetwork, Kind::Blackhole];
+pub const QUIC_SURVIVABLE: &[Kind] =
+    &[Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::Mtu, Kind::Rebind, Kind::SwitchNetwork, Kind::Blackhole];
 
 impl Domain {
     /// For any scenario without its own domain: QUIC-survivable faults in the
@@ -227,4 +229,3 @@ impl Default for Domain {
         Domain::DEFAULT
     }
 }
-

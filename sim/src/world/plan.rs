@@ -102,7 +102,10 @@ impl FaultKind {
     fn only_host(&self) -> Option<Host> {
         match self {
             FaultKind::SwitchNetwork { .. } => Some(Host::Phone),
-            FaultKind::ReplayDatagram { .. } | FaultKind::ReplayStreamMessage { .. } | FaultKind::OvertakeControl { .. } | FaultKind::ReverseDatagrams { .. } => Some(Host::Phone),
+            FaultKind::ReplayDatagram { .. }
+            | FaultKind::ReplayStreamMessage { .. }
+            | FaultKind::OvertakeControl { .. }
+            | FaultKind::ReverseDatagrams { .. } => Some(Host::Phone),
             FaultKind::TableChange { .. } => Some(Host::Box),
             FaultKind::Background { .. } | FaultKind::Relaunch { .. } | FaultKind::Sleep { .. } => Some(Host::Phone),
             _ => None,
@@ -110,7 +113,10 @@ impl FaultKind {
     }
     /// A fault of the relay (the cloud's driver carries it out).
     pub fn is_relay(&self) -> bool {
-        matches!(self, FaultKind::ReplayDatagram { .. } | FaultKind::ReplayStreamMessage { .. } | FaultKind::OvertakeControl { .. } | FaultKind::ReverseDatagrams { .. })
+        matches!(
+            self,
+            FaultKind::ReplayDatagram { .. } | FaultKind::ReplayStreamMessage { .. } | FaultKind::OvertakeControl { .. } | FaultKind::ReverseDatagrams { .. }
+        )
     }
     /// A fault of the phone's app life (the scenario's phone carries it out).
     pub fn is_app_life(&self) -> bool {

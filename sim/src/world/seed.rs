@@ -5,8 +5,8 @@
 //! any other stream. Names are dotted paths: `net`, `host.phone.crypto`,
 //! `model.box.site`, `fleet.reactor.2.cid`.
 
-use rand_chacha::ChaCha20Rng;
 use rand_chacha::rand_core::SeedableRng;
+use rand_chacha::ChaCha20Rng;
 
 /// The seed of one run. Everything random in a run derives from it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -39,14 +39,8 @@ impl RunSeed {
 /// Parse a seed as a user types it: decimal, or hex with `0x`.
 pub fn parse_seed(text: &str) -> Result<RunSeed, String> {
     let t = text.trim();
-    let parsed = if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) {
-        u64::from_str_radix(hex, 16)
-    } else {
-        t.parse::<u64>()
-    };
-    parsed
-        .map(RunSeed)
-        .map_err(|_| format!("bad seed {text:?}: expected a whole number from 0 to 18446744073709551615 (decimal, or hex with 0x)"))
+    let parsed = if let Some(hex) = t.strip_prefix("0x").or_else(|| t.strip_prefix("0X")) { u64::from_str_radix(hex, 16) } else { t.parse::<u64>() };
+    parsed.map(RunSeed).map_err(|_| format!("bad seed {text:?}: expected a whole number from 0 to 18446744073709551615 (decimal, or hex with 0x)"))
 }
 
 #[cfg(test)]

@@ -4,7 +4,7 @@
 
 use std::time::Duration;
 
-use crate::world::host::{addr, Host, NAT_IDLE_TIMEOUT, BOX, PHONE};
+use crate::world::host::{addr, Host, BOX, NAT_IDLE_TIMEOUT, PHONE};
 use crate::world::plan::FaultPlan;
 use crate::world::seed::RunSeed;
 use crate::world::switch::Switches;

@@ -175,11 +175,6 @@ impl tracing_subscriber::fmt::time::FormatTime for SimTimer {
 
 /// Install logging: `RUST_LOG` filters (default `warn`), sim time on every line, to stderr.
 pub fn init_logging() {
-    let filter = tracing_subscriber::EnvFilter::try_from_default_env()
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
-    let _ = tracing_subscriber::fmt()
-        .with_env_filter(filter)
-        .with_timer(SimTimer)
-        .with_writer(std::io::stderr)
-        .try_init();
+    let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_timer(SimTimer).with_writer(std::io::stderr).try_init();
 }

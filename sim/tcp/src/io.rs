@@ -48,11 +48,7 @@ pub trait Sleeper {
 /// Drive `stack` for ever (until `pipe.recv()` yields `None` or a send fails): poll it,
 /// send what it produced, then sleep until the next packet, the next app call on a stream,
 /// or its next deadline, whichever comes first. No fixed-interval wakeups.
-pub async fn run_stack<P: PacketPipe, S: Sleeper>(
-    stack: SharedStack,
-    mut pipe: P,
-    sleeper: S,
-) -> io::Result<()> {
+pub async fn run_stack<P: PacketPipe, S: Sleeper>(stack: SharedStack, mut pipe: P, sleeper: S) -> io::Result<()> {
     let mut immediate_polls = 0u32;
     let mut last_now = None;
     loop {
@@ -72,11 +68,7 @@ pub async fn run_stack<P: PacketPipe, S: Sleeper>(
         // Guard against a stack that keeps reporting work due at this very instant.
         let mut deadline = deadline;
         if deadline.is_some_and(|d| d <= now) {
-            immediate_polls = if last_now == Some(now) {
-                immediate_polls + 1
-            } else {
-                0
-            };
+            immediate_polls = if last_now == Some(now) { immediate_polls + 1 } else { 0 };
             if immediate_polls >= consts::IMMEDIATE_POLLS_MAX {
                 stack.borrow_mut().note_stall();
                 deadline = Some(now + consts::STALL_BACKOFF);
@@ -87,13 +79,7 @@ pub async fn run_stack<P: PacketPipe, S: Sleeper>(
             }
         }
         last_now = Some(now);
-        let dirty = poll_fn(|cx| {
-            if stack.borrow_mut().poll_dirty(cx.waker()) {
-                Poll::Ready(())
-            } else {
-                Poll::Pending
-            }
-        });
+        let dirty = poll_fn(|cx| if stack.borrow_mut().poll_dirty(cx.waker()) { Poll::Ready(()) } else { Poll::Pending });
         tokio::select! {
             biased;
             () = dirty => {}
@@ -123,17 +109,10 @@ impl TcpStream {
     }
 
     /// Connect from `local_port` (0: the next ephemeral port).
-    pub async fn connect_from(
-        stack: &SharedStack,
-        local_port: u16,
-        remote: SocketAddrV4,
-    ) -> io::Result<TcpStream> {
+    pub async fn connect_from(stack: &SharedStack, local_port: u16, remote: SocketAddrV4) -> io::Result<TcpStream> {
         let id = stack.borrow_mut().connect(local_port, remote)?;
         // Built first, so a cancelled connect still releases the socket.
-        let stream = TcpStream {
-            stack: stack.clone(),
-            id,
-        };
+        let stream = TcpStream { stack: stack.clone(), id };
         poll_fn(|cx| stream.stack.borrow_mut().poll_connect(id, Some(cx.waker()))).await?;
         Ok(stream)
     }
@@ -180,11 +159,7 @@ impl TcpStream {
 }
 
 impl AsyncRead for TcpStream {
-    fn poll_read(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        buf: &mut ReadBuf<'_>,
-    ) -> Poll<io::Result<()>> {
+    fn poll_read(self: Pin<&mut Self>, cx: &mut Context<'_>, buf: &mut ReadBuf<'_>) -> Poll<io::Result<()>> {
         let this = self.get_mut();
         let mut s = this.stack.borrow_mut();
         match s.poll_recv(this.id, buf.initialize_unfilled(), Some(cx.waker())) {
@@ -199,15 +174,9 @@ impl AsyncRead for TcpStream {
 }
 
 impl AsyncWrite for TcpStream {
-    fn poll_write(
-        self: Pin<&mut Self>,
-        cx: &mut Context<'_>,
-        data: &[u8],
-    ) -> Poll<io::Result<usize>> {
+    fn poll_write(self: Pin<&mut Self>, cx: &mut Context<'_>, data: &[u8]) -> Poll<io::Result<usize>> {
         let this = self.get_mut();
-        this.stack
-            .borrow_mut()
-            .poll_send(this.id, data, Some(cx.waker()))
+        this.stack.borrow_mut().poll_send(this.id, data, Some(cx.waker()))
     }
 
     fn poll_flush(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<io::Result<()>> {
@@ -238,10 +207,7 @@ impl TcpListener {
     /// Listen on `port` of the stack's address.
     pub fn bind(stack: &SharedStack, port: u16) -> io::Result<TcpListener> {
         stack.borrow_mut().listen(port)?;
-        Ok(TcpListener {
-            stack: stack.clone(),
-            port,
-        })
+        Ok(TcpListener { stack: stack.clone(), port })
     }
 
     /// The port listened on.
@@ -251,19 +217,8 @@ impl TcpListener {
 
     /// The next established connection and its peer's address.
     pub async fn accept(&self) -> io::Result<(TcpStream, SocketAddrV4)> {
-        let (id, peer) = poll_fn(|cx| {
-            self.stack
-                .borrow_mut()
-                .poll_accept(self.port, Some(cx.waker()))
-        })
-        .await?;
-        Ok((
-            TcpStream {
-                stack: self.stack.clone(),
-                id,
-            },
-            peer,
-        ))
+        let (id, peer) = poll_fn(|cx| self.stack.borrow_mut().poll_accept(self.port, Some(cx.waker()))).await?;
+        Ok((TcpStream { stack: self.stack.clone(), id }, peer))
     }
 }
 

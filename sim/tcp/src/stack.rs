@@ -13,10 +13,7 @@ use smoltcp::iface::{Config, Interface, SocketHandle, SocketSet};
 use smoltcp::phy::{self, Device, DeviceCapabilities, Medium};
 use smoltcp::socket::tcp::{self, State};
 use smoltcp::time::{Duration as SmolDuration, Instant as SmolInstant};
-use smoltcp::wire::{
-    HardwareAddress, IpAddress, IpCidr, IpEndpoint, IpListenEndpoint, IpProtocol, Ipv4Packet,
-    TcpPacket, TcpSeqNumber,
-};
+use smoltcp::wire::{HardwareAddress, IpAddress, IpCidr, IpEndpoint, IpListenEndpoint, IpProtocol, Ipv4Packet, TcpPacket, TcpSeqNumber};
 
 use crate::consts;
 
@@ -249,10 +246,7 @@ fn endpoint_v4(ep: IpEndpoint) -> SocketAddrV4 {
 
 /// Whether the peer's FIN has been received in this state.
 fn state_has_peer_fin(st: State) -> bool {
-    matches!(
-        st,
-        State::CloseWait | State::LastAck | State::Closing | State::TimeWait
-    )
+    matches!(st, State::CloseWait | State::LastAck | State::Closing | State::TimeWait)
 }
 
 /// A userspace TCP/IPv4 stack driven by its owner (see the module docs).
@@ -289,31 +283,19 @@ impl core::fmt::Debug for TcpStack {
 impl TcpStack {
     /// A stack with one address. `seed` seeds smoltcp's RNG (initial sequence numbers).
     pub fn new(addr: Ipv4Addr, seed: u64, config: TcpConfig) -> TcpStack {
-        assert!(
-            config.mtu_bytes >= consts::MTU_BYTES_MIN,
-            "MTU below IPv4 minimum"
-        );
+        assert!(config.mtu_bytes >= consts::MTU_BYTES_MIN, "MTU below IPv4 minimum");
         assert!(config.ephemeral_port_first > 0);
         assert!(config.ephemeral_port_first <= config.ephemeral_port_last);
         assert!(config.rx_buffer_len > 0 && config.tx_buffer_len > 0);
-        let mut device = PacketDevice {
-            rx: VecDeque::new(),
-            tx: VecDeque::new(),
-            mtu_bytes: config.mtu_bytes,
-        };
+        let mut device = PacketDevice { rx: VecDeque::new(), tx: VecDeque::new(), mtu_bytes: config.mtu_bytes };
         let mut iface_config = Config::new(HardwareAddress::Ip);
         iface_config.random_seed = seed;
         let mut iface = Interface::new(iface_config, &mut device, SmolInstant::ZERO);
         iface.update_ip_addrs(|addrs| {
-            addrs
-                .push(IpCidr::new(IpAddress::Ipv4(addr), 32))
-                .expect("one address fits");
+            addrs.push(IpCidr::new(IpAddress::Ipv4(addr), 32)).expect("one address fits");
         });
         // Medium::Ip has no neighbours; every destination is reachable through the pipe.
-        iface
-            .routes_mut()
-            .add_default_ipv4_route(addr)
-            .expect("one route fits");
+        iface.routes_mut().add_default_ipv4_route(addr).expect("one route fits");
         TcpStack {
             iface,
             sockets: SocketSet::new(Vec::new()),
@@ -373,11 +355,7 @@ impl TcpStack {
 
     /// Process received packets, timers and socket work at time `now` (since sim start).
     pub fn poll(&mut self, now: Duration) {
-        assert!(
-            now >= self.now,
-            "time went backwards: {now:?} < {:?}",
-            self.now
-        );
+        assert!(now >= self.now, "time went backwards: {now:?} < {:?}", self.now);
         self.now = now;
         let ts = to_smol_instant(now);
         // One packet at a time, so that a listener has a fresh LISTEN socket for every SYN
@@ -389,9 +367,7 @@ impl TcpStack {
                 self.counters.resets_in += 1;
             }
             self.device.rx.push_back(pkt);
-            let _ = self
-                .iface
-                .poll_ingress_single(ts, &mut self.device, &mut self.sockets);
+            let _ = self.iface.poll_ingress_single(ts, &mut self.device, &mut self.sockets);
             assert!(self.device.rx.is_empty(), "device consumed the packet");
             self.after_step(info.as_ref());
         }
@@ -409,10 +385,7 @@ impl TcpStack {
         if !self.rx_pending.is_empty() {
             return Some(now);
         }
-        let mut at = self
-            .iface
-            .poll_at(to_smol_instant(now), &self.sockets)
-            .map(from_smol_instant);
+        let mut at = self.iface.poll_at(to_smol_instant(now), &self.sockets).map(from_smol_instant);
         for c in self.conns.values() {
             if let Some(since) = c.fin_unacked_since {
                 at = min_opt(at, since + self.config.retransmit_timeout);
@@ -426,11 +399,7 @@ impl TcpStack {
 
     fn egress(&mut self, ts: SmolInstant) {
         let mut rounds = 0u32;
-        while self
-            .iface
-            .poll_egress(ts, &mut self.device, &mut self.sockets)
-            != smoltcp::iface::PollResult::None
-        {
+        while self.iface.poll_egress(ts, &mut self.device, &mut self.sockets) != smoltcp::iface::PollResult::None {
             rounds += 1;
             assert!(rounds < 1_000_000, "egress does not settle");
         }
@@ -458,11 +427,7 @@ impl TcpStack {
         let end = info.seq + info.seg_len;
         let retransmit = match self.seg_track.get_mut(&key) {
             Some(t) if info.syn && t.syn_seq != Some(info.seq) => {
-                *t = SegTrack {
-                    syn_seq: Some(info.seq),
-                    snd_max: end,
-                    retransmits: 0,
-                };
+                *t = SegTrack { syn_seq: Some(info.seq), snd_max: end, retransmits: 0 };
                 false
             }
             Some(t) => {
@@ -475,14 +440,7 @@ impl TcpStack {
             }
             None => {
                 let syn_seq = info.syn.then_some(info.seq);
-                self.seg_track.insert(
-                    key,
-                    SegTrack {
-                        syn_seq,
-                        snd_max: end,
-                        retransmits: 0,
-                    },
-                );
+                self.seg_track.insert(key, SegTrack { syn_seq, snd_max: end, retransmits: 0 });
                 false
             }
         };
@@ -513,8 +471,7 @@ impl TcpStack {
                 c.fin_received = true;
             }
             if st == State::Closed && c.last_state != State::Closed && c.error.is_none() {
-                let rst_here =
-                    ingress.is_some_and(|i| i.rst && c.tuple == Some((i.dst.port(), i.src)));
+                let rst_here = ingress.is_some_and(|i| i.rst && c.tuple == Some((i.dst.port(), i.src)));
                 c.error = match c.last_state {
                     _ if c.aborted_locally => None,
                     State::TimeWait => None,
@@ -548,10 +505,7 @@ impl TcpStack {
                     State::SynReceived => {}
                     _ => {
                         c.queued_for_accept = true;
-                        let l = self
-                            .listeners
-                            .get_mut(&port)
-                            .expect("listener of pending conn");
+                        let l = self.listeners.get_mut(&port).expect("listener of pending conn");
                         l.ready.push_back(id);
                         if let Some(w) = l.waker.take() {
                             w.wake();
@@ -596,26 +550,12 @@ impl TcpStack {
                 },
             );
         }
-        let unaccepted = self
-            .conns
-            .values()
-            .filter(|c| c.listener_port == Some(port))
-            .count();
-        if unaccepted < consts::ACCEPT_BACKLOG_MAX
-            && self.sockets.iter().count() < consts::SOCKETS_PER_STACK_MAX
-        {
+        let unaccepted = self.conns.values().filter(|c| c.listener_port == Some(port)).count();
+        if unaccepted < consts::ACCEPT_BACKLOG_MAX && self.sockets.iter().count() < consts::SOCKETS_PER_STACK_MAX {
             let mut socket = self.new_socket();
-            socket
-                .listen(IpListenEndpoint {
-                    addr: Some(IpAddress::Ipv4(self.addr)),
-                    port,
-                })
-                .expect("fresh socket listens");
+            socket.listen(IpListenEndpoint { addr: Some(IpAddress::Ipv4(self.addr)), port }).expect("fresh socket listens");
             let h = self.sockets.add(socket);
-            self.listeners
-                .get_mut(&port)
-                .expect("listener exists")
-                .listen_handle = Some(h);
+            self.listeners.get_mut(&port).expect("listener exists").listen_handle = Some(h);
         }
     }
 
@@ -648,12 +588,8 @@ impl TcpStack {
     fn enforce_deadlines(&mut self, now: Duration) -> bool {
         let mut aborted = false;
         for c in self.conns.values_mut() {
-            let fin_late = c
-                .fin_unacked_since
-                .is_some_and(|s| now >= s + self.config.retransmit_timeout);
-            let orphan_late = c.detached
-                && c.fin_wait2_since
-                    .is_some_and(|s| now >= s + self.config.fin_wait2_orphan_timeout);
+            let fin_late = c.fin_unacked_since.is_some_and(|s| now >= s + self.config.retransmit_timeout);
+            let orphan_late = c.detached && c.fin_wait2_since.is_some_and(|s| now >= s + self.config.fin_wait2_orphan_timeout);
             if fin_late || orphan_late {
                 if fin_late && c.error.is_none() {
                     c.error = Some(ConnError::TimedOut);
@@ -674,9 +610,7 @@ impl TcpStack {
             let want = match s.state() {
                 State::SynSent => Some(self.config.connect_timeout),
                 State::SynReceived => Some(self.config.synack_timeout),
-                State::Established | State::CloseWait if s.send_queue() > 0 => {
-                    Some(self.config.retransmit_timeout)
-                }
+                State::Established | State::CloseWait if s.send_queue() > 0 => Some(self.config.retransmit_timeout),
                 _ => None,
             }
             .map(to_smol_duration);
@@ -729,18 +663,12 @@ impl TcpStack {
                 return Ok(port);
             }
         }
-        Err(io::Error::new(
-            io::ErrorKind::AddrNotAvailable,
-            "no free ephemeral port",
-        ))
+        Err(io::Error::new(io::ErrorKind::AddrNotAvailable, "no free ephemeral port"))
     }
 
     fn check_socket_room(&self) -> io::Result<()> {
         if self.sockets.iter().count() >= consts::SOCKETS_PER_STACK_MAX {
-            return Err(io::Error::new(
-                io::ErrorKind::OutOfMemory,
-                "too many sockets",
-            ));
+            return Err(io::Error::new(io::ErrorKind::OutOfMemory, "too many sockets"));
         }
         Ok(())
     }
@@ -760,10 +688,7 @@ impl TcpStack {
             .connect(
                 self.iface.context(),
                 IpEndpoint::new(IpAddress::Ipv4(*remote.ip()), remote.port()),
-                IpListenEndpoint {
-                    addr: Some(IpAddress::Ipv4(self.addr)),
-                    port,
-                },
+                IpListenEndpoint { addr: Some(IpAddress::Ipv4(self.addr)), port },
             )
             .map_err(|e| io::Error::new(io::ErrorKind::InvalidInput, format!("{e:?}")))?;
         let handle = self.sockets.add(socket);
@@ -795,10 +720,7 @@ impl TcpStack {
             return Err(io::Error::new(io::ErrorKind::InvalidInput, "port 0"));
         }
         if self.listeners.contains_key(&port) {
-            return Err(io::Error::new(
-                io::ErrorKind::AddrInUse,
-                "already listening",
-            ));
+            return Err(io::Error::new(io::ErrorKind::AddrInUse, "already listening"));
         }
         self.check_socket_room()?;
         self.listeners.insert(port, Listener::default());
@@ -814,12 +736,7 @@ impl TcpStack {
         if let Some(h) = l.listen_handle {
             self.sockets.remove(h);
         }
-        let pending: Vec<ConnId> = self
-            .conns
-            .iter()
-            .filter(|(_, c)| c.listener_port == Some(port))
-            .map(|(&id, _)| id)
-            .collect();
+        let pending: Vec<ConnId> = self.conns.iter().filter(|(_, c)| c.listener_port == Some(port)).map(|(&id, _)| id).collect();
         for id in pending {
             let c = self.conns.get_mut(&id).expect("pending conn");
             c.listener_port = None;
@@ -831,16 +748,9 @@ impl TcpStack {
     }
 
     /// Take an established connection from a listener, or register `waker` for one.
-    pub fn poll_accept(
-        &mut self,
-        port: u16,
-        waker: Option<&Waker>,
-    ) -> Poll<io::Result<(ConnId, SocketAddrV4)>> {
+    pub fn poll_accept(&mut self, port: u16, waker: Option<&Waker>) -> Poll<io::Result<(ConnId, SocketAddrV4)>> {
         let Some(l) = self.listeners.get_mut(&port) else {
-            return Poll::Ready(Err(io::Error::new(
-                io::ErrorKind::NotConnected,
-                "not listening",
-            )));
+            return Poll::Ready(Err(io::Error::new(io::ErrorKind::NotConnected, "not listening")));
         };
         let Some(id) = l.ready.pop_front() else {
             l.waker = waker.cloned();
@@ -867,9 +777,7 @@ impl TcpStack {
     }
 
     fn conn(&self, id: ConnId) -> io::Result<&Conn> {
-        self.conns
-            .get(&id)
-            .ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "no such connection"))
+        self.conns.get(&id).ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "no such connection"))
     }
 
     /// The smoltcp state of a connection (Closed if it is gone).
@@ -894,27 +802,18 @@ impl TcpStack {
 
     /// Remote address of a connection.
     pub fn peer_addr(&self, id: ConnId) -> io::Result<SocketAddrV4> {
-        self.conn(id)?
-            .tuple
-            .map(|t| t.1)
-            .ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "no peer"))
+        self.conn(id)?.tuple.map(|t| t.1).ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "no peer"))
     }
 
     /// Retransmitted segments on this connection so far.
     pub fn retransmits(&self, id: ConnId) -> u64 {
-        self.conns
-            .get(&id)
-            .and_then(|c| c.tuple)
-            .and_then(|t| self.seg_track.get(&t))
-            .map_or(0, |t| t.retransmits)
+        self.conns.get(&id).and_then(|c| c.tuple).and_then(|t| self.seg_track.get(&t)).map_or(0, |t| t.retransmits)
     }
 
     /// TCP_NODELAY: `true` turns Nagle's algorithm off.
     pub fn set_nodelay(&mut self, id: ConnId, nodelay: bool) -> io::Result<()> {
         let h = self.conn(id)?.handle;
-        self.sockets
-            .get_mut::<tcp::Socket>(h)
-            .set_nagle_enabled(!nodelay);
+        self.sockets.get_mut::<tcp::Socket>(h).set_nagle_enabled(!nodelay);
         self.mark_dirty();
         Ok(())
     }
@@ -928,9 +827,7 @@ impl TcpStack {
     /// Keep-alive interval for one connection (None: off).
     pub fn set_keep_alive(&mut self, id: ConnId, interval: Option<Duration>) -> io::Result<()> {
         let h = self.conn(id)?.handle;
-        self.sockets
-            .get_mut::<tcp::Socket>(h)
-            .set_keep_alive(interval.map(to_smol_duration));
+        self.sockets.get_mut::<tcp::Socket>(h).set_keep_alive(interval.map(to_smol_duration));
         self.mark_dirty();
         Ok(())
     }
@@ -957,21 +854,13 @@ impl TcpStack {
                 }
                 Poll::Pending
             }
-            State::Closed => Poll::Ready(Err(io::Error::new(
-                io::ErrorKind::NotConnected,
-                "closed before established",
-            ))),
+            State::Closed => Poll::Ready(Err(io::Error::new(io::ErrorKind::NotConnected, "closed before established"))),
             _ => Poll::Ready(Ok(())),
         }
     }
 
     /// Read received bytes. Ok(0) is end of stream (peer's FIN) or an empty `buf`.
-    pub fn poll_recv(
-        &mut self,
-        id: ConnId,
-        buf: &mut [u8],
-        waker: Option<&Waker>,
-    ) -> Poll<io::Result<usize>> {
+    pub fn poll_recv(&mut self, id: ConnId, buf: &mut [u8], waker: Option<&Waker>) -> Poll<io::Result<usize>> {
         let c = match self.conn(id) {
             Ok(c) => c,
             Err(e) => return Poll::Ready(Err(e)),
@@ -999,30 +888,18 @@ impl TcpStack {
             return Poll::Ready(Ok(0));
         }
         match st {
-            State::SynSent
-            | State::SynReceived
-            | State::Established
-            | State::FinWait1
-            | State::FinWait2 => {
+            State::SynSent | State::SynReceived | State::Established | State::FinWait1 | State::FinWait2 => {
                 if let Some(w) = waker {
                     s.register_recv_waker(w);
                 }
                 Poll::Pending
             }
-            _ => Poll::Ready(Err(io::Error::new(
-                io::ErrorKind::NotConnected,
-                "not connected",
-            ))),
+            _ => Poll::Ready(Err(io::Error::new(io::ErrorKind::NotConnected, "not connected"))),
         }
     }
 
     /// Queue bytes to send; Pending while the send buffer is full or the handshake runs.
-    pub fn poll_send(
-        &mut self,
-        id: ConnId,
-        data: &[u8],
-        waker: Option<&Waker>,
-    ) -> Poll<io::Result<usize>> {
+    pub fn poll_send(&mut self, id: ConnId, data: &[u8], waker: Option<&Waker>) -> Poll<io::Result<usize>> {
         let c = match self.conn(id) {
             Ok(c) => c,
             Err(e) => return Poll::Ready(Err(e)),
@@ -1053,10 +930,7 @@ impl TcpStack {
                 }
                 Poll::Pending
             }
-            _ => Poll::Ready(Err(io::Error::new(
-                io::ErrorKind::BrokenPipe,
-                "write half closed",
-            ))),
+            _ => Poll::Ready(Err(io::Error::new(io::ErrorKind::BrokenPipe, "write half closed"))),
         }
     }
 
@@ -1078,9 +952,7 @@ impl TcpStack {
 
     /// Bytes queued but not yet acknowledged by the peer.
     pub fn send_queue(&self, id: ConnId) -> usize {
-        self.conns.get(&id).map_or(0, |c| {
-            self.sockets.get::<tcp::Socket>(c.handle).send_queue()
-        })
+        self.conns.get(&id).map_or(0, |c| self.sockets.get::<tcp::Socket>(c.handle).send_queue())
     }
 
     /// Close the write half: a FIN follows the queued data (`shutdown(SHUT_WR)`).
@@ -1093,10 +965,7 @@ impl TcpStack {
 
     /// Reset the connection at once (an RST goes out, like SO_LINGER 0 + close).
     pub fn abort(&mut self, id: ConnId) -> io::Result<()> {
-        let c = self
-            .conns
-            .get_mut(&id)
-            .ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "no such connection"))?;
+        let c = self.conns.get_mut(&id).ok_or_else(|| io::Error::new(io::ErrorKind::NotConnected, "no such connection"))?;
         c.aborted_locally = true;
         self.sockets.get_mut::<tcp::Socket>(c.handle).abort();
         self.mark_dirty();

@@ -16,11 +16,7 @@ fn h(i: usize) -> ConnectionHandle {
 }
 
 fn fleet_with(routing: Routing, bugs: FleetBugs) -> Fleet {
-    Fleet::new(FleetConfig {
-        routing,
-        bugs,
-        ..FleetConfig::default()
-    })
+    Fleet::new(FleetConfig { routing, bugs, ..FleetConfig::default() })
 }
 
 fn fleet() -> Fleet {
@@ -80,10 +76,7 @@ fn a_client_that_never_moves_is_never_forwarded_or_pinned() {
         // The handshake's long header, then short headers for 2 s of sweeps.
         f.on_datagram(t, src, &build_long(&[0xee; 8], &[1; 8], b"initial"));
         let hs = drain(&mut f, t);
-        assert_eq!(
-            (hs.len(), hs[0].reactor, hs[0].via),
-            (1, owner, Via::Listener)
-        );
+        assert_eq!((hs.len(), hs[0].reactor, hs[0].via), (1, owner, Via::Listener));
         f.connection_opened(t, owner, h(c), src);
         for i in 0..8u8 {
             t += 250;
@@ -92,33 +85,21 @@ fn a_client_that_never_moves_is_never_forwarded_or_pinned() {
             f.on_datagram(t, src, &sent);
             let got = drain(&mut f, t);
             assert_eq!(got.len(), 1);
-            assert_eq!(
-                (got[0].reactor, got[0].via, &got[0].bytes),
-                (owner, Via::Listener, &sent)
-            );
+            assert_eq!((got[0].reactor, got[0].via, &got[0].bytes), (owner, Via::Listener, &sent));
         }
         f.path_report(t, owner, h(c), src); // a report of the same address is no move
     }
     t += 1000;
     f.handle_timeout(t);
     let all = f.totals();
-    assert_eq!(
-        all.forwards_sent + all.forwards_received + all.pins_created + all.stale_datagrams,
-        0,
-        "{f:?}"
-    );
+    assert_eq!(all.forwards_sent + all.forwards_received + all.pins_created + all.stale_datagrams, 0, "{f:?}");
     assert_eq!(all.datagrams_delivered, (N * 9) as u64);
     assert_eq!(f.poll_timeout(), None, "nothing to sweep");
 }
 
 #[test]
 fn a_rebound_client_is_forwarded_to_its_owner_until_the_sweep_pins_it() {
-    let Moved {
-        mut f,
-        cid,
-        old,
-        new,
-    } = moved(Routing::Forward, FleetBugs::default());
+    let Moved { mut f, cid, old, new } = moved(Routing::Forward, FleetBugs::default());
     let before = build_short(&cid, b"before the move");
     f.on_datagram(10, old, &before);
     assert_eq!(drain(&mut f, 10)[0].via, Via::Listener);
@@ -156,37 +137,20 @@ fn a_rebound_client_is_forwarded_to_its_owner_until_the_sweep_pins_it() {
     assert_eq!(f.counters(r(0)).pins_created, 1);
     assert_eq!(f.counters(r(0)).pins_open, 1);
     assert_eq!(f.poll_timeout(), None);
-    assert!(events(&mut f).contains(&FleetEvent::Pinned {
-        reactor: r(0),
-        conn: h(0),
-        peer: new
-    }));
+    assert!(events(&mut f).contains(&FleetEvent::Pinned { reactor: r(0), conn: h(0), peer: new }));
 
     // Forwarding stops: the pin is a more specific match than the hash.
     for i in 0..5u8 {
         let sent = build_short(&cid, &[i; 30]);
         let a = f.on_datagram(300, new, &sent);
-        assert_eq!(
-            a.socket,
-            SocketId::Pin {
-                reactor: r(0),
-                peer: new
-            }
-        );
+        assert_eq!(a.socket, SocketId::Pin { reactor: r(0), peer: new });
         let got = drain(&mut f, 300);
-        assert_eq!(
-            (got[0].reactor, got[0].via, &got[0].bytes),
-            (r(0), Via::Pin, &sent)
-        );
+        assert_eq!((got[0].reactor, got[0].via, &got[0].bytes), (r(0), Via::Pin, &sent));
     }
     assert_eq!(f.totals().forwards_sent, 5);
     // Another client of r1 is untouched by the pin.
     let other = addr_to(&f, r(1), 3, 1000);
-    assert_eq!(
-        f.on_datagram(300, other, &build_long(&[0; 8], &[], b""))
-            .socket,
-        SocketId::Listener(r(1))
-    );
+    assert_eq!(f.on_datagram(300, other, &build_long(&[0; 8], &[], b"")).socket, SocketId::Listener(r(1)));
 }
 
 /// ngtcp2-style reports while a path validates: the old address for data, the new one for
@@ -220,10 +184,7 @@ fn one_claim_per_address_change_not_per_path_report() {
 
 #[test]
 fn claim_per_path_report_claims_five_times_and_loses_queued_datagrams() {
-    let bugs = FleetBugs {
-        claim_per_path_report: true,
-        ..FleetBugs::default()
-    };
+    let bugs = FleetBugs { claim_per_path_report: true, ..FleetBugs::default() };
     let mut m = moved(Routing::Forward, bugs);
     five_reports(&mut m, true);
     let c = m.f.counters(r(0));
@@ -237,51 +198,28 @@ fn claim_per_path_report_claims_five_times_and_loses_queued_datagrams() {
 
 #[test]
 fn kernel_filter_forwards_nothing_and_pins_nothing() {
-    let Moved {
-        mut f,
-        cid,
-        old,
-        new,
-    } = moved(Routing::KernelFilter, FleetBugs::default());
+    let Moved { mut f, cid, old, new } = moved(Routing::KernelFilter, FleetBugs::default());
     f.on_datagram(0, old, &build_short(&cid, b"a"));
     f.path_report(5, r(0), h(0), new);
     assert_eq!(f.poll_timeout(), None);
     for t in [10, 250, 500, 750] {
         f.handle_timeout(t);
         let sent = build_short(&cid, &[t as u8; 20]);
-        assert_eq!(
-            f.on_datagram(t, new, &sent).socket,
-            SocketId::Listener(r(0))
-        );
+        assert_eq!(f.on_datagram(t, new, &sent).socket, SocketId::Listener(r(0)));
         let got = drain(&mut f, t);
-        assert!(got
-            .iter()
-            .all(|d| d.reactor == r(0) && d.via == Via::Listener));
+        assert!(got.iter().all(|d| d.reactor == r(0) && d.via == Via::Listener));
         assert_eq!(got.last().unwrap().bytes, sent);
     }
     let all = f.totals();
-    assert_eq!(
-        (
-            all.forwards_sent,
-            all.forwards_received,
-            all.pins_created,
-            all.stale_datagrams
-        ),
-        (0, 0, 0, 0)
-    );
+    assert_eq!((all.forwards_sent, all.forwards_received, all.pins_created, all.stale_datagrams), (0, 0, 0, 0));
     assert_eq!(all.datagrams_delivered, 5);
 }
 
 #[test]
 fn no_routing_drops_a_moved_clients_short_headers_as_stale() {
     for no_routing in [false, true] {
-        let bugs = FleetBugs {
-            no_routing,
-            ..FleetBugs::default()
-        };
-        let Moved {
-            mut f, cid, new, ..
-        } = moved(Routing::Forward, bugs);
+        let bugs = FleetBugs { no_routing, ..FleetBugs::default() };
+        let Moved { mut f, cid, new, .. } = moved(Routing::Forward, bugs);
         for i in 0..4u8 {
             f.on_datagram(10, new, &build_short(&cid, &[i; 10]));
         }
@@ -291,9 +229,7 @@ fn no_routing_drops_a_moved_clients_short_headers_as_stale() {
             assert!(got.is_empty());
             assert_eq!((all.stale_datagrams, all.forwards_sent), (4, 0));
             assert_eq!(f.counters(r(1)).stale_datagrams, 4);
-            assert!(events(&mut f)
-                .iter()
-                .all(|e| matches!(e, FleetEvent::StaleDrop { reactor, .. } if *reactor == r(1))));
+            assert!(events(&mut f).iter().all(|e| matches!(e, FleetEvent::StaleDrop { reactor, .. } if *reactor == r(1))));
         } else {
             assert_eq!(got.len(), 4);
             assert_eq!((all.stale_datagrams, all.forwards_sent), (0, 4));
@@ -311,19 +247,13 @@ fn an_unknown_id_addressed_here_is_stale_in_either_mode() {
     assert!(drain(&mut f, 0).is_empty());
     assert_eq!(f.counters(r(2)).stale_datagrams, 1);
     assert_eq!(f.totals().forwards_sent, 0);
-    assert_eq!(
-        events(&mut f)[0].to_string(),
-        format!("d0 stale drop at r2 cid {}", hex(&retired))
-    );
+    assert_eq!(events(&mut f)[0].to_string(), format!("d0 stale drop at r2 cid {}", hex(&retired)));
 }
 
 #[test]
 fn long_headers_are_never_forwarded_unless_the_bug_is_on() {
     for forward_long_headers in [false, true] {
-        let bugs = FleetBugs {
-            forward_long_headers,
-            ..FleetBugs::default()
-        };
+        let bugs = FleetBugs { forward_long_headers, ..FleetBugs::default() };
         let mut f = fleet_with(Routing::Forward, bugs);
         let src = addr_to(&f, r(1), 1, 5000);
         // The client picks byte 0 of its Initial's destination id to aim at each reactor.
@@ -334,15 +264,8 @@ fn long_headers_are_never_forwarded_unless_the_bug_is_on() {
                 drain(&mut f, 0)
             };
             assert_eq!(got.len(), 1);
-            let expect = if forward_long_headers {
-                r(target)
-            } else {
-                r(1)
-            };
-            assert_eq!(
-                got[0].reactor, expect,
-                "bug={forward_long_headers} target={target}"
-            );
+            let expect = if forward_long_headers { r(target) } else { r(1) };
+            assert_eq!(got[0].reactor, expect, "bug={forward_long_headers} target={target}");
         }
         let sent = f.totals().forwards_sent;
         assert_eq!(sent, if forward_long_headers { 3 } else { 0 });
@@ -363,12 +286,7 @@ fn a_flood_of_forged_moves_never_makes_more_than_512_pins_per_reactor() {
         f.connection_opened(0, r(0), h(c), home);
     }
     // Forged datagrams from new addresses make the engine adopt a new path for every one.
-    let forged = |wave: u8, c: usize| {
-        SocketAddr::new(
-            IpAddr::V4(Ipv4Addr::new(172, 16 + wave, (c / 250) as u8, 1)),
-            2000 + c as u16,
-        )
-    };
+    let forged = |wave: u8, c: usize| SocketAddr::new(IpAddr::V4(Ipv4Addr::new(172, 16 + wave, (c / 250) as u8, 1)), 2000 + c as u16);
     for wave in 0..3u8 {
         for c in 0..conns {
             f.path_report(10 + u64::from(wave) * 300, r(0), h(c), forged(wave, c));
@@ -379,9 +297,7 @@ fn a_flood_of_forged_moves_never_makes_more_than_512_pins_per_reactor() {
         assert_eq!(f.kernel().pins_len(), 512);
     }
     // Past the ceiling a moved connection keeps forwarding.
-    let unpinned = (0..conns)
-        .find(|c| f.pin_of(r(0), h(*c)).is_none())
-        .unwrap();
+    let unpinned = (0..conns).find(|c| f.pin_of(r(0), h(*c)).is_none()).unwrap();
     let src = forged(2, unpinned);
     let hashed = f.kernel().hash_reactor(src);
     f.on_datagram(1000, src, &build_short(&cids[unpinned], b"x"));
@@ -391,9 +307,7 @@ fn a_flood_of_forged_moves_never_makes_more_than_512_pins_per_reactor() {
         assert_eq!(got[0].via, Via::Forwarded { from: hashed });
     }
     // When a pinned connection ends, the next sweep claims for a waiting one.
-    let pinned = (0..conns)
-        .find(|c| f.pin_of(r(0), h(*c)).is_some())
-        .unwrap();
+    let pinned = (0..conns).find(|c| f.pin_of(r(0), h(*c)).is_some()).unwrap();
     let created = f.counters(r(0)).pins_created;
     f.connection_closed(1100, r(0), h(pinned));
     assert_eq!(f.counters(r(0)).pins_open, 511);
@@ -405,13 +319,8 @@ fn a_flood_of_forged_moves_never_makes_more_than_512_pins_per_reactor() {
 #[test]
 fn forward_reference_lets_the_owner_read_someone_elses_bytes() {
     for forward_reference in [false, true] {
-        let bugs = FleetBugs {
-            forward_reference,
-            ..FleetBugs::default()
-        };
-        let Moved {
-            mut f, cid, new, ..
-        } = moved(Routing::Forward, bugs);
+        let bugs = FleetBugs { forward_reference, ..FleetBugs::default() };
+        let Moved { mut f, cid, new, .. } = moved(Routing::Forward, bugs);
         // A client of r1 that never moved.
         let neighbour_cid = mint(&mut f, r(1), 2);
         let neighbour = addr_to(&f, r(1), 9, 7000);
@@ -432,13 +341,8 @@ fn forward_reference_lets_the_owner_read_someone_elses_bytes() {
         }
     }
     // When the owner reads before the receiver reuses the slot, the reference happens to work.
-    let bugs = FleetBugs {
-        forward_reference: true,
-        ..FleetBugs::default()
-    };
-    let Moved {
-        mut f, cid, new, ..
-    } = moved(Routing::Forward, bugs);
+    let bugs = FleetBugs { forward_reference: true, ..FleetBugs::default() };
+    let Moved { mut f, cid, new, .. } = moved(Routing::Forward, bugs);
     let a = build_short(&cid, &[0xaa; 40]);
     f.on_datagram(10, new, &a);
     assert_eq!(drain(&mut f, 10)[0].bytes, a);
@@ -446,9 +350,7 @@ fn forward_reference_lets_the_owner_read_someone_elses_bytes() {
 
 #[test]
 fn a_pin_is_released_when_its_connection_closes() {
-    let Moved {
-        mut f, cid, new, ..
-    } = moved(Routing::Forward, FleetBugs::default());
+    let Moved { mut f, cid, new, .. } = moved(Routing::Forward, FleetBugs::default());
     f.path_report(10, r(0), h(0), new);
     f.handle_timeout(250);
     assert_eq!(f.kernel().pinned(new), Some(r(0)));
@@ -459,10 +361,7 @@ fn a_pin_is_released_when_its_connection_closes() {
     assert_eq!((c.pins_created, c.pins_open, c.pin_socket_drops), (1, 0, 1));
     assert!(events(&mut f).iter().any(|e| matches!(e, FleetEvent::PinReleased { reason: PinReleaseReason::ConnectionClosed, peer, .. } if *peer == new)));
     // The address goes back to the hash.
-    assert_eq!(
-        f.on_datagram(300, new, &build_short(&cid, b"x")).socket,
-        SocketId::Listener(r(1))
-    );
+    assert_eq!(f.on_datagram(300, new, &build_short(&cid, b"x")).socket, SocketId::Listener(r(1)));
 }
 
 #[test]
@@ -482,10 +381,7 @@ fn a_full_receive_buffer_drops_and_counts() {
     assert_eq!(dropped, 200 - fit);
     assert_eq!(f.counters(r(3)).recv_buffer_drops, (200 - fit) as u64);
     assert_eq!(f.socket_queued_bytes(SocketId::Listener(r(3))), fit * 1200);
-    assert!(matches!(
-        events(&mut f).last(),
-        Some(FleetEvent::BufferDrop { len: 1200, .. })
-    ));
+    assert!(matches!(events(&mut f).last(), Some(FleetEvent::BufferDrop { len: 1200, .. })));
     // Reading frees the buffer.
     assert_eq!(drain(&mut f, 1).len(), fit);
     assert_eq!(f.socket_queued_bytes(SocketId::Listener(r(3))), 0);
@@ -494,9 +390,7 @@ fn a_full_receive_buffer_drops_and_counts() {
 
 #[test]
 fn the_forward_queue_is_bounded_and_drops_are_counted() {
-    let Moved {
-        mut f, cid, new, ..
-    } = moved(Routing::Forward, FleetBugs::default());
+    let Moved { mut f, cid, new, .. } = moved(Routing::Forward, FleetBugs::default());
     for i in 0..1100u32 {
         f.on_datagram(10, new, &build_short(&cid, &i.to_be_bytes()));
     }
@@ -528,17 +422,12 @@ fn minted_ids_reach_the_fleet_through_the_log() {
 
 #[test]
 fn summaries_and_events_read_well() {
-    let Moved {
-        mut f, cid, new, ..
-    } = moved(Routing::Forward, FleetBugs::default());
+    let Moved { mut f, cid, new, .. } = moved(Routing::Forward, FleetBugs::default());
     f.on_datagram(10, new, &build_short(&cid, b"x"));
     drain(&mut f, 10);
     assert_eq!(events(&mut f)[0].to_string(), "d0 forwarded r1->r0 (copy)");
     let line = f.to_string();
-    assert!(
-        line.starts_with("fleet n=4 routing=Forward t=10ms | all: "),
-        "{line}"
-    );
+    assert!(line.starts_with("fleet n=4 routing=Forward t=10ms | all: "), "{line}");
     assert!(line.contains("fwd_sent=1 fwd_recv=1"), "{line}");
     let debug = format!("{f:?}");
     assert!(debug.contains("| r1: recv=1 deliv=0 fwd_sent=1"), "{debug}");

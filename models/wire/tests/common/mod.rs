@@ -10,8 +10,7 @@ pub fn sessions(seed: u8, phone_switches: BugSwitches, box_switches: BugSwitches
     let keys = SeededResolver::new([seed; 32]);
     let phone = keys.generate_keypair();
     let boxk = keys.generate_keypair();
-    let ip = HandshakeParams::box_session_initiator(phone, boxk.public, SeededResolver::new([seed ^ 1; 32]))
-        .with_switches(phone_switches);
+    let ip = HandshakeParams::box_session_initiator(phone, boxk.public, SeededResolver::new([seed ^ 1; 32])).with_switches(phone_switches);
     let rp = HandshakeParams::box_session_responder(boxk, SeededResolver::new([seed ^ 2; 32])).with_switches(box_switches);
     let (i, m1) = Initiator::new(&ip).unwrap().write_msg1(b"").unwrap();
     let (r, _) = Responder::new(&rp).unwrap().read_msg1(&m1).unwrap();

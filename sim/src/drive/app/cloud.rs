@@ -177,15 +177,7 @@ impl CloudDriver {
 
     /// Start the driver with the plan's timed relay faults.
     pub fn start_with_relay(host: &str, cloud: Cloud, tamper: Tamper, relay: Vec<RelayFault>) -> Self {
-        let inner = Rc::new(RefCell::new(Inner {
-            host: host.to_string(),
-            cloud,
-            links: BTreeMap::new(),
-            next_id: 1,
-            log: CloudLog::default(),
-            tamper,
-            relay,
-        }));
+        let inner = Rc::new(RefCell::new(Inner { host: host.to_string(), cloud, links: BTreeMap::new(), next_id: 1, log: CloudLog::default(), tamper, relay }));
         let me = CloudDriver { inner, wake: Rc::new(Notify::new()) };
         let timer = me.clone();
         tokio::task::spawn_local(async move { timer.timer().await });
@@ -217,7 +209,18 @@ impl CloudDriver {
             let mut i = self.inner.borrow_mut();
             let id = i.next_id;
             i.next_id += 1;
-            i.links.insert(id, LinkSlot { ops: tx, datagrams, phone_datagrams: 0, phone_stream: 0, held: Vec::new(), reversing: Vec::new(), phone: target == ftw_cloud::consts::PHONE_TARGET });
+            i.links.insert(
+                id,
+                LinkSlot {
+                    ops: tx,
+                    datagrams,
+                    phone_datagrams: 0,
+                    phone_stream: 0,
+                    held: Vec::new(),
+                    reversing: Vec::new(),
+                    phone: target == ftw_cloud::consts::PHONE_TARGET,
+                },
+            );
             i.log.links_adopted += 1;
             *i.log.by_transport.entry(transport.name()).or_default() += 1;
             let host = i.host.clone();

@@ -1,7 +1,7 @@
 //! Drivers that bind the IO-free application models (phone, box, cloud) to the
 //! simulated network.
 
-pub mod race;
 pub mod r#box;
 pub mod cloud;
 pub mod phone;
+pub mod race;

@@ -30,10 +30,10 @@ use ftw_wire::Msg;
 use crate::drive::app::race::{Dialer, RaceDriver};
 use crate::drive::link::{close, dial_quic, dial_ws, DialError, Link, LinkEvent};
 use crate::drive::quic::QuicEndpoint;
+use crate::drive::ws::WsClient;
 use crate::world::seed::RunSeed;
 use crate::world::time;
 use crate::world::trace;
-use crate::drive::ws::WsClient;
 
 fn now_ms() -> u64 {
     time::now().as_millis() as u64
@@ -212,7 +212,18 @@ impl PhoneApp {
             let mut log = self.log.borrow_mut();
             log.concurrent += 1;
             log.concurrent_max = log.concurrent_max.max(log.concurrent);
-            log.sessions.push(SessionRecord { no, transport: t, network: net.clone(), race_start_ms, first, link_at_ms: now_ms(), open_at_ms: None, first_message_ms: None, ended_at_ms: None, end: None });
+            log.sessions.push(SessionRecord {
+                no,
+                transport: t,
+                network: net.clone(),
+                race_start_ms,
+                first,
+                link_at_ms: now_ms(),
+                open_at_ms: None,
+                first_message_ms: None,
+                ended_at_ms: None,
+                end: None,
+            });
             log.sessions.len() - 1
         };
         trace::record(&self.host, "phone.session", format!("link #{no} over {} on {net}", t.name()));
