@@ -46,6 +46,14 @@ pub struct InFlight {
     pub payload: Bytes,
 }
 
+impl InFlight {
+    /// A tunnelled TCP segment (an IPv4 packet between the hosts' tunnel
+    /// ports), not a UDP datagram of the application.
+    pub fn is_tunnelled_tcp(&self) -> bool {
+        self.src.port() == IP_TUNNEL_PORT && self.dst.port() == IP_TUNNEL_PORT
+    }
+}
+
 /// The link between an edge host (behind its NAT) and the internet.
 pub struct Leg {
     pub name: String,
@@ -219,11 +227,8 @@ impl Network {
                 (InFlight { src: public, ..d }, Some(src.ip()), true)
             }
         } else if let Some(n) = self.nat_of_public(dst.ip()) {
-            let passed = if tunnel {
-                self.nat_tcp_in(now, n, d)
-            } else {
-                self.nats[n].inbound(now, dst.port(), src).map(|inside| InFlight { dst: inside, ..d })
-            };
+            let passed =
+                if tunnel { self.nat_tcp_in(now, n, d) } else { self.nats[n].inbound(now, dst.port(), src).map(|inside| InFlight { dst: inside, ..d }) };
             match passed {
                 Ok(d) => {
                     let inside = d.dst.ip();

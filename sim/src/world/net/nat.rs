@@ -144,7 +144,7 @@ impl Nat {
         self.outbound_proto(Proto::Udp, now, inside, remote)
     }
 
-    /// Outbound on `proto`'s table (for TCP, [`Nat::tcp_flags`] after it).
+    /// Outbound on `proto`'s table (for TCP, [`Nat::tcp_closing`] once a FIN or RST passed).
     pub fn outbound_proto(&mut self, proto: Proto, now: Duration, inside: SocketAddr, remote: SocketAddr) -> (SocketAddr, bool) {
         let key = (proto, inside);
         self.expire(key, now);

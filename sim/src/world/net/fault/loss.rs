@@ -1,0 +1,23 @@
+//! Independent loss of each datagram.
+
+use std::io;
+
+use rand::Rng;
+
+use super::{Ctx, Fault};
+use crate::world::net::InFlight;
+
+/// Independent loss of each datagram with probability `rate`.
+pub struct Loss(pub f64);
+
+impl Fault for Loss {
+    fn name(&self) -> String {
+        format!("loss({}%)", self.0 * 100.0)
+    }
+    fn process(&mut self, ctx: &mut Ctx<'_>, d: InFlight, out: &mut Vec<InFlight>) -> io::Result<()> {
+        if !(self.0 > 0.0 && ctx.rng.random_bool(self.0.min(1.0))) {
+            out.push(d);
+        }
+        Ok(())
+    }
+}
