@@ -8,19 +8,19 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use ftw_sim::world::trace::Event;
 use serde::Serialize;
 
-/// An interesting event: its kind, optionally narrowed to details containing a
-/// word, and why it matters.
+/// An interesting event: its kind, optionally narrowed to one typed decision
+/// (the tag a model's enum names it by, counted with `trace::tag`; never a
+/// word of its display text), and why it matters.
 pub struct Expected {
     pub kind: &'static str,
-    pub detail_contains: Option<&'static str>,
+    pub tag: Option<&'static str>,
     pub about: &'static str,
 }
 
 const fn kind(kind: &'static str, about: &'static str) -> Expected {
-    Expected { kind, detail_contains: None, about }
+    Expected { kind, tag: None, about }
 }
 
 /// Every interesting kind (one place; append as models grow).
@@ -38,15 +38,15 @@ pub const EXPECTED: &[Expected] = &[
     kind("fleet.stale", "a short header dropped as stale"),
     kind("phone.race", "the phone's race decided"),
     kind("phone.dial_failed", "a dial failed during the race"),
-    narrowed("phone.race", "demoted on", "QUIC was demoted on a network"),
-    narrowed("phone.race", "learning dial opened: memory", "a learning win: the probe made QUIC the winner"),
-    narrowed("phone.carrier", "replay dropped", "the carrier dropped a replayed datagram"),
-    narrowed("phone.carrier", "session ended by", "the carrier ended a session for a replay"),
+    narrowed("phone.race", "demoted", "QUIC was demoted on a network"),
+    narrowed("phone.race", "learning-win", "a learning win: the probe made QUIC the winner"),
+    narrowed("phone.carrier", "drop", "the carrier dropped a replayed datagram"),
+    narrowed("phone.carrier", "end-session", "the carrier ended a session for a replay"),
     kind("quic.0rtt", "a client's 0-RTT was accepted"),
 ];
 
 const fn narrowed(kind: &'static str, word: &'static str, about: &'static str) -> Expected {
-    Expected { kind, detail_contains: Some(word), about }
+    Expected { kind, tag: Some(word), about }
 }
 
 /// Counts over a session.
@@ -66,8 +66,8 @@ pub struct KindCount {
 }
 
 impl Coverage {
-    /// Add one run's per-kind counts (and its events, for narrowed entries).
-    pub fn add(&mut self, counts: &BTreeMap<String, u64>, events: &[Event]) {
+    /// Add one run's per-kind counts and its typed decisions' (`kind~tag`) counts.
+    pub fn add(&mut self, counts: &BTreeMap<String, u64>, tags: &BTreeMap<String, u64>) {
         self.cases += 1;
         for (k, n) in counts {
             let c = self.kinds.entry(k.clone()).or_default();
@@ -75,10 +75,11 @@ impl Coverage {
             c.cases += 1;
         }
         for e in EXPECTED {
-            let Some(word) = e.detail_contains else { continue };
-            let n = events.iter().filter(|ev| ev.kind == e.kind && ev.detail.contains(word)).count() as u64;
+            let Some(tag) = e.tag else { continue };
+            let key = format!("{}~{tag}", e.kind);
+            let n = tags.get(&key).copied().unwrap_or(0);
             if n > 0 {
-                let c = self.narrowed.entry(format!("{}~{word}", e.kind)).or_default();
+                let c = self.narrowed.entry(key).or_default();
                 c.events += n;
                 c.cases += 1;
             }
@@ -98,12 +99,12 @@ impl Coverage {
             if !fams.contains(fam) {
                 continue;
             }
-            let seen = match e.detail_contains {
+            let seen = match e.tag {
                 None => self.kinds.get(e.kind).is_some_and(|c| c.events > 0),
                 Some(w) => self.narrowed.get(&format!("{}~{w}", e.kind)).is_some_and(|c| c.events > 0),
             };
             if !seen {
-                let name = match e.detail_contains {
+                let name = match e.tag {
                     None => e.kind.to_string(),
                     Some(w) => format!("{} ({w})", e.kind),
                 };

@@ -175,7 +175,7 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
         }
         {
             let mut s = sh.lock().expect("lock");
-            s.coverage.add(run.report.outcome.trace.counts(), run.report.outcome.trace.events());
+            s.coverage.add(run.report.outcome.trace.counts(), run.report.outcome.trace.tags());
             s.done += 1;
             if spot {
                 s.determinism_checks += 1;

@@ -12,7 +12,7 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use ftw_sim::world::plan::{FaultKind, FaultPlan};
+use ftw_sim::world::plan::FaultPlan;
 use ftw_sim::world::trace::{fmt_time, Event};
 
 /// Lane width.
@@ -187,12 +187,8 @@ pub fn svg(events: &[Event], plan: Option<&FaultPlan>, title: &Title) -> String 
     };
     if let Some(plan) = plan {
         for f in &plan.faults {
-            let (host, for_ms, what) = match &f.fault {
-                FaultKind::Blackhole { host, for_ms } => (host, *for_ms, "blackhole"),
-                FaultKind::UdpBlocked { host, for_ms } => (host, *for_ms, "UDP blocked"),
-                FaultKind::UdpRefused { host, for_ms } => (host, *for_ms, "UDP refused"),
-                _ => continue,
-            };
+            let Some((_, what)) = f.fault.def().outage() else { continue };
+            let (host, for_ms) = (f.fault.host(), f.fault.def().lasts_ms());
             if let Some(l) = lane_of(host.name()) {
                 let (a, b) = (y_at(f.at_ms * 1_000_000), y_at((f.at_ms + for_ms) * 1_000_000));
                 let _ = writeln!(

@@ -11,6 +11,7 @@ use std::path::PathBuf;
 use ftw_properties::harness::{self, case_seeds, check_law, only_property, scenario_checks, Check};
 use ftw_properties::strategy::{domain_for, draw, Domain, Kind, QUIC_SURVIVABLE};
 use ftw_sim::scenario::{RunReport, Verdict, SCENARIOS};
+use ftw_sim::world::plan::kind;
 use ftw_sim::world::plan::{FaultKind, LinkPlan};
 use ftw_sim::world::switch::Switches;
 use ftw_sim::world::topology::RunSpec;
@@ -192,7 +193,9 @@ fn shrinking_comes_down_to_the_one_fault_that_matters() {
     let seeds: Vec<u64> = (1..200)
         .filter(|&s| {
             let p = draw(&c.domain, RunSeed(s)).current().plan;
-            p.faults.iter().any(|f| f.at_ms < 8_000 && matches!(&f.fault, FaultKind::Rebind { host } if *host == ftw_sim::world::host::Host::Phone))
+            p.faults
+                .iter()
+                .any(|f| f.at_ms < 8_000 && matches!(&f.fault, FaultKind::Rebind(kind::Rebind { host }) if *host == ftw_sim::world::host::Host::Phone))
                 && p.faults.len() >= 2
                 && p.phone != LinkPlan::default()
         })
@@ -207,7 +210,7 @@ fn shrinking_comes_down_to_the_one_fault_that_matters() {
     assert!(f.original.faults >= 2);
     let plan = &f.spec.plan;
     assert_eq!(plan.faults.len(), 1, "one fault left: {plan:?}");
-    assert!(matches!(&plan.faults[0].fault, FaultKind::Rebind { host } if *host == ftw_sim::world::host::Host::Phone), "{plan:?}");
+    assert!(matches!(&plan.faults[0].fault, FaultKind::Rebind(kind::Rebind { host }) if *host == ftw_sim::world::host::Host::Phone), "{plan:?}");
     assert_eq!(plan.faults[0].at_ms, c.domain.faults_from_ms, "the time shrinks to the earliest allowed");
     assert_eq!(plan.phone, LinkPlan::default(), "the link shrinks to the default");
     assert_eq!(plan.box_, LinkPlan::default());

@@ -17,6 +17,7 @@ use ftw_sim::scenario::fleet_flood;
 use ftw_sim::scenario::fleet_migrate::{self, FleetSummary};
 use ftw_sim::scenario::{run, Verdict};
 use ftw_sim::world::host::addr;
+use ftw_sim::world::plan::kind;
 use ftw_sim::world::plan::{FaultKind, TimedFault};
 use ftw_sim::world::switch::Switches;
 use ftw_sim::world::time;
@@ -114,7 +115,7 @@ fn a_fleet_whose_clients_never_move_forwards_nothing_and_pins_nothing() {
 #[test]
 fn wifi_to_cellular_keeps_the_connection() {
     let mut sp = spec("fleet-migrate", 1, &[]);
-    sp.plan.faults = vec![TimedFault { at_ms: 4_000, fault: FaultKind::SwitchNetwork { host: ftw_sim::world::host::Host::Phone } }];
+    sp.plan.faults = vec![TimedFault { at_ms: 4_000, fault: FaultKind::SwitchNetwork(kind::SwitchNetwork { host: ftw_sim::world::host::Host::Phone }) }];
     let (report, s) = fleet_migrate::run_with(&sp, &FleetRun::default());
     assert_eq!(report.verdict(), Verdict::Pass, "{:?}", report.checks);
     assert_eq!(s.accepted.len(), 1);

@@ -7,6 +7,7 @@ use ftw_sim::drive::app::cloud::{CloudLog, Tamper};
 use ftw_sim::drive::system::{SessionSummary, Setup};
 use ftw_sim::scenario::session::{run_short, run_with};
 use ftw_sim::scenario::{self, RunReport, Verdict};
+use ftw_sim::world::plan::kind;
 use ftw_sim::world::plan::{FaultKind, FaultPlan, TimedFault};
 use ftw_sim::world::switch::Switches;
 use ftw_sim::world::topology::RunSpec;
@@ -47,7 +48,7 @@ fn session_over_quic_end_to_end() {
 fn session_over_the_websocket_when_udp_is_refused() {
     let mut sp = spec(2, &[]);
     sp.plan = FaultPlan {
-        faults: vec![TimedFault { at_ms: 0, fault: FaultKind::UdpRefused { host: ftw_sim::world::host::Host::Phone, for_ms: 60_000 } }],
+        faults: vec![TimedFault { at_ms: 0, fault: FaultKind::UdpRefused(kind::UdpRefused { host: ftw_sim::world::host::Host::Phone, for_ms: 60_000 }) }],
         ..FaultPlan::default()
     };
     let (r, s) = run_with(&sp, &Setup::default());
@@ -85,7 +86,7 @@ fn replayed_datagrams_are_dropped_and_counted() {
     // The bug: a replayed datagram ends the session.
     let (_, s) = tampered(5, &["datagram-replay-ends-session"], t);
     assert!(s.phone.ended_by_carrier > 0);
-    assert_eq!(s.phone.sessions[0].end.as_deref(), Some("replay"));
+    assert_eq!(s.phone.sessions[0].end, Some(ftw_sim::drive::app::phone::End::Replay));
 }
 
 #[test]
@@ -96,7 +97,7 @@ fn a_replay_on_the_stream_ends_the_session() {
     // Every session's 10th stream message comes twice; each replay ends its session.
     assert!(s.cloud.repeated >= 1);
     assert_eq!(s.phone.ended_by_carrier, s.cloud.repeated);
-    assert_eq!(s.phone.sessions[0].end.as_deref(), Some("replay"));
+    assert_eq!(s.phone.sessions[0].end, Some(ftw_sim::drive::app::phone::End::Replay));
     assert!(s.phone.sessions.len() >= 2, "the phone raced again: {:?}", s.phone.sessions);
     // The bug: only dropped, the session goes on.
     let (_, s) = tampered(6, &["stream-replay-only-dropped"], t);
@@ -115,7 +116,7 @@ fn window_64_rejects_a_control_message_a_burst_overtook() {
     assert_eq!(s.phone.ended_by_carrier, 0, "1024 wide: the late message opens");
     let (_, s) = tampered(7, &["replay-window-64"], t);
     assert!(s.phone.ended_by_carrier >= 1, "64 wide: a false replay ends the session");
-    assert_eq!(s.phone.sessions[0].end.as_deref(), Some("replay"));
+    assert_eq!(s.phone.sessions[0].end, Some(ftw_sim::drive::app::phone::End::Replay));
 }
 
 #[test]
@@ -124,9 +125,9 @@ fn session_through_loss_and_network_moves() {
     sp.plan.phone.loss_pct = 5.0;
     sp.plan.box_.loss_pct = 1.0;
     sp.plan.faults = vec![
-        TimedFault { at_ms: 8_000, fault: FaultKind::Rebind { host: ftw_sim::world::host::Host::Phone } },
-        TimedFault { at_ms: 15_000, fault: FaultKind::SwitchNetwork { host: ftw_sim::world::host::Host::Phone } },
-        TimedFault { at_ms: 25_000, fault: FaultKind::Blackhole { host: ftw_sim::world::host::Host::Box, for_ms: 40_000 } },
+        TimedFault { at_ms: 8_000, fault: FaultKind::Rebind(kind::Rebind { host: ftw_sim::world::host::Host::Phone }) },
+        TimedFault { at_ms: 15_000, fault: FaultKind::SwitchNetwork(kind::SwitchNetwork { host: ftw_sim::world::host::Host::Phone }) },
+        TimedFault { at_ms: 25_000, fault: FaultKind::Blackhole(kind::Blackhole { host: ftw_sim::world::host::Host::Box, for_ms: 40_000 }) },
     ];
     let (r, s) = run_with(&sp, &Setup::default());
     assert_pass(&r);

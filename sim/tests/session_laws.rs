@@ -7,6 +7,7 @@ use ftw_phone::Transport;
 use ftw_sim::drive::system::{SessionSummary, Setup};
 use ftw_sim::scenario::session::run_with;
 use ftw_sim::scenario::{self, RunReport, Verdict};
+use ftw_sim::world::plan::kind;
 use ftw_sim::world::plan::{FaultKind, TimedFault};
 use ftw_sim::world::switch::Switches;
 use ftw_sim::world::topology::RunSpec;
@@ -38,7 +39,7 @@ fn at(at_ms: u64, fault: FaultKind) -> TimedFault {
 
 #[test]
 fn a_replayed_datagram_is_dropped_and_the_switch_ends_the_session() {
-    let plan = vec![at(8_000, FaultKind::ReplayDatagram { host: phone() })];
+    let plan = vec![at(8_000, FaultKind::ReplayDatagram(kind::ReplayDatagram { host: phone() }))];
     let (r, s) = run(21, &[], plan.clone());
     assert_pass(&r);
     assert_eq!(s.cloud.repeated_datagrams, 1);
@@ -52,11 +53,11 @@ fn a_replayed_datagram_is_dropped_and_the_switch_ends_the_session() {
 
 #[test]
 fn a_replay_on_the_stream_ends_the_session_and_the_switch_only_drops_it() {
-    let plan = vec![at(8_000, FaultKind::ReplayStreamMessage { host: phone() })];
+    let plan = vec![at(8_000, FaultKind::ReplayStreamMessage(kind::ReplayStreamMessage { host: phone() }))];
     let (r, s) = run(22, &[], plan.clone());
     assert_pass(&r);
     assert_eq!(s.cloud.repeated_stream, 1);
-    assert_eq!(s.phone.sessions[0].end.as_deref(), Some("replay"));
+    assert_eq!(s.phone.sessions[0].end, Some(ftw_sim::drive::app::phone::End::Replay));
     assert!(s.phone.sessions.len() >= 2, "the phone raced again");
     let (r, s) = run(22, &["stream-replay-only-dropped"], plan);
     let c = check(&r, "stream-replay-ends-session");
@@ -66,7 +67,7 @@ fn a_replay_on_the_stream_ends_the_session_and_the_switch_only_drops_it() {
 
 #[test]
 fn a_burst_overtaking_a_control_message_is_no_replay_but_window_64_says_it_is() {
-    let plan = vec![at(6_000, FaultKind::OvertakeControl { host: phone(), burst: 80 })];
+    let plan = vec![at(6_000, FaultKind::OvertakeControl(kind::OvertakeControl { host: phone(), burst: 80 }))];
     let (r, s) = run(23, &[], plan.clone());
     assert_pass(&r);
     assert_eq!(s.cloud.held, 1);
@@ -76,15 +77,15 @@ fn a_burst_overtaking_a_control_message_is_no_replay_but_window_64_says_it_is() 
     assert!(!c.ok, "{}", c.detail);
     assert!(s.phone.ended_by_carrier >= 1);
     // A burst the 64-wide window still covers is no false replay even with the switch.
-    let (r, _) = run(23, &["replay-window-64"], vec![at(6_000, FaultKind::OvertakeControl { host: phone(), burst: 20 })]);
+    let (r, _) = run(23, &["replay-window-64"], vec![at(6_000, FaultKind::OvertakeControl(kind::OvertakeControl { host: phone(), burst: 20 }))]);
     assert!(check(&r, "no-false-replay").ok);
 }
 
 #[test]
 fn freshness_case_17_a_late_live_keeps_its_newer_table() {
     let plan = vec![
-        at(8_000, FaultKind::TableChange { host: ftw_sim::world::host::Host::Box }),
-        at(8_000, FaultKind::ReverseDatagrams { host: phone(), for_ms: 3_000 }),
+        at(8_000, FaultKind::TableChange(kind::TableChange { host: ftw_sim::world::host::Host::Box })),
+        at(8_000, FaultKind::ReverseDatagrams(kind::ReverseDatagrams { host: phone(), for_ms: 3_000 })),
     ];
     let (r, s) = run(24, &[], plan.clone());
     assert_pass(&r);
@@ -100,7 +101,7 @@ fn freshness_case_17_a_late_live_keeps_its_newer_table() {
 fn a_dropped_path_demotes_quic_and_no_close_demotes_keeps_it_first() {
     // The phone's path goes silent for 40 s past the QUIC idle timeout, seconds
     // after the session's first message.
-    let plan = vec![at(8_000, FaultKind::Blackhole { host: phone(), for_ms: 40_000 })];
+    let plan = vec![at(8_000, FaultKind::Blackhole(kind::Blackhole { host: phone(), for_ms: 40_000 }))];
     let (r, s) = run(25, &[], plan.clone());
     assert_pass(&r);
     let first = &s.phone.sessions[0];
@@ -116,9 +117,9 @@ fn a_dropped_path_demotes_quic_and_no_close_demotes_keeps_it_first() {
 #[test]
 fn app_life_from_the_plan_background_relaunch_sleep() {
     let plan = vec![
-        at(6_000, FaultKind::Background { host: phone(), for_ms: 40_000 }),
-        at(50_000, FaultKind::Relaunch { host: phone() }),
-        at(60_000, FaultKind::Sleep { host: phone(), for_ms: 3 * 3_600_000 }),
+        at(6_000, FaultKind::Background(kind::Background { host: phone(), for_ms: 40_000 })),
+        at(50_000, FaultKind::Relaunch(kind::Relaunch { host: phone() })),
+        at(60_000, FaultKind::Sleep(kind::Sleep { host: phone(), for_ms: 3 * 3_600_000 })),
     ];
     let (r, s) = run(26, &[], plan);
     assert_pass(&r);
@@ -132,10 +133,10 @@ fn app_life_from_the_plan_background_relaunch_sleep() {
 #[test]
 fn relay_faults_replay_exactly() {
     let plan = vec![
-        at(5_000, FaultKind::OvertakeControl { host: phone(), burst: 10 }),
-        at(7_000, FaultKind::ReplayDatagram { host: phone() }),
-        at(8_000, FaultKind::TableChange { host: ftw_sim::world::host::Host::Box }),
-        at(8_000, FaultKind::ReverseDatagrams { host: phone(), for_ms: 2_500 }),
+        at(5_000, FaultKind::OvertakeControl(kind::OvertakeControl { host: phone(), burst: 10 })),
+        at(7_000, FaultKind::ReplayDatagram(kind::ReplayDatagram { host: phone() })),
+        at(8_000, FaultKind::TableChange(kind::TableChange { host: ftw_sim::world::host::Host::Box })),
+        at(8_000, FaultKind::ReverseDatagrams(kind::ReverseDatagrams { host: phone(), for_ms: 2_500 })),
     ];
     let a = run(27, &[], plan.clone()).0.outcome.trace.hash();
     assert_eq!(a, run(27, &[], plan).0.outcome.trace.hash());

@@ -45,6 +45,17 @@ pub enum Verdict {
     EndSession,
 }
 
+impl Verdict {
+    /// The verdict's name, for coverage counts.
+    pub fn name(self) -> &'static str {
+        match self {
+            Verdict::Deliver => "deliver",
+            Verdict::Drop => "drop",
+            Verdict::EndSession => "end-session",
+        }
+    }
+}
+
 /// Counters of the carrier's verdicts.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 pub struct CarrierStats {

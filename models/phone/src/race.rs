@@ -181,6 +181,37 @@ impl fmt::Display for DialFailure {
     }
 }
 
+impl Decision {
+    /// The decision's kind, named from its variant: what coverage and laws
+    /// count (never the display text, which is for people).
+    pub fn kind(&self) -> &'static str {
+        match self {
+            Decision::RaceStarted { .. } => "race-started",
+            Decision::Aborted { .. } => "aborted",
+            Decision::LeadTimerFired { .. } => "lead-timer-fired",
+            Decision::SecondAtOnce { .. } => "second-at-once",
+            Decision::DialFailed { .. } => "dial-failed",
+            Decision::Winner { .. } => "winner",
+            Decision::MemoryWrite { .. } => "memory-write",
+            Decision::WinIgnoredDemoted { .. } => "win-ignored-demoted",
+            Decision::MemoryForgot { .. } => "memory-forgot",
+            Decision::LoserClosed { .. } => "loser-closed",
+            Decision::LeadCancelled { .. } => "lead-cancelled",
+            Decision::LearningDialContinues => "learning-dial-continues",
+            Decision::LearningProbeKept { .. } => "learning-probe-kept",
+            Decision::LearningWin { .. } => "learning-win",
+            Decision::LearningIgnoredDemoted { .. } => "learning-ignored-demoted",
+            Decision::LearningDialFailed { .. } => "learning-dial-failed",
+            Decision::RaceFailed { .. } => "race-failed",
+            Decision::FirstMessage { .. } => "first-message",
+            Decision::SessionEnded { .. } => "session-ended",
+            Decision::Demoted { .. } => "demoted",
+            Decision::NotDemoted { .. } => "not-demoted",
+            Decision::StaleInput { .. } => "stale-input",
+        }
+    }
+}
+
 impl fmt::Display for Decision {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         use Decision::*;

@@ -31,6 +31,7 @@ use crate::drive::quic::QuicEndpoint;
 use crate::drive::tcp::{tcp_config_for_link, TcpHost};
 use crate::drive::ws::{client_tls, door_tls, WsClient, WsDoor};
 use crate::world::host::{addr, cloud_certs, sim_clock};
+use crate::world::plan::kind;
 use crate::world::plan::{FaultKind, FaultPlan};
 use crate::world::seed::RunSeed;
 use crate::world::time;
@@ -120,28 +121,14 @@ pub struct SessionSummary {
 
 /// The network the phone is on at `t`, from the plan's network switches.
 pub fn network_at(plan: &FaultPlan, t: Duration) -> NetworkId {
-    let moves = plan.faults.iter().filter(|f| matches!(f.fault, FaultKind::SwitchNetwork { .. }) && Duration::from_millis(f.at_ms) <= t).count();
+    let moves =
+        plan.faults.iter().filter(|f| matches!(f.fault, FaultKind::SwitchNetwork(kind::SwitchNetwork { .. })) && Duration::from_millis(f.at_ms) <= t).count();
     NetworkDesc::behind_nat(if moves % 2 == 1 { "nat-cell" } else { "nat-wifi" }).id()
 }
 
 /// When the plan's last fault is over (zero without faults).
 pub fn heal_time(plan: &FaultPlan) -> Duration {
-    plan.faults
-        .iter()
-        .map(|f| {
-            let extra = match &f.fault {
-                FaultKind::Blackhole { for_ms, .. }
-                | FaultKind::UdpBlocked { for_ms, .. }
-                | FaultKind::UdpRefused { for_ms, .. }
-                | FaultKind::ReverseDatagrams { for_ms, .. }
-                | FaultKind::Background { for_ms, .. } => *for_ms,
-                FaultKind::OvertakeControl { .. } => crate::drive::app::cloud::HOLD_MAX_MS,
-                _ => 0,
-            };
-            Duration::from_millis(f.at_ms + extra)
-        })
-        .max()
-        .unwrap_or_default()
+    plan.faults.iter().map(|f| Duration::from_millis(f.at_ms + f.fault.def().lasts_ms())).max().unwrap_or_default()
 }
 
 /// The box's site seed: `model.box.site`; when the plan changes the table (a
@@ -167,8 +154,13 @@ pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCe
     let shared = Rc::new(RefCell::new(Shared::default()));
     let wire_sw = spec.switches.wire();
     let relay = RelayFault::of(&spec.plan.faults);
-    let table_changes: Vec<Duration> =
-        spec.plan.faults.iter().filter(|f| matches!(f.fault, FaultKind::TableChange { .. })).map(|f| Duration::from_millis(f.at_ms)).collect();
+    let table_changes: Vec<Duration> = spec
+        .plan
+        .faults
+        .iter()
+        .filter(|f| matches!(f.fault, FaultKind::TableChange(kind::TableChange { .. })))
+        .map(|f| Duration::from_millis(f.at_ms))
+        .collect();
 
     let sh = shared.clone();
     let (k, st) = (keys.clone(), setup.clone());
@@ -293,7 +285,7 @@ pub fn session_length(plan: &FaultPlan) -> Duration {
 /// Carry out one app-life fault of the plan on the phone.
 pub async fn app_life(phone: &mut PhoneApp, f: &FaultKind, at: Duration) {
     match f {
-        FaultKind::Background { for_ms, .. } => {
+        FaultKind::Background(kind::Background { for_ms, .. }) => {
             trace::record("phone", "phone.life", format!("background for {for_ms} ms"));
             phone.background();
             let until = at + Duration::from_millis(*for_ms);
@@ -307,8 +299,8 @@ pub async fn app_life(phone: &mut PhoneApp, f: &FaultKind, at: Duration) {
                 trace::record("phone", "phone.life", "foreground asks for a reconnect");
             }
         }
-        FaultKind::Relaunch { .. } => phone.relaunch(),
-        FaultKind::Sleep { for_ms, .. } => {
+        FaultKind::Relaunch(kind::Relaunch { .. }) => phone.relaunch(),
+        FaultKind::Sleep(kind::Sleep { for_ms, .. }) => {
             trace::record("phone", "phone.life", format!("sleeps {for_ms} ms of wall clock"));
             phone.clock_jump(Duration::from_millis(*for_ms));
         }

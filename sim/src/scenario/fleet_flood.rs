@@ -28,6 +28,7 @@ use crate::drive::link::{accept_quic, dial_quic, LinkEvent};
 use crate::drive::quic::QuicEndpoint;
 use crate::world::domain::{Domain, Kind};
 use crate::world::host::{addr, cloud_certs, sim_clock, Host};
+use crate::world::plan::kind;
 use crate::world::plan::{FaultKind, TimedFault};
 use crate::world::time;
 use crate::world::topology::{world_for, RunSpec, Topology};
@@ -50,7 +51,7 @@ const DIALS_MAX: usize = 4;
 
 /// The default attack when the plan has no faults.
 pub fn default_faults() -> Vec<TimedFault> {
-    vec![TimedFault { at_ms: 3_000, fault: FaultKind::ForgedMoves { host: Host::Box, for_ms: 5_000 } }]
+    vec![TimedFault { at_ms: 3_000, fault: FaultKind::ForgedMoves(kind::ForgedMoves { host: Host::Box, for_ms: 5_000 }) }]
 }
 
 #[derive(Default)]
@@ -84,7 +85,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> RunReport {
             .faults
             .iter()
             .filter_map(|f| match &f.fault {
-                FaultKind::ForgedMoves { host, for_ms } if *host == Host::Box => {
+                FaultKind::ForgedMoves(kind::ForgedMoves { host, for_ms }) if *host == Host::Box => {
                     Some((Duration::from_millis(f.at_ms), Duration::from_millis(f.at_ms + for_ms)))
                 }
                 _ => None,

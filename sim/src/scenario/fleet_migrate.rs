@@ -28,6 +28,7 @@ use crate::drive::quic::{Lost, QuicEndpoint, QuicEvent};
 use crate::world::domain::{Domain, Kind};
 use crate::world::host::Host;
 use crate::world::host::{addr, cloud_certs, sim_clock};
+use crate::world::plan::kind;
 use crate::world::plan::{FaultKind, FaultPlan, TimedFault};
 use crate::world::switch::Switch;
 use crate::world::time;
@@ -129,7 +130,7 @@ async fn dial_through_moves(
 fn moves_of(plan: &FaultPlan, host: Host) -> Vec<u64> {
     plan.faults
         .iter()
-        .filter(|f| matches!(&f.fault, FaultKind::Rebind { host: h } | FaultKind::SwitchNetwork { host: h } if *h == host))
+        .filter(|f| matches!(&f.fault, FaultKind::Rebind(kind::Rebind { host: h }) | FaultKind::SwitchNetwork(kind::SwitchNetwork { host: h }) if *h == host))
         .map(|f| f.at_ms)
         .collect()
 }
@@ -138,9 +139,9 @@ fn moves_of(plan: &FaultPlan, host: Host) -> Vec<u64> {
 pub fn default_moves() -> Vec<TimedFault> {
     let phone = || Host::Phone;
     vec![
-        TimedFault { at_ms: 3_000, fault: FaultKind::Rebind { host: phone() } },
-        TimedFault { at_ms: 6_000, fault: FaultKind::SwitchNetwork { host: phone() } },
-        TimedFault { at_ms: 9_000, fault: FaultKind::Rebind { host: phone() } },
+        TimedFault { at_ms: 3_000, fault: FaultKind::Rebind(kind::Rebind { host: phone() }) },
+        TimedFault { at_ms: 6_000, fault: FaultKind::SwitchNetwork(kind::SwitchNetwork { host: phone() }) },
+        TimedFault { at_ms: 9_000, fault: FaultKind::Rebind(kind::Rebind { host: phone() }) },
     ]
 }
 
@@ -166,14 +167,15 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
     if plan.faults.is_empty() && run.default_moves {
         plan.faults = default_moves();
     }
-    let moves_planned = plan.faults.iter().filter(|f| matches!(f.fault, FaultKind::Rebind { .. } | FaultKind::SwitchNetwork { .. })).count();
+    let moves_planned =
+        plan.faults.iter().filter(|f| matches!(f.fault, FaultKind::Rebind(kind::Rebind { .. }) | FaultKind::SwitchNetwork(kind::SwitchNetwork { .. }))).count();
     let outages_end = plan
         .faults
         .iter()
         .filter_map(|f| match &f.fault {
-            FaultKind::Blackhole { for_ms, .. } | FaultKind::UdpBlocked { for_ms, .. } | FaultKind::UdpRefused { for_ms, .. } => {
-                Some(Duration::from_millis(f.at_ms + for_ms))
-            }
+            FaultKind::Blackhole(kind::Blackhole { for_ms, .. })
+            | FaultKind::UdpBlocked(kind::UdpBlocked { for_ms, .. })
+            | FaultKind::UdpRefused(kind::UdpRefused { for_ms, .. }) => Some(Duration::from_millis(f.at_ms + for_ms)),
             _ => None,
         })
         .max()

@@ -5,7 +5,7 @@
 
 use super::def::Check;
 use super::def::Law;
-use crate::drive::app::phone::SessionRecord;
+use crate::drive::app::phone::{End, SessionRecord};
 use crate::drive::system::SessionSummary;
 
 pub const ECHO_IN_ORDER: Law = Law { name: "echo-in-order", about: "every stream message comes back once, in order" };
@@ -86,16 +86,16 @@ pub const DEATH_NEEDS_A_FAULT: Law = Law {
 /// minute of it. Replays and broken messages end a session without a path drop.
 pub fn should_demote(r: &SessionRecord) -> bool {
     use ftw_phone::consts::{CLOSE_ABNORMAL, CLOSE_NO_STATUS, DEMOTION_WINDOW_MS, SERVICE_CLOSE_CODE_MIN};
-    let (Some(end), Some(ended)) = (r.end.as_deref(), r.ended_at_ms) else { return false };
-    if r.transport != ftw_phone::Transport::Quic || end.starts_with("local") {
+    let (Some(end), Some(ended)) = (&r.end, r.ended_at_ms) else { return false };
+    if r.transport != ftw_phone::Transport::Quic || matches!(end, End::Local(_)) {
         return false;
     }
-    let path_like = match end.strip_prefix("code ").and_then(|c| c.parse::<u16>().ok()) {
-        Some(code) => code < SERVICE_CLOSE_CODE_MIN || code == CLOSE_NO_STATUS || code == CLOSE_ABNORMAL,
-        None => false, // "replay", "broken": the carrier ended it
+    let path_like = match end {
+        End::Code(code) => *code < SERVICE_CLOSE_CODE_MIN || *code == CLOSE_NO_STATUS || *code == CLOSE_ABNORMAL,
+        _ => false, // a replay or a broken message: the carrier ended it
     };
     match r.first_message_ms {
-        None => path_like || end == "replay" || end == "broken",
+        None => path_like || matches!(end, End::Replay | End::Broken),
         Some(first) => path_like && ended - first < DEMOTION_WINDOW_MS,
     }
 }

@@ -20,6 +20,7 @@ use crate::drive::app::phone::PhoneApp;
 use crate::drive::system::{build, network_at, phone_app, summary, SessionSummary, Setup};
 use crate::world::domain::{Domain, Kind};
 use crate::world::host::{addr, Host};
+use crate::world::plan::kind;
 use crate::world::plan::{FaultKind, FaultPlan, TimedFault};
 use crate::world::switch::Switch;
 use crate::world::time;
@@ -37,9 +38,9 @@ const LEAD_MS: u64 = ftw_phone::consts::LEAD_MS;
 /// The default faults when the plan has none.
 pub fn default_faults() -> Vec<TimedFault> {
     vec![
-        TimedFault { at_ms: HOUR_MS - 60_000, fault: FaultKind::UdpBlocked { host: Host::Phone, for_ms: 2 * HOUR_MS + 60_000 } },
-        TimedFault { at_ms: 6 * HOUR_MS, fault: FaultKind::SwitchNetwork { host: Host::Phone } },
-        TimedFault { at_ms: 7 * HOUR_MS, fault: FaultKind::SwitchNetwork { host: Host::Phone } },
+        TimedFault { at_ms: HOUR_MS - 60_000, fault: FaultKind::UdpBlocked(kind::UdpBlocked { host: Host::Phone, for_ms: 2 * HOUR_MS + 60_000 }) },
+        TimedFault { at_ms: 6 * HOUR_MS, fault: FaultKind::SwitchNetwork(kind::SwitchNetwork { host: Host::Phone }) },
+        TimedFault { at_ms: 7 * HOUR_MS, fault: FaultKind::SwitchNetwork(kind::SwitchNetwork { host: Host::Phone }) },
     ]
 }
 
@@ -48,8 +49,10 @@ fn udp_outages(plan: &FaultPlan) -> Vec<(u64, u64, bool)> {
     plan.faults
         .iter()
         .filter_map(|f| match &f.fault {
-            FaultKind::UdpBlocked { host, for_ms } | FaultKind::Blackhole { host, for_ms } if *host == Host::Phone => Some((f.at_ms, f.at_ms + for_ms, false)),
-            FaultKind::UdpRefused { host, for_ms } if *host == Host::Phone => Some((f.at_ms, f.at_ms + for_ms, true)),
+            FaultKind::UdpBlocked(kind::UdpBlocked { host, for_ms }) | FaultKind::Blackhole(kind::Blackhole { host, for_ms }) if *host == Host::Phone => {
+                Some((f.at_ms, f.at_ms + for_ms, false))
+            }
+            FaultKind::UdpRefused(kind::UdpRefused { host, for_ms }) if *host == Host::Phone => Some((f.at_ms, f.at_ms + for_ms, true)),
             _ => None,
         })
         .collect()
@@ -134,7 +137,7 @@ const DEMOTION_RUN_MS: u64 = DAY_MS + 3 * HOUR_MS;
 /// on the phone's leg at 20 s for 40 s, a path drop a few seconds after the
 /// first message.
 pub fn demotion_default_faults() -> Vec<TimedFault> {
-    vec![TimedFault { at_ms: 20_000, fault: FaultKind::UdpBlocked { host: Host::Phone, for_ms: 40_000 } }]
+    vec![TimedFault { at_ms: 20_000, fault: FaultKind::UdpBlocked(kind::UdpBlocked { host: Host::Phone, for_ms: 40_000 }) }]
 }
 
 /// `demotion-expiry` (property 5): the phone's first session goes over QUIC and
@@ -204,7 +207,8 @@ pub fn run_quic_refused(spec: &RunSpec) -> RunReport {
     let length = Duration::from_millis(2 * HOUR_MS + RACE_AT_MS + 1);
     let mut spec = spec.clone();
     if spec.plan.faults.is_empty() {
-        spec.plan.faults = vec![TimedFault { at_ms: 0, fault: FaultKind::UdpRefused { host: Host::Phone, for_ms: length.as_millis() as u64 + 60_000 } }];
+        spec.plan.faults =
+            vec![TimedFault { at_ms: 0, fault: FaultKind::UdpRefused(kind::UdpRefused { host: Host::Phone, for_ms: length.as_millis() as u64 + 60_000 }) }];
     }
     let (outcome, s) = hourly_run(&spec, &Setup::default(), length, None, 0);
     let checks = vec![never_two_sessions(&s), ws_at_once_when_refused(&s, &spec.plan, true)];

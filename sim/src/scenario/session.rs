@@ -11,6 +11,7 @@
 //! `model.box`, `model.cloud`, `model.box.site`, `model.phone.session.<n>`).
 
 use super::laws::demoted_goes_ws_first;
+use crate::drive::app::phone::End;
 use crate::drive::system::{
     app_life, build, heal_time, network_at, phone_app, session_length, summary, SessionSummary, Setup, CMD_OP, HEAL_BOUND, RECONNECT_DELAY, SECRETS,
 };
@@ -286,21 +287,25 @@ pub fn run_short(spec: &RunSpec, setup: Setup) -> (RunReport, SessionSummary) {
     });
     let outcome = world.run();
     let s = summary(spec, &shared);
-    let ends: Vec<Option<String>> = s.phone.sessions.iter().map(|r| r.end.clone()).collect();
+    let ends: Vec<Option<End>> = s.phone.sessions.iter().map(|r| r.end.clone()).collect();
     let net = network_at(&spec.plan, Duration::ZERO);
     let demoted = s.memory.as_ref().and_then(|m| m.get(&net)).and_then(|e| e.quic_demoted_at_ms);
     let checks = if setup.paired {
         vec![
             Check {
                 law: &laws::SESSIONS_OFF_1013,
-                ok: ends.first() == Some(&Some("code 1013".into())) && s.phone.lives.is_empty(),
+                ok: ends.first() == Some(&Some(End::Code(ftw_box::consts::close::TRY_AGAIN_LATER))) && s.phone.lives.is_empty(),
                 detail: format!("sessions ended {ends:?}"),
             },
             Check { law: &laws::SERVICE_CLOSE_KEEPS_QUIC, ok: demoted.is_none(), detail: format!("QUIC demoted at {demoted:?} ms after a 1013") },
         ]
     } else {
         vec![
-            Check { law: &laws::UNPAIRED_4403, ok: ends.first() == Some(&Some("code 4403".into())), detail: format!("sessions ended {ends:?}") },
+            Check {
+                law: &laws::UNPAIRED_4403,
+                ok: ends.first() == Some(&Some(End::Code(ftw_box::consts::close::FORBIDDEN))),
+                detail: format!("sessions ended {ends:?}"),
+            },
             Check {
                 law: &laws::NO_BOX_BYTES,
                 ok: s.phone.delivered_ms.is_empty() && s.box_stats.sessions_opened == 0 && s.cloud_stats.relayed_to_phone == 0,

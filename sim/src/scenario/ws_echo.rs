@@ -28,6 +28,7 @@ use crate::drive::tcp::{tcp_config_for_link, TcpHost};
 use crate::drive::ws::{client_tls, door_tls, WsClient, WsDoor};
 use crate::world::domain::{Domain, Kind};
 use crate::world::host::addr;
+use crate::world::plan::kind;
 use crate::world::time;
 use crate::world::topology::{world_for, RunSpec, Topology};
 use crate::world::trace;
@@ -214,7 +215,7 @@ pub fn run(spec: &RunSpec) -> RunReport {
 /// loss on a leg, or a blackhole (UDP blocked or refused lets TCP pass).
 fn plan_can_kill_a_link(plan: &crate::world::plan::FaultPlan) -> bool {
     use crate::world::plan::FaultKind;
-    plan.phone.loss_pct > 0.0 || plan.box_.loss_pct > 0.0 || plan.faults.iter().any(|f| matches!(f.fault, FaultKind::Blackhole { .. }))
+    plan.phone.loss_pct > 0.0 || plan.box_.loss_pct > 0.0 || plan.faults.iter().any(|f| matches!(f.fault, FaultKind::Blackhole(kind::Blackhole { .. })))
 }
 
 /// `ws-echo`.

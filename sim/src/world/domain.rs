@@ -6,6 +6,7 @@
 use std::collections::BTreeSet;
 
 use crate::world::host::Host;
+use crate::world::plan::kind;
 use crate::world::plan::{FaultKind, FaultPlan, LinkPlan};
 
 /// A kind of fault the generator can switch on (the unit of swarm testing).
@@ -131,20 +132,20 @@ impl Kind {
         }
         for f in &plan.faults {
             s.insert(match f.fault {
-                FaultKind::Rebind { .. } => Kind::Rebind,
-                FaultKind::SwitchNetwork { .. } => Kind::SwitchNetwork,
-                FaultKind::UdpBlocked { for_ms, .. } if for_ms > PATH_DROP_MIN_MS - 1 => Kind::PathDrop,
-                FaultKind::Blackhole { .. } => Kind::Blackhole,
-                FaultKind::UdpBlocked { .. } => Kind::UdpBlocked,
-                FaultKind::UdpRefused { .. } => Kind::UdpRefused,
-                FaultKind::ReplayDatagram { .. } => Kind::ReplayDatagram,
-                FaultKind::ReplayStreamMessage { .. } => Kind::ReplayStream,
-                FaultKind::OvertakeControl { .. } => Kind::OvertakeControl,
-                FaultKind::ReverseDatagrams { .. } | FaultKind::TableChange { .. } => Kind::LateTable,
-                FaultKind::Background { .. } => Kind::Background,
-                FaultKind::Relaunch { .. } => Kind::Relaunch,
-                FaultKind::Sleep { .. } => Kind::Sleep,
-                FaultKind::ForgedMoves { .. } => Kind::ForgedMoves,
+                FaultKind::Rebind(kind::Rebind { .. }) => Kind::Rebind,
+                FaultKind::SwitchNetwork(kind::SwitchNetwork { .. }) => Kind::SwitchNetwork,
+                FaultKind::UdpBlocked(kind::UdpBlocked { for_ms, .. }) if for_ms > PATH_DROP_MIN_MS - 1 => Kind::PathDrop,
+                FaultKind::Blackhole(kind::Blackhole { .. }) => Kind::Blackhole,
+                FaultKind::UdpBlocked(kind::UdpBlocked { .. }) => Kind::UdpBlocked,
+                FaultKind::UdpRefused(kind::UdpRefused { .. }) => Kind::UdpRefused,
+                FaultKind::ReplayDatagram(kind::ReplayDatagram { .. }) => Kind::ReplayDatagram,
+                FaultKind::ReplayStreamMessage(kind::ReplayStreamMessage { .. }) => Kind::ReplayStream,
+                FaultKind::OvertakeControl(kind::OvertakeControl { .. }) => Kind::OvertakeControl,
+                FaultKind::ReverseDatagrams(kind::ReverseDatagrams { .. }) | FaultKind::TableChange(kind::TableChange { .. }) => Kind::LateTable,
+                FaultKind::Background(kind::Background { .. }) => Kind::Background,
+                FaultKind::Relaunch(kind::Relaunch { .. }) => Kind::Relaunch,
+                FaultKind::Sleep(kind::Sleep { .. }) => Kind::Sleep,
+                FaultKind::ForgedMoves(kind::ForgedMoves { .. }) => Kind::ForgedMoves,
             });
         }
         s

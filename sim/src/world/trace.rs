@@ -38,6 +38,9 @@ pub struct Trace {
     keep_events: bool,
     count: u64,
     counts: std::collections::BTreeMap<String, u64>,
+    /// Typed decisions (`kind~tag`, the tag a model's enum name), counted
+    /// beside the events and never hashed: what coverage and laws count.
+    tags: std::collections::BTreeMap<String, u64>,
 }
 
 impl std::fmt::Debug for Trace {
@@ -54,7 +57,7 @@ impl Default for Trace {
 
 impl Trace {
     pub fn new(keep_events: bool) -> Self {
-        Trace { hasher: Sha256::new(), events: Vec::new(), keep_events, count: 0, counts: Default::default() }
+        Trace { hasher: Sha256::new(), events: Vec::new(), keep_events, count: 0, counts: Default::default(), tags: Default::default() }
     }
 
     pub fn record(&mut self, ev: Event) {
@@ -86,6 +89,11 @@ impl Trace {
     /// How many events of each kind.
     pub fn counts(&self) -> &std::collections::BTreeMap<String, u64> {
         &self.counts
+    }
+
+    /// How many typed decisions of each `kind~tag` ([`tag`]).
+    pub fn tags(&self) -> &std::collections::BTreeMap<String, u64> {
+        &self.tags
     }
 
     /// The trace as JSON lines, one event a line.
@@ -145,6 +153,17 @@ pub fn record_at(t: Duration, host: &str, kind: &str, detail: impl Into<String>)
     CURRENT.with(|c| {
         if let Some(tr) = c.borrow_mut().as_mut() {
             tr.record(Event { t_ns: t.as_nanos() as u64, host: host.to_string(), kind: kind.to_string(), detail });
+        }
+    });
+}
+
+/// Count a typed decision of a model beside the event that shows it: `kind`
+/// is the event's kind, `tag` the decision's name from the model's enum
+/// (`Decision::kind`, `Verdict::name`). Not part of the hash.
+pub fn tag(kind: &str, tag: &'static str) {
+    CURRENT.with(|c| {
+        if let Some(tr) = c.borrow_mut().as_mut() {
+            *tr.tags.entry(format!("{kind}~{tag}")).or_default() += 1;
         }
     });
 }

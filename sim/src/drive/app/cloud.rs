@@ -28,14 +28,15 @@ use ftw_cloud::{Cloud, LinkId};
 use tokio::sync::{mpsc, Notify};
 
 use crate::drive::link::{Link, LinkEvent, TransportKind};
+use crate::world::plan::kind;
 use crate::world::plan::{FaultKind, TimedFault};
 use crate::world::time;
 use crate::world::trace;
 
-/// The longest the relay holds a message back waiting for its burst (chosen
-/// here): a message nothing follows (a handshake reply) is let go after it,
-/// as a network lets go of a reordered packet.
-pub const HOLD_MAX_MS: u64 = 45_000;
+/// The longest the relay holds a message back waiting for its burst: a message
+/// nothing follows (a handshake reply) is let go after it, as a network lets go
+/// of a reordered packet. Declared with its fault kind.
+pub use crate::world::plan::kind::HOLD_MAX_MS;
 
 /// Most bytes kept in the cloud's handled-bytes log (a limit on everything).
 pub const HANDLED_LOG_BYTES_MAX: usize = 64 << 20;
@@ -324,19 +325,19 @@ impl CloudDriver {
                     if slot.phone {
                         for f in i.relay.iter_mut().filter(|f| f.at_ms <= now) {
                             match (&f.kind, kind) {
-                                (FaultKind::ReplayDatagram { .. }, SendKind::Datagram) if !f.done => {
+                                (FaultKind::ReplayDatagram(kind::ReplayDatagram { .. }), SendKind::Datagram) if !f.done => {
                                     f.done = true;
                                     repeat = true;
                                 }
-                                (FaultKind::ReplayStreamMessage { .. }, SendKind::Message) if !f.done => {
+                                (FaultKind::ReplayStreamMessage(kind::ReplayStreamMessage { .. }), SendKind::Message) if !f.done => {
                                     f.done = true;
                                     repeat = true;
                                 }
-                                (FaultKind::OvertakeControl { burst, .. }, SendKind::Message) if !f.done && hold.is_none() => {
+                                (FaultKind::OvertakeControl(kind::OvertakeControl { burst, .. }), SendKind::Message) if !f.done && hold.is_none() => {
                                     f.done = true;
                                     hold = Some((*burst).max(1));
                                 }
-                                (FaultKind::ReverseDatagrams { for_ms, .. }, SendKind::Datagram) if now < f.at_ms + for_ms => {
+                                (FaultKind::ReverseDatagrams(kind::ReverseDatagrams { for_ms, .. }), SendKind::Datagram) if now < f.at_ms + for_ms => {
                                     reverse = true;
                                 }
                                 _ => {}
@@ -409,7 +410,7 @@ impl CloudDriver {
             i.relay
                 .iter()
                 .filter_map(|f| match &f.kind {
-                    FaultKind::ReverseDatagrams { for_ms, .. } if !f.done => Some(f.at_ms + for_ms),
+                    FaultKind::ReverseDatagrams(kind::ReverseDatagrams { for_ms, .. }) if !f.done => Some(f.at_ms + for_ms),
                     _ => None,
                 })
                 .min()
@@ -442,7 +443,7 @@ impl CloudDriver {
         }
         let mut open = false;
         for f in i.relay.iter_mut() {
-            if let FaultKind::ReverseDatagrams { for_ms, .. } = &f.kind {
+            if let FaultKind::ReverseDatagrams(kind::ReverseDatagrams { for_ms, .. }) = &f.kind {
                 if f.at_ms + for_ms <= now {
                     f.done = true;
                 } else if f.at_ms <= now {

@@ -74,8 +74,33 @@ pub struct SessionRecord {
     pub open_at_ms: Option<u64>,
     pub first_message_ms: Option<u64>,
     pub ended_at_ms: Option<u64>,
-    /// How it ended (close code, or "replay", "broken", "local").
-    pub end: Option<String>,
+    /// How it ended.
+    pub end: Option<End>,
+}
+
+/// How a session in the phone's log ended: a type, shown (in the trace) as
+/// `code N`, `replay`, `broken` or `local (why)`.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum End {
+    /// A close with this code (the QUIC application error code or the WebSocket's).
+    Code(u16),
+    /// The carrier ended it for a replay on a stream.
+    Replay,
+    /// The carrier ended it for a message that did not open.
+    Broken,
+    /// The app closed it, and why.
+    Local(String),
+}
+
+impl std::fmt::Display for End {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            End::Code(c) => write!(f, "code {c}"),
+            End::Replay => f.write_str("replay"),
+            End::Broken => f.write_str("broken"),
+            End::Local(why) => write!(f, "local ({why})"),
+        }
+    }
 }
 
 /// A command's replies.
@@ -238,14 +263,14 @@ impl PhoneApp {
         carry_out(&mut c.ps, &mut c.link, |e| trace::record(host, "phone.send_failed", e));
     }
 
-    fn finish(&mut self, end: &str) {
+    fn finish(&mut self, end: End) {
         if let Some(c) = self.cur.take() {
             let mut log = self.log.borrow_mut();
             log.concurrent -= 1;
             let r = &mut log.sessions[c.record];
             r.ended_at_ms = Some(now_ms());
-            r.end = Some(end.to_string());
             trace::record(&self.host, "phone.session", format!("close #{} {end}", r.no));
+            r.end = Some(end);
         }
     }
 
@@ -257,7 +282,7 @@ impl PhoneApp {
         if self.cur.is_some() {
             self.flush();
             self.race.session_ended(SessionEnd::LocalClose);
-            self.finish(&format!("local ({why})"));
+            self.finish(End::Local(why.to_string()));
         }
     }
 
@@ -369,7 +394,7 @@ impl PhoneApp {
                 PhoneEvent::Closed { code } => {
                     let end = if code == close::ABNORMAL { SessionEnd::PathDropped } else { SessionEnd::Closed { code } };
                     self.race.session_ended(end);
-                    self.finish(&format!("code {code}"));
+                    self.finish(End::Code(code));
                 }
                 PhoneEvent::Received(r) => {
                     let arrival = match r.arrival {
@@ -409,10 +434,12 @@ impl PhoneApp {
                         Verdict::Drop => {
                             if opened == Opened::Replay {
                                 self.log.borrow_mut().replays_dropped += 1;
+                                trace::tag("phone.carrier", Verdict::Drop.name());
                                 trace::record(&self.host, "phone.carrier", format!("replay dropped ({arrival:?}, inner seq {:?})", r.inner_seq));
                             }
                         }
                         Verdict::EndSession => {
+                            trace::tag("phone.carrier", Verdict::EndSession.name());
                             trace::record(&self.host, "phone.carrier", format!("session ended by {opened:?} on {arrival:?}"));
                             self.log.borrow_mut().ended_by_carrier += 1;
                             c.ps.close(now);
@@ -420,7 +447,7 @@ impl PhoneApp {
                             while c.ps.poll_event().is_some() {}
                             self.flush();
                             self.race.session_ended(SessionEnd::BrokenMessage);
-                            self.finish(if opened == Opened::Replay { "replay" } else { "broken" });
+                            self.finish(if opened == Opened::Replay { End::Replay } else { End::Broken });
                         }
                     }
                 }

@@ -182,6 +182,7 @@ impl RaceDriver {
         let mut i = self.inner.borrow_mut();
         let host = i.host.clone();
         while let Some((at, d)) = i.race.poll_decision() {
+            trace::tag("phone.race", d.kind());
             trace::record_at(Duration::from_millis(at), &host, "phone.race", d.to_string());
         }
     }

@@ -3,7 +3,6 @@
 use std::io;
 use std::time::Duration;
 
-
 use super::{Ctx, Fault};
 use crate::world::net::InFlight;
 

@@ -4,7 +4,6 @@ use std::io;
 use std::net::SocketAddr;
 use std::time::Duration;
 
-
 use super::{Ctx, Fault};
 use crate::world::net::InFlight;
 

@@ -2,7 +2,6 @@
 
 use std::io;
 
-
 use super::{Ctx, Fault};
 use crate::world::net::InFlight;
 

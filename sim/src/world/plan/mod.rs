@@ -9,7 +9,11 @@ use crate::world::net::NetAction;
 use serde::{Deserialize, Serialize};
 
 use crate::world::host::Host;
-use crate::world::net::fault::{Chain, Delay, Duplicate, ForgeMoves, Jitter, Loss, Mtu, Outage, Reorder, Window};
+
+pub mod kind;
+
+use crate::world::net::fault::{Chain, Delay, Duplicate, ForgeMoves, Jitter, Loss, Mtu, Reorder, Window};
+pub use kind::{Actor, FaultKind, TimedKind};
 
 /// Link settings of one leg (phone's or box's), both directions.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -33,94 +37,6 @@ pub struct LinkPlan {
 impl Default for LinkPlan {
     fn default() -> Self {
         LinkPlan { one_way_ms: 20, jitter_ms: 0, loss_pct: 0.0, duplicate_pct: 0.0, reorder_pct: 0.0, reorder_k: 3, reorder_hold_max_ms: 200, mtu: 1500 }
-    }
-}
-
-/// What a timed fault does.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "kind")]
-pub enum FaultKind {
-    /// The host's NAT rebinds (same inside flow, new outside port).
-    Rebind { host: Host },
-    /// The phone moves to its other network (Wi-Fi to cellular or back).
-    SwitchNetwork { host: Host },
-    /// The host's leg drops everything for `for_ms`.
-    Blackhole { host: Host, for_ms: u64 },
-    /// UDP dropped on the host's leg for `for_ms` (TCP passes).
-    UdpBlocked { host: Host, for_ms: u64 },
-    /// UDP refused at once on the host's leg for `for_ms` (TCP passes).
-    UdpRefused { host: Host, for_ms: u64 },
-    /// The cloud as a hostile relay (`host` = "phone": phone-bound traffic):
-    /// the first phone-bound datagram it relays at or after the time goes twice.
-    ReplayDatagram { host: Host },
-    /// The relay sends the first phone-bound control-lane stream message at or
-    /// after the time twice.
-    ReplayStreamMessage { host: Host },
-    /// The relay holds the first phone-bound stream message at or after the
-    /// time back until `burst` later phone-bound messages have gone: a burst
-    /// overtaking a control message.
-    OvertakeControl { host: Host, burst: u32 },
-    /// The relay holds every phone-bound datagram for `for_ms`, then sends
-    /// them newest first (a reordering relay).
-    ReverseDatagrams { host: Host, for_ms: u64 },
-    /// The box's site changes its table (`host` = "box": a battery is added, srcRev + 1).
-    TableChange { host: Host },
-    /// The phone's app goes to the background for `for_ms` (`host` = "phone").
-    Background { host: Host, for_ms: u64 },
-    /// The phone's app is killed and launched again.
-    Relaunch { host: Host },
-    /// The phone sleeps: its wall clock jumps `for_ms` and it reconnects.
-    Sleep { host: Host, for_ms: u64 },
-    /// An on-path attacker on the host's leg (RFC 9000 section 9.3.3) copies
-    /// each UDP datagram the host sends during `for_ms` and sends the copy from
-    /// a forged source port of the same address, 1 ms ahead of the original: a
-    /// server adopts the "moved" address before it validates it.
-    ForgedMoves { host: Host, for_ms: u64 },
-}
-
-impl FaultKind {
-    /// The host the fault names.
-    pub fn host(&self) -> Host {
-        match self {
-            FaultKind::Rebind { host }
-            | FaultKind::SwitchNetwork { host }
-            | FaultKind::Blackhole { host, .. }
-            | FaultKind::UdpBlocked { host, .. }
-            | FaultKind::UdpRefused { host, .. }
-            | FaultKind::ReplayDatagram { host }
-            | FaultKind::ReplayStreamMessage { host }
-            | FaultKind::OvertakeControl { host, .. }
-            | FaultKind::ReverseDatagrams { host, .. }
-            | FaultKind::TableChange { host }
-            | FaultKind::Background { host, .. }
-            | FaultKind::Relaunch { host }
-            | FaultKind::Sleep { host, .. }
-            | FaultKind::ForgedMoves { host, .. } => *host,
-        }
-    }
-    /// The one host a kind may name, for kinds that are not about a leg.
-    fn only_host(&self) -> Option<Host> {
-        match self {
-            FaultKind::SwitchNetwork { .. } => Some(Host::Phone),
-            FaultKind::ReplayDatagram { .. }
-            | FaultKind::ReplayStreamMessage { .. }
-            | FaultKind::OvertakeControl { .. }
-            | FaultKind::ReverseDatagrams { .. } => Some(Host::Phone),
-            FaultKind::TableChange { .. } => Some(Host::Box),
-            FaultKind::Background { .. } | FaultKind::Relaunch { .. } | FaultKind::Sleep { .. } => Some(Host::Phone),
-            _ => None,
-        }
-    }
-    /// A fault of the relay (the cloud's driver carries it out).
-    pub fn is_relay(&self) -> bool {
-        matches!(
-            self,
-            FaultKind::ReplayDatagram { .. } | FaultKind::ReplayStreamMessage { .. } | FaultKind::OvertakeControl { .. } | FaultKind::ReverseDatagrams { .. }
-        )
-    }
-    /// A fault of the phone's app life (the scenario's phone carries it out).
-    pub fn is_app_life(&self) -> bool {
-        matches!(self, FaultKind::Background { .. } | FaultKind::Relaunch { .. } | FaultKind::Sleep { .. })
     }
 }
 
@@ -182,7 +98,7 @@ impl LinkPlan {
             let windows: Vec<(Duration, Duration)> = faults
                 .iter()
                 .filter_map(|f| match &f.fault {
-                    FaultKind::ForgedMoves { host: h, for_ms } if *h == host => {
+                    FaultKind::ForgedMoves(kind::ForgedMoves { host: h, for_ms }) if *h == host => {
                         let from = Duration::from_millis(f.at_ms);
                         Some((from, from + Duration::from_millis(*for_ms)))
                     }
@@ -193,16 +109,10 @@ impl LinkPlan {
                 c.push(ForgeMoves::new(windows));
             }
         }
-        for f in faults {
-            let from = Duration::from_millis(f.at_ms);
-            let (h, for_ms, outage) = match &f.fault {
-                FaultKind::Blackhole { host, for_ms } => (host, *for_ms, Outage::Blackhole),
-                FaultKind::UdpBlocked { host, for_ms } => (host, *for_ms, Outage::UdpBlocked),
-                FaultKind::UdpRefused { host, for_ms } => (host, *for_ms, Outage::UdpRefused),
-                _ => continue,
-            };
-            if *h == host {
-                c.push(Window { from, until: from + Duration::from_millis(for_ms), outage });
+        for f in faults.iter().filter(|f| f.fault.host() == host) {
+            if let Some((outage, _)) = f.fault.def().outage() {
+                let from = Duration::from_millis(f.at_ms);
+                c.push(Window { from, until: from + Duration::from_millis(f.fault.def().lasts_ms()), outage });
             }
         }
         if self.mtu > 0 {
@@ -234,8 +144,8 @@ impl FaultPlan {
         for f in &self.faults {
             let at = Duration::from_millis(f.at_ms);
             match &f.fault {
-                FaultKind::Rebind { host } => out.push((at, NetAction::Rebind { host: host.ip() })),
-                FaultKind::SwitchNetwork { .. } => {
+                FaultKind::Rebind(kind::Rebind { host }) => out.push((at, NetAction::Rebind { host: host.ip() })),
+                FaultKind::SwitchNetwork(kind::SwitchNetwork { .. }) => {
                     on_cell = !on_cell;
                     out.push((at, NetAction::Move { host: addr::PHONE, nat: if on_cell { cell } else { wifi } }));
                 }
@@ -264,14 +174,12 @@ impl FaultPlan {
             if host == Host::Cloud {
                 return Err(format!("plan.faults[{i}].host = \"{host}\": must be \"phone\" or \"box\""));
             }
-            if let Some(only) = f.fault.only_host() {
+            if let Some(only) = f.fault.def().only_host() {
                 if host != only {
                     return Err(format!("plan.faults[{i}].host = \"{host}\": this kind takes host = \"{only}\""));
                 }
             }
-            if let FaultKind::OvertakeControl { burst: 0, .. } = f.fault {
-                return Err(format!("plan.faults[{i}].burst = 0: at least one message overtakes"));
-            }
+            f.fault.def().validate().map_err(|e| format!("plan.faults[{i}].{e}"))?;
         }
         Ok(())
     }

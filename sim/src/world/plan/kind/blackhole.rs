@@ -1,0 +1,32 @@
+//! `kind = "blackhole"`: The host's leg drops everything for `for_ms`.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Actor, TimedKind};
+use crate::world::host::Host;
+use crate::world::net::fault::Outage;
+
+/// The host's leg drops everything for `for_ms`.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Blackhole {
+    pub host: Host,
+    pub for_ms: u64,
+}
+
+impl TimedKind for Blackhole {
+    fn host(&self) -> Host {
+        self.host
+    }
+
+    fn actor(&self) -> Actor {
+        Actor::Leg
+    }
+
+    fn lasts_ms(&self) -> u64 {
+        self.for_ms
+    }
+
+    fn outage(&self) -> Option<(Outage, &'static str)> {
+        Some((Outage::Blackhole, "blackhole"))
+    }
+}

@@ -1,0 +1,45 @@
+//! `kind = "overtake_control"`: The relay holds the first phone-bound stream message at or after the
+
+use serde::{Deserialize, Serialize};
+
+use super::{Actor, TimedKind};
+use crate::world::host::Host;
+
+/// The longest the relay holds a message back waiting for its burst (chosen
+/// here): a message nothing follows (a handshake reply) is let go after it.
+pub const HOLD_MAX_MS: u64 = 45_000;
+
+/// The relay holds the first phone-bound stream message at or after the
+/// time back until `burst` later phone-bound messages have gone: a burst
+/// overtaking a control message. It lets the message go after
+/// [`HOLD_MAX_MS`] if the burst never comes.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct OvertakeControl {
+    pub host: Host,
+    pub burst: u32,
+}
+
+impl TimedKind for OvertakeControl {
+    fn host(&self) -> Host {
+        self.host
+    }
+
+    fn actor(&self) -> Actor {
+        Actor::Relay
+    }
+
+    fn only_host(&self) -> Option<Host> {
+        Some(Host::Phone)
+    }
+
+    fn lasts_ms(&self) -> u64 {
+        HOLD_MAX_MS
+    }
+
+    fn validate(&self) -> Result<(), String> {
+        if self.burst == 0 {
+            return Err("burst = 0: at least one message overtakes".into());
+        }
+        Ok(())
+    }
+}

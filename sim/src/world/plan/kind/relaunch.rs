@@ -1,0 +1,26 @@
+//! `kind = "relaunch"`: The phone's app is killed and launched again.
+
+use serde::{Deserialize, Serialize};
+
+use super::{Actor, TimedKind};
+use crate::world::host::Host;
+
+/// The phone's app is killed and launched again.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct Relaunch {
+    pub host: Host,
+}
+
+impl TimedKind for Relaunch {
+    fn host(&self) -> Host {
+        self.host
+    }
+
+    fn actor(&self) -> Actor {
+        Actor::AppLife
+    }
+
+    fn only_host(&self) -> Option<Host> {
+        Some(Host::Phone)
+    }
+}

@@ -1,0 +1,27 @@
+//! `kind = "replay_datagram"`: The cloud as a hostile relay (`host` = "phone": phone-bound traffic):
+
+use serde::{Deserialize, Serialize};
+
+use super::{Actor, TimedKind};
+use crate::world::host::Host;
+
+/// The cloud as a hostile relay (`host` = "phone": phone-bound traffic):
+/// the first phone-bound datagram it relays at or after the time goes twice.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct ReplayDatagram {
+    pub host: Host,
+}
+
+impl TimedKind for ReplayDatagram {
+    fn host(&self) -> Host {
+        self.host
+    }
+
+    fn actor(&self) -> Actor {
+        Actor::Relay
+    }
+
+    fn only_host(&self) -> Option<Host> {
+        Some(Host::Phone)
+    }
+}

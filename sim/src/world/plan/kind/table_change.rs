@@ -1,0 +1,26 @@
+//! `kind = "table_change"`: The box's site changes its table (`host` = "box": a battery is added, srcRev + 1).
+
+use serde::{Deserialize, Serialize};
+
+use super::{Actor, TimedKind};
+use crate::world::host::Host;
+
+/// The box's site changes its table (`host` = "box": a battery is added, srcRev + 1).
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TableChange {
+    pub host: Host,
+}
+
+impl TimedKind for TableChange {
+    fn host(&self) -> Host {
+        self.host
+    }
+
+    fn actor(&self) -> Actor {
+        Actor::Site
+    }
+
+    fn only_host(&self) -> Option<Host> {
+        Some(Host::Box)
+    }
+}
