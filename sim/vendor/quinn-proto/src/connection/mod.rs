@@ -2224,6 +2224,15 @@ impl Connection {
         for packet in sent_packets.into_values() {
             self.remove_in_flight(&packet);
         }
+        // ftw-sim patch (PTO backoff): discarding Initial or Handshake keys is forward
+        // progress, so the PTO backoff restarts (RFC 9002 section 6.2.2: "the PTO and
+        // loss detection timers MUST be reset"; Appendix A.11, OnPacketNumberSpaceDiscarded:
+        // `pto_count = 0`). Without it a client whose Initials took N PTOs (a client keeps
+        // its backoff across Initial ACKs, section 6.2.1) arms its first PTO for its lost
+        // Finished at 2^N PTO periods, which can be past the idle timeout: the server
+        // never completes its handshake and drops every 1-RTT packet
+        // (corpus/fleet-pin-flood-initial-hijacked.toml, sim/crypto/tests/quic_pto_backoff.rs).
+        self.pto_count = 0;
         self.set_loss_detection_timer(now)
     }
 
