@@ -8,11 +8,39 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::task::LocalSet;
 
 use crate::testkit::*;
-use crate::{TcpListener, TcpState, TcpStream};
+use crate::{TcpFlavor, TcpListener, TcpState, TcpStream};
 
 const ECHO_PORT: u16 = 7;
 /// smoltcp's minimum RTO (`RTTE_MIN_RTO` in socket/tcp.rs).
 const SMOLTCP_MIN_RTO: Duration = Duration::from_secs(1);
+
+/// Tests that hold for both flavours: each `name` becomes `name::smoltcp` and `name::linux`,
+/// running `async fn name(flavor)` on the paused clock in a `LocalSet`.
+macro_rules! both_flavours {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            use super::*;
+            #[tokio::test(start_paused = true)]
+            async fn smoltcp() {
+                LocalSet::new().run_until(super::$name(TcpFlavor::Smoltcp)).await
+            }
+            #[tokio::test(start_paused = true)]
+            async fn linux() {
+                LocalSet::new().run_until(super::$name(TcpFlavor::Linux)).await
+            }
+        }
+    )*};
+}
+
+both_flavours!(
+    handshake_and_echo,
+    megabyte_in_order_under_five_percent_loss,
+    connect_to_closed_port_is_refused_promptly,
+    fin_gives_eof_and_half_close_still_carries_the_other_way,
+    reset_reaches_the_peer_as_an_error,
+    idle_connection_has_no_deadline,
+    websocket_runs_over_the_stream_under_loss,
+);
 
 async fn echo_server(listener: TcpListener) {
     loop {
@@ -36,11 +64,10 @@ async fn echo_server(listener: TcpListener) {
     }
 }
 
-#[tokio::test(start_paused = true)]
-async fn handshake_and_echo() {
-    LocalSet::new()
-        .run_until(async {
-            let w = world(WorldSpec::new(1));
+async fn handshake_and_echo(flavor: TcpFlavor) {
+    {
+        {
+            let w = world(WorldSpec::new(1).flavor(flavor));
             let listener = TcpListener::bind(&w.b, ECHO_PORT).unwrap();
             tokio::task::spawn_local(echo_server(listener));
 
@@ -77,8 +104,8 @@ async fn handshake_and_echo() {
                 s.read_exact(&mut got).await.unwrap();
                 assert_eq!(got, [i as u8; 3]);
             }
-        })
-        .await;
+        }
+    }
 }
 
 /// Write `data`, shut down, and read everything the peer sends until EOF.
@@ -98,11 +125,10 @@ async fn transfer(w: &World, data: &[u8]) -> (Vec<u8>, Duration) {
     (got, w.now() - t0)
 }
 
-#[tokio::test(start_paused = true)]
-async fn megabyte_in_order_under_five_percent_loss() {
-    LocalSet::new()
-        .run_until(async {
-            let mut spec = WorldSpec::new(7);
+async fn megabyte_in_order_under_five_percent_loss(flavor: TcpFlavor) {
+    {
+        {
+            let mut spec = WorldSpec::new(7).flavor(flavor);
             spec.loss = 0.05;
             let w = world(spec);
             let data = payload(99, 1 << 20);
@@ -114,16 +140,18 @@ async fn megabyte_in_order_under_five_percent_loss() {
             let packets = w.link.borrow().log.len();
             let rtx = w.a.borrow().counters().retransmits;
             assert!(rtx > 0, "5 % loss must cost retransmissions");
-            eprintln!("1 MB at 5 % loss: {took:?} sim time, {packets} packets, {rtx} retransmits");
-        })
-        .await;
+            eprintln!(
+                "1 MB at 5 % loss ({flavor:?}): {took:?} sim time, {packets} packets, {rtx} retransmits"
+            );
+        }
+    }
 }
 
 #[tokio::test(start_paused = true)]
 async fn dropped_segment_is_retransmitted_once() {
     LocalSet::new()
         .run_until(async {
-            let mut spec = WorldSpec::new(3);
+            let mut spec = WorldSpec::new(3).flavor(TcpFlavor::Smoltcp);
             spec.drop_data_nth[A_TO_B] = vec![0];
             let w = world(spec);
             let listener = TcpListener::bind(&w.b, 9).unwrap();
@@ -151,8 +179,8 @@ async fn dropped_segment_is_retransmitted_once() {
 }
 
 /// Latency of message 2 when message 1 (sent just before it) is lost or not.
-async fn second_message_latency(drop_first: bool) -> (Duration, Vec<u8>) {
-    let mut spec = WorldSpec::new(11);
+async fn second_message_latency(flavor: TcpFlavor, drop_first: bool) -> (Duration, Vec<u8>) {
+    let mut spec = WorldSpec::new(11).flavor(flavor);
     if drop_first {
         spec.drop_data_nth[A_TO_B] = vec![0];
     }
@@ -180,12 +208,12 @@ async fn second_message_latency(drop_first: bool) -> (Duration, Vec<u8>) {
 async fn head_of_line_blocking_behind_a_lost_segment() {
     LocalSet::new()
         .run_until(async {
-            let (clean, got) = second_message_latency(false).await;
+            let (clean, got) = second_message_latency(TcpFlavor::Smoltcp, false).await;
             assert_eq!(&got[..100], &[1u8; 100]);
             assert_eq!(&got[100..], &[2u8; 100]);
             assert!(clean < Duration::from_millis(25), "clean path: {clean:?}");
 
-            let (blocked, got) = second_message_latency(true).await;
+            let (blocked, got) = second_message_latency(TcpFlavor::Smoltcp, true).await;
             // In order although message 1 arrived after message 2 was already there.
             assert_eq!(&got[..100], &[1u8; 100]);
             assert_eq!(&got[100..], &[2u8; 100]);
@@ -201,11 +229,10 @@ async fn head_of_line_blocking_behind_a_lost_segment() {
         .await;
 }
 
-#[tokio::test(start_paused = true)]
-async fn connect_to_closed_port_is_refused_promptly() {
-    LocalSet::new()
-        .run_until(async {
-            let w = world(WorldSpec::new(4));
+async fn connect_to_closed_port_is_refused_promptly(flavor: TcpFlavor) {
+    {
+        {
+            let w = world(WorldSpec::new(4).flavor(flavor));
             let t0 = w.now();
             let err = TcpStream::connect(&w.a, w.b_addr(81)).await.unwrap_err();
             let took = w.now() - t0;
@@ -221,15 +248,15 @@ async fn connect_to_closed_port_is_refused_promptly() {
                 0,
                 "the failed socket is released"
             );
-        })
-        .await;
+        }
+    }
 }
 
 #[tokio::test(start_paused = true)]
 async fn connect_into_a_black_hole_times_out_like_linux() {
     LocalSet::new()
         .run_until(async {
-            let mut spec = WorldSpec::new(5);
+            let mut spec = WorldSpec::new(5).flavor(TcpFlavor::Smoltcp);
             spec.loss = 1.0;
             let w = world(spec);
             let t0 = w.now();
@@ -259,11 +286,10 @@ async fn connect_into_a_black_hole_times_out_like_linux() {
         .await;
 }
 
-#[tokio::test(start_paused = true)]
-async fn fin_gives_eof_and_half_close_still_carries_the_other_way() {
-    LocalSet::new()
-        .run_until(async {
-            let w = world(WorldSpec::new(6));
+async fn fin_gives_eof_and_half_close_still_carries_the_other_way(flavor: TcpFlavor) {
+    {
+        {
+            let w = world(WorldSpec::new(6).flavor(flavor));
             let listener = TcpListener::bind(&w.b, 9).unwrap();
             let server = tokio::task::spawn_local(async move {
                 let (mut s, _) = listener.accept().await.unwrap();
@@ -287,15 +313,14 @@ async fn fin_gives_eof_and_half_close_still_carries_the_other_way() {
                 w.a.borrow().counters().resets_out + w.b.borrow().counters().resets_out,
                 0
             );
-        })
-        .await;
+        }
+    }
 }
 
-#[tokio::test(start_paused = true)]
-async fn reset_reaches_the_peer_as_an_error() {
-    LocalSet::new()
-        .run_until(async {
-            let w = world(WorldSpec::new(8));
+async fn reset_reaches_the_peer_as_an_error(flavor: TcpFlavor) {
+    {
+        {
+            let w = world(WorldSpec::new(8).flavor(flavor));
             let listener = TcpListener::bind(&w.b, 9).unwrap();
             let server = tokio::task::spawn_local(async move {
                 let (mut s, _) = listener.accept().await.unwrap();
@@ -314,15 +339,14 @@ async fn reset_reaches_the_peer_as_an_error() {
             server.await.unwrap();
             assert_eq!(w.a.borrow().counters().resets_out, 1);
             assert_eq!(w.b.borrow().counters().resets_in, 1);
-        })
-        .await;
+        }
+    }
 }
 
-#[tokio::test(start_paused = true)]
-async fn idle_connection_has_no_deadline() {
-    LocalSet::new()
-        .run_until(async {
-            let w = world(WorldSpec::new(9));
+async fn idle_connection_has_no_deadline(flavor: TcpFlavor) {
+    {
+        {
+            let w = world(WorldSpec::new(9).flavor(flavor));
             let listener = TcpListener::bind(&w.b, ECHO_PORT).unwrap();
             tokio::task::spawn_local(echo_server(listener));
             let mut c = TcpStream::connect(&w.a, w.b_addr(ECHO_PORT)).await.unwrap();
@@ -338,19 +362,19 @@ async fn idle_connection_has_no_deadline() {
             tokio::time::sleep(Duration::from_secs(3600)).await;
             assert_eq!(w.link.borrow().log.len(), sent, "no packet in an idle hour");
             assert_eq!(w.a.borrow().state(c.id()), TcpState::Established);
-        })
-        .await;
+        }
+    }
 }
 
 /// A lossy transfer; returns the packet log hash.
-fn lossy_run(seed: u64) -> u64 {
+fn lossy_run(flavor: TcpFlavor, seed: u64) -> u64 {
     let rt = tokio::runtime::Builder::new_current_thread()
         .enable_time()
         .start_paused(true)
         .build()
         .unwrap();
     LocalSet::new().block_on(&rt, async {
-        let mut spec = WorldSpec::new(seed);
+        let mut spec = WorldSpec::new(seed).flavor(flavor);
         spec.loss = 0.05;
         let w = world(spec);
         let data = payload(seed, 100_000);
@@ -363,18 +387,30 @@ fn lossy_run(seed: u64) -> u64 {
 
 #[test]
 fn same_seed_same_packets() {
-    let first = lossy_run(42);
-    assert_eq!(first, lossy_run(42), "same seed, same bytes");
-    assert_ne!(first, lossy_run(43), "another seed, other bytes");
+    for flavor in [TcpFlavor::Smoltcp, TcpFlavor::Linux] {
+        let first = lossy_run(flavor, 42);
+        assert_eq!(first, lossy_run(flavor, 42), "same seed, same bytes");
+        assert_ne!(first, lossy_run(flavor, 43), "another seed, other bytes");
+    }
 }
 
-#[tokio::test(start_paused = true)]
-async fn websocket_runs_over_the_stream_under_loss() {
+/// The smoltcp flavour is today's stack byte for byte: these are the packet-log hashes the
+/// crate produced before the smoltcp patch (stock smoltcp 0.14.0 from crates.io, same
+/// test world), and the flavours differ.
+#[test]
+fn smoltcp_flavour_is_byte_identical_to_the_unpatched_stack() {
+    assert_eq!(lossy_run(TcpFlavor::Smoltcp, 42), 0xd1cc_1980_1330_1405);
+    assert_eq!(lossy_run(TcpFlavor::Smoltcp, 43), 0x9d67_cbe1_58a7_2010);
+    assert_eq!(lossy_run(TcpFlavor::Smoltcp, 7), 0xb071_0ac9_c2b1_5e84);
+    assert_ne!(lossy_run(TcpFlavor::Linux, 42), 0xd1cc_1980_1330_1405);
+}
+
+async fn websocket_runs_over_the_stream_under_loss(flavor: TcpFlavor) {
     use futures_util::{SinkExt, StreamExt};
     use tokio_tungstenite::tungstenite::Message;
-    LocalSet::new()
-        .run_until(async {
-            let mut spec = WorldSpec::new(21);
+    {
+        {
+            let mut spec = WorldSpec::new(21).flavor(flavor);
             spec.loss = 0.05;
             let w = world(spec);
             let listener = TcpListener::bind(&w.b, 80).unwrap();
@@ -405,8 +441,8 @@ async fn websocket_runs_over_the_stream_under_loss() {
             while ws.next().await.is_some() {}
             server.await.unwrap();
             assert!(w.a.borrow().counters().retransmits + w.b.borrow().counters().retransmits > 0);
-        })
-        .await;
+        }
+    }
 }
 
 /// The core without tokio: two stacks pumped by hand with a zero-delay wire.
@@ -442,8 +478,12 @@ mod sync_core {
     #[test]
     fn nagle_holds_a_small_segment_until_the_ack_and_nodelay_releases_it() {
         let t = Duration::ZERO;
-        let mut a = TcpStack::new(ADDR_A, 1, TcpConfig::default());
-        let mut b = TcpStack::new(ADDR_B, 2, TcpConfig::default());
+        let cfg = TcpConfig {
+            flavor: TcpFlavor::Smoltcp,
+            ..TcpConfig::default()
+        };
+        let mut a = TcpStack::new(ADDR_A, 1, cfg.clone());
+        let mut b = TcpStack::new(ADDR_B, 2, cfg);
         b.listen(9).unwrap();
         let c = a.connect(0, SocketAddrV4::new(ADDR_B, 9)).unwrap();
         pump(&mut a, &mut b, t);

@@ -19,6 +19,8 @@ use crate::wire::{
 };
 
 mod congestion;
+// ftw-sim patch: SACK scoreboard and RACK-TLP (RFC 6675, RFC 8985), see PATCH.md.
+mod linux;
 
 macro_rules! tcp_trace {
     ($($arg:expr),*) => (net_log!(trace, $($arg),*));
@@ -158,9 +160,40 @@ const RTTE_MIN_RTO: u32 = 1000;
 // seconds
 const RTTE_MAX_RTO: u32 = 60_000;
 
+/// ftw-sim patch: the retransmission timer's limits, per socket
+/// ([`Socket::set_rto_config`]). `Default` is smoltcp's own (1 s initial, 1 s minimum,
+/// 60 s maximum, 5 ms minimum variance margin); Linux 6.x is 1 s (`TCP_TIMEOUT_INIT`),
+/// 200 ms (`TCP_RTO_MIN`), 120 s (`TCP_RTO_MAX`), and its RTO is SRTT + max(4 x RTTVAR,
+/// `TCP_RTO_MIN`) (`tcp_set_rto`, `tcp_rtt_estimator`), so a margin of 200 ms.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[cfg_attr(feature = "defmt", derive(defmt::Format))]
+pub struct RtoConfig {
+    /// RTO before the first RTT sample (RFC 6298 2.1).
+    pub initial: Duration,
+    /// Floor of a computed RTO (RFC 6298 2.4).
+    pub min: Duration,
+    /// Ceiling of the RTO and its backoff (RFC 6298 2.5).
+    pub max: Duration,
+    /// Floor of the variance term K x RTTVAR added to SRTT (RFC 6298 2.3).
+    pub min_margin: Duration,
+}
+
+impl Default for RtoConfig {
+    fn default() -> Self {
+        RtoConfig {
+            initial: Duration::from_millis(RTTE_INITIAL_RTO as u64),
+            min: Duration::from_millis(RTTE_MIN_RTO as u64),
+            max: Duration::from_millis(RTTE_MAX_RTO as u64),
+            min_margin: Duration::from_millis(RTTE_MIN_MARGIN as u64),
+        }
+    }
+}
+
 #[derive(Debug, Clone, Copy)]
 #[cfg_attr(feature = "defmt", derive(defmt::Format))]
 struct RttEstimator {
+    /// ftw-sim patch: limits in ms (initial, min, max, min_margin), from `RtoConfig`.
+    limits: (u32, u32, u32, u32),
     /// true if we have made at least one rtt measurement.
     have_measurement: bool,
     // Using u32 instead of Duration to save space (Duration is i64)
@@ -177,11 +210,20 @@ struct RttEstimator {
 
 impl Default for RttEstimator {
     fn default() -> Self {
+        Self::with_config(RtoConfig::default())
+    }
+}
+
+impl RttEstimator {
+    /// ftw-sim patch: an estimator with the given limits.
+    fn with_config(cfg: RtoConfig) -> Self {
+        let ms = |d: Duration| u32::try_from(d.total_millis()).unwrap_or(u32::MAX);
         Self {
+            limits: (ms(cfg.initial), ms(cfg.min), ms(cfg.max), ms(cfg.min_margin)),
             have_measurement: false,
             srtt: 0,   // ignored, will be overwritten on first measurement.
             rttvar: 0, // ignored, will be overwritten on first measurement.
-            rto: RTTE_INITIAL_RTO,
+            rto: ms(cfg.initial),
             timestamp: None,
             max_seq_sent: None,
             rto_count: 0,
@@ -213,8 +255,10 @@ impl RttEstimator {
         }
 
         // RFC 6298 (2.2), (2.3)
-        let margin = RTTE_MIN_MARGIN.max(self.rttvar * RTTE_K);
-        self.rto = (self.srtt + margin).clamp(RTTE_MIN_RTO, RTTE_MAX_RTO);
+        // ftw-sim patch: the limits are the socket's (`RtoConfig`), not constants.
+        let (_, min_rto, max_rto, min_margin) = self.limits;
+        let margin = min_margin.max(self.rttvar * RTTE_K);
+        self.rto = (self.srtt + margin).clamp(min_rto, max_rto);
 
         self.rto_count = 0;
 
@@ -254,7 +298,7 @@ impl RttEstimator {
         // RFC 6298 (5.5) The host MUST set RTO <- RTO * 2 ("back off the timer").  The
         // maximum value discussed in (2.5) above may be used to provide
         // an upper bound to this doubling operation.
-        self.rto = (self.rto * 2).min(RTTE_MAX_RTO);
+        self.rto = (self.rto * 2).min(self.limits.2); // ftw-sim patch: configured maximum
         tcp_trace!("rtte: doubling rto to {:?}", self.rto);
 
         // RFC 6298: a TCP implementation MAY clear SRTT and RTTVAR after
@@ -553,6 +597,32 @@ pub struct Socket<'a> {
     /// If this is set, we will not send a SYN|ACK until this is unset.
     #[cfg(feature = "socket-tcp-pause-synack")]
     synack_paused: bool,
+
+    // ftw-sim patch: Linux-like timers and recovery (PATCH.md). Each is off (smoltcp's own
+    // behaviour) unless its setter is called.
+    /// RTO limits (`set_rto_config`); survives `reset`.
+    rto_config: RtoConfig,
+    /// Initial congestion window in segments (`set_initial_window`), None: the
+    /// controller's own.
+    initial_window_segments: Option<usize>,
+    /// SACK scoreboard + RACK loss detection + SACK-based retransmission (`set_sack_recovery`).
+    sack_recovery: bool,
+    /// Tail loss probe (`set_tail_loss_probe`), needs `sack_recovery`.
+    tail_loss_probe: bool,
+    /// Data segments acknowledged at once at connection start (`set_quickack_segments`).
+    quickack_segments: u8,
+    /// What is left of them on this connection.
+    quickacks_left: u8,
+    /// TSval from the clock passed to the socket (`set_tsval_from_clock`).
+    tsval_from_clock: bool,
+    /// Per-connection TSval offset (Linux randomises it per connection; here the ISN).
+    tsval_offset: u32,
+    /// The time of the current `process`/`dispatch` call, for TSval.
+    ts_now: Instant,
+    /// When data last arrived (quick-ack after an idle gap).
+    last_data_rx: Option<Instant>,
+    /// The scoreboard and RACK-TLP state.
+    recovery: linux::Recovery,
 }
 
 const DEFAULT_MSS: usize = 536;
@@ -629,6 +699,84 @@ impl<'a> Socket<'a> {
 
             #[cfg(feature = "socket-tcp-pause-synack")]
             synack_paused: false,
+
+            rto_config: RtoConfig::default(),
+            initial_window_segments: None,
+            sack_recovery: false,
+            tail_loss_probe: false,
+            quickack_segments: 0,
+            quickacks_left: 0,
+            tsval_from_clock: false,
+            tsval_offset: 0,
+            ts_now: Instant::ZERO,
+            last_data_rx: None,
+            recovery: linux::Recovery::new(),
+        }
+    }
+
+    /// ftw-sim patch: the retransmission timer's limits (RFC 6298), from the next
+    /// connection on (`listen`/`connect` reset the estimator).
+    pub fn set_rto_config(&mut self, config: RtoConfig) {
+        self.rto_config = config;
+        self.rtte = RttEstimator::with_config(config);
+    }
+
+    /// ftw-sim patch: the initial congestion window in segments of the connection's MSS
+    /// (RFC 6928; Linux `TCP_INIT_CWND` = 10). None keeps the controller's own (Cubic:
+    /// 2 x 1024 bytes).
+    pub fn set_initial_window(&mut self, segments: Option<usize>) {
+        self.initial_window_segments = segments;
+    }
+
+    /// ftw-sim patch: SACK-based loss recovery (RFC 6675 scoreboard and pipe) with RACK
+    /// loss detection (RFC 8985 section 6), used when the peer offers SACK: one lost
+    /// segment is resent about a round trip after it was sent, once a later segment is
+    /// SACKed, instead of after 3 duplicate ACKs; an RTO resends only un-SACKed segments
+    /// instead of everything after SND.UNA. ACKs also carry up to 3 SACK blocks (Linux
+    /// fills the option; smoltcp sends one).
+    pub fn set_sack_recovery(&mut self, enabled: bool) {
+        self.sack_recovery = enabled;
+    }
+
+    /// ftw-sim patch: tail loss probes (RFC 8985 section 7; Linux default since 4.18,
+    /// `tcp_early_retrans = 3`): 2 x SRTT after the last transmission (+ 200 ms with one
+    /// segment in flight, capped at the RTO) the next new segment or the last one goes
+    /// again. Needs `set_sack_recovery(true)`.
+    pub fn set_tail_loss_probe(&mut self, enabled: bool) {
+        self.tail_loss_probe = enabled;
+    }
+
+    /// ftw-sim patch: Linux's quick-ack mode at connection start (`tcp_incr_quickack`,
+    /// `TCP_MAX_QUICKACKS` = 16): the first `segments` data segments received are
+    /// acknowledged at once, not after the ACK delay, and again after data arrives
+    /// following a gap longer than the RTO. 0: smoltcp's behaviour.
+    pub fn set_quickack_segments(&mut self, segments: u8) {
+        self.quickack_segments = segments;
+        self.quickacks_left = segments;
+    }
+
+    /// ftw-sim patch: TCP timestamps (RFC 7323) whose TSval is the socket's clock (the
+    /// `Instant` the interface is polled with) in milliseconds plus a per-connection offset,
+    /// as Linux (`tcp_clock_ms` + `ts_offset`). smoltcp's `set_tsval_generator` takes a
+    /// bare `fn() -> u32` that cannot see that clock. Takes precedence over a generator.
+    pub fn set_tsval_from_clock(&mut self, enabled: bool) {
+        self.tsval_from_clock = enabled;
+    }
+
+    /// ftw-sim patch: whether SACK-based recovery runs on this connection.
+    fn linux_recovery(&self) -> bool {
+        self.sack_recovery && self.remote_has_sack
+    }
+
+    /// ftw-sim patch: the TSval to send now, if timestamps are on.
+    fn tsval_now(&self) -> Option<u32> {
+        if self.tsval_from_clock {
+            Some(
+                self.tsval_offset
+                    .wrapping_add(self.ts_now.total_millis() as u32),
+            )
+        } else {
+            self.tsval_generator.map(|g| g())
         }
     }
 
@@ -639,7 +787,7 @@ impl<'a> Socket<'a> {
 
     /// Return whether TCP Timestamp is enabled.
     pub fn timestamp_enabled(&self) -> bool {
-        self.tsval_generator.is_some()
+        self.tsval_generator.is_some() || self.tsval_from_clock // ftw-sim patch
     }
 
     /// Set an algorithm for congestion control.
@@ -926,6 +1074,11 @@ impl<'a> Socket<'a> {
         self.remote_last_ts = None;
         self.ack_delay_timer = AckDelayTimer::Idle;
         self.challenge_ack_timer = Instant::from_secs(0);
+        // ftw-sim patch: the estimator keeps the configured limits; fresh recovery state.
+        self.rtte = RttEstimator::with_config(self.rto_config);
+        self.quickacks_left = self.quickack_segments;
+        self.last_data_rx = None;
+        self.recovery.clear();
 
         #[cfg(feature = "async")]
         {
@@ -1063,6 +1216,7 @@ impl<'a> Socket<'a> {
         let seq = Self::random_seq_no(cx);
         self.local_seq_no = seq;
         self.remote_last_seq = seq;
+        self.tsval_offset = seq.0 as u32; // ftw-sim patch: per-connection TSval offset
         Ok(())
     }
 
@@ -1399,6 +1553,19 @@ impl<'a> Socket<'a> {
     }
 
     fn cwnd_remaining(&self) -> usize {
+        // ftw-sim patch: with SACK-based recovery the window is checked against RFC 6675's
+        // pipe, not everything above SND.UNA; a tail loss probe is not limited by it
+        // (RFC 8985 7.3, Linux `tcp_write_xmit` push_one = 2).
+        if self.linux_recovery() {
+            if self.recovery.tlp_pending {
+                return usize::MAX;
+            }
+            return self
+                .congestion_controller
+                .inner()
+                .window()
+                .saturating_sub(self.recovery.pipe());
+        }
         self.congestion_controller
             .inner()
             .window()
@@ -1474,9 +1641,10 @@ impl<'a> Socket<'a> {
 
     fn ack_reply(&mut self, ip_repr: &IpRepr, repr: &TcpRepr) -> (IpRepr, TcpRepr<'static>) {
         let (mut ip_reply_repr, mut reply_repr) = Self::reply(ip_repr, repr);
+        // ftw-sim patch: TSval from `tsval_now` (clock or generator).
         reply_repr.timestamp = repr
             .timestamp
-            .and_then(|tcp_ts| tcp_ts.generate_reply(self.tsval_generator));
+            .and_then(|tcp_ts| Some(TcpTimestampRepr::new(self.tsval_now()?, tcp_ts.tsval)));
 
         // From RFC 793:
         // [...] an empty acknowledgment segment containing the current send-sequence number
@@ -1528,6 +1696,26 @@ impl<'a> Socket<'a> {
                     .map(|(left, right)| (ack + left, ack + right))
                     .next()
                     .map(|(left, right)| (left.0 as u32, right.0 as u32));
+            }
+
+            // ftw-sim patch: as Linux (`tcp_build_sack`), fill the option with the other
+            // blocks too (3 fit next to a timestamp), so one lost ACK does not hide a block.
+            if self.sack_recovery && reply_repr.sack_ranges[0].is_some() {
+                let first = reply_repr.sack_ranges[0];
+                let mut n = 1;
+                for block in self
+                    .assembler
+                    .iter_data()
+                    .map(|(left, right)| ((ack + left).0 as u32, (ack + right).0 as u32))
+                {
+                    if n == reply_repr.sack_ranges.len() {
+                        break;
+                    }
+                    if Some(block) != first {
+                        reply_repr.sack_ranges[n] = Some(block);
+                        n += 1;
+                    }
+                }
             }
         }
 
@@ -1589,6 +1777,7 @@ impl<'a> Socket<'a> {
         repr: &TcpRepr,
     ) -> Option<(IpRepr, TcpRepr<'static>)> {
         debug_assert!(self.accepts(cx, ip_repr, repr));
+        self.ts_now = cx.now(); // ftw-sim patch: TSval clock
 
         // Consider how much the sequence number space differs from the transmit buffer space.
         let (sent_syn, sent_fin) = match self.state {
@@ -1917,6 +2106,7 @@ impl<'a> Socket<'a> {
                     remote: IpEndpoint::new(ip_repr.src_addr(), repr.src_port),
                 });
                 self.local_seq_no = Self::random_seq_no(cx);
+                self.tsval_offset = self.local_seq_no.0 as u32; // ftw-sim patch
                 self.remote_seq_no = repr.seq_number + 1;
                 self.remote_last_seq = self.local_seq_no;
                 self.remote_has_sack = repr.sack_permitted;
@@ -1928,7 +2118,9 @@ impl<'a> Socket<'a> {
                 // Remote doesn't support timestamping, don't do it.
                 if repr.timestamp.is_none() {
                     self.tsval_generator = None;
+                    self.tsval_from_clock = false; // ftw-sim patch
                 }
+                self.apply_initial_window(cx, ip_repr); // ftw-sim patch
                 self.set_state(State::SynReceived);
                 self.timer.set_for_idle(cx.now(), self.keep_alive);
             }
@@ -1977,7 +2169,9 @@ impl<'a> Socket<'a> {
                 // Remote doesn't support timestamping, don't do it.
                 if repr.timestamp.is_none() {
                     self.tsval_generator = None;
+                    self.tsval_from_clock = false; // ftw-sim patch
                 }
+                self.apply_initial_window(cx, ip_repr); // ftw-sim patch
 
                 if repr.ack_number.is_some() {
                     self.set_state(State::Established);
@@ -2116,18 +2310,22 @@ impl<'a> Socket<'a> {
                         }
                     );
 
-                    if self.local_rx_dup_acks == 3 {
+                    // ftw-sim patch: with SACK-based recovery, RACK decides what is lost
+                    // (RFC 8985 6.2) and pipe replaces window inflation (RFC 6675).
+                    if self.local_rx_dup_acks == 3 && !self.linux_recovery() {
                         self.timer.set_for_fast_retransmit();
                         net_debug!("started fast retransmit");
                     }
 
                     // Notify of duplicate ACK
                     let in_flight = self.flight_size();
-                    self.congestion_controller.inner_mut().on_dup_ack(
-                        cx.now(),
-                        self.remote_mss,
-                        in_flight,
-                    );
+                    if !self.linux_recovery() {
+                        self.congestion_controller.inner_mut().on_dup_ack(
+                            cx.now(),
+                            self.remote_mss,
+                            in_flight,
+                        );
+                    }
                 }
 
                 // No duplicate ACK means we reset the duplicate ACK count
@@ -2162,6 +2360,13 @@ impl<'a> Socket<'a> {
             // deallocated from the buffer.
             if self.remote_last_seq < self.local_seq_no {
                 self.remote_last_seq = self.local_seq_no
+            }
+
+            // ftw-sim patch: update the SACK scoreboard and run RACK loss detection.
+            if self.linux_recovery() {
+                self.recovery
+                    .on_ack(cx.now(), ack_number, &repr.sack_ranges);
+                self.linux_detect_loss(cx.now());
             }
         }
 
@@ -2201,6 +2406,11 @@ impl<'a> Socket<'a> {
         if self.remote_win_len != 0 && self.timer.is_zero_window_probe() {
             tcp_trace!("stopping zero-window-probe timer");
             self.timer.set_for_idle(cx.now(), self.keep_alive);
+        }
+
+        // ftw-sim patch: every ACK re-arms the tail loss probe (Linux tcp_set_xmit_timer).
+        if self.linux_recovery() && repr.ack_number.is_some() {
+            self.linux_schedule_probe(cx.now());
         }
 
         let payload_len = payload.len();
@@ -2251,11 +2461,27 @@ impl<'a> Socket<'a> {
             tcp_trace!("assembler: {}", self.assembler);
         }
 
+        // ftw-sim patch: as Linux `tcp_event_data_recv`, data after a gap longer than the
+        // RTO re-enters quick-ack mode.
+        if self.quickack_segments > 0 {
+            let rto = self.rtte.retransmission_timeout();
+            if self.last_data_rx.is_some_and(|t| cx.now() - t > rto) {
+                self.quickacks_left = self.quickack_segments;
+            }
+            self.last_data_rx = Some(cx.now());
+        }
+
         // Handle delayed acks
         if let Some(ack_delay) = self.ack_delay
             && self.ack_to_transmit()
         {
+            // ftw-sim patch: quick-ack mode at connection start acknowledges at once.
+            let quick = self.quickacks_left > 0;
+            if quick {
+                self.quickacks_left -= 1;
+            }
             self.ack_delay_timer = match self.ack_delay_timer {
+                _ if quick => AckDelayTimer::Immediate,
                 AckDelayTimer::Idle => {
                     tcp_trace!("starting delayed ack timer");
                     AckDelayTimer::Waiting(cx.now() + ack_delay)
@@ -2289,6 +2515,108 @@ impl<'a> Socket<'a> {
         }
     }
 
+    /// ftw-sim patch: RACK loss detection; the first loss of an episode enters fast
+    /// recovery (one window reduction, RFC 6675 5 step 4; Linux `tcp_enter_recovery`).
+    fn linux_detect_loss(&mut self, now: Instant) {
+        let srtt = self
+            .rtte
+            .have_measurement
+            .then(|| Duration::from_millis(self.rtte.srtt as u64));
+        if self.recovery.detect_loss(now, srtt) && !self.recovery.in_recovery() {
+            let in_flight = self.flight_size();
+            self.congestion_controller
+                .inner_mut()
+                .on_loss(now, in_flight);
+            self.recovery.recovery_point = Some(self.remote_last_seq);
+            self.recovery.tlp_pending = false;
+            net_debug!("rack: entering recovery");
+        }
+    }
+
+    /// ftw-sim patch: arm (or disarm) the tail loss probe, as Linux
+    /// `tcp_schedule_loss_probe`: only with SACK, data in flight, not in recovery, nothing
+    /// SACKed and no probe outstanding; PTO = 2 x SRTT, + 200 ms if one segment is in
+    /// flight, else + 2 ms; 1 s without an RTT sample; never later than the RTO.
+    fn linux_schedule_probe(&mut self, now: Instant) {
+        if matches!(self.recovery.timer, Some(linux::LossTimer::Reorder(_))) {
+            return;
+        }
+        let eligible = self.tail_loss_probe
+            && matches!(
+                self.state,
+                State::Established
+                    | State::FinWait1
+                    | State::Closing
+                    | State::CloseWait
+                    | State::LastAck
+            )
+            && !self.recovery.segs.is_empty()
+            && !self.recovery.in_recovery()
+            && !self.recovery.tlp_pending
+            && self.recovery.tlp_high_seq.is_none()
+            && !self.recovery.has_sacked();
+        if !eligible {
+            if matches!(self.recovery.timer, Some(linux::LossTimer::Probe(_))) {
+                self.recovery.timer = None;
+            }
+            return;
+        }
+        let mut pto = if self.rtte.have_measurement {
+            let extra = if self.recovery.segs.len() == 1 {
+                linux::TLP_WORST_CASE_DELACK
+            } else {
+                linux::TLP_MIN_EXTRA
+            };
+            Duration::from_millis(self.rtte.srtt as u64) * 2 + extra
+        } else {
+            Duration::from_millis(self.rtte.limits.0 as u64) // the initial RTO (1 s)
+        };
+        if let Timer::Retransmit { expires_at } = self.timer
+            && expires_at > now
+        {
+            pto = pto.min(expires_at - now);
+        }
+        self.recovery.timer = Some(linux::LossTimer::Probe(now + pto));
+    }
+
+    /// ftw-sim patch: the first segment deemed lost, if the window lets it go (pipe +
+    /// its length within cwnd, or nothing in flight).
+    fn linux_retransmit_candidate(&self) -> Option<usize> {
+        let i = self.recovery.first_lost()?;
+        let seg = self.recovery.segs.get(i)?;
+        if seg.start < self.local_seq_no {
+            return None;
+        }
+        let pipe = self.recovery.pipe();
+        let cwnd = self.congestion_controller.inner().window();
+        (pipe == 0 || pipe + seg.len() <= cwnd).then_some(i)
+    }
+
+    /// ftw-sim patch: whether unsent data (or an unsent FIN) fits the peer's window, for
+    /// the probe (new data first, RFC 8985 7.3).
+    fn linux_new_data_sendable(&self) -> bool {
+        let unsent_data = self.local_seq_no + self.tx_buffer.len() > self.remote_last_seq;
+        let win_right_edge = self.local_seq_no + self.remote_win_len;
+        let unsent_fin = matches!(
+            self.state,
+            State::FinWait1 | State::Closing | State::LastAck
+        ) && self.remote_last_seq == self.local_seq_no + self.tx_buffer.len();
+        (unsent_data && win_right_edge > self.remote_last_seq) || unsent_fin
+    }
+
+    /// ftw-sim patch: the initial window once the MSS is known (RFC 6928).
+    fn apply_initial_window(&mut self, cx: &mut Context, ip_repr: &IpRepr) {
+        let Some(segments) = self.initial_window_segments else {
+            return;
+        };
+        let local_mss = cx.ip_mtu() - ip_repr.header_len() - TCP_HEADER_LEN;
+        let options_len = if self.timestamp_enabled() { 12 } else { 0 };
+        let mss = local_mss.min(self.remote_mss).saturating_sub(options_len);
+        self.congestion_controller
+            .inner_mut()
+            .set_initial_window(segments * mss);
+    }
+
     fn timed_out(&self, timestamp: Instant) -> bool {
         match (self.remote_last_ts, self.timeout) {
             (Some(remote_last_ts), Some(timeout)) => timestamp >= remote_last_ts + timeout,
@@ -2302,6 +2630,21 @@ impl<'a> Socket<'a> {
             return true;
         }
 
+        // ftw-sim patch: a segment deemed lost that the window lets go, or a loss probe.
+        if self.linux_recovery()
+            && matches!(
+                self.state,
+                State::Established
+                    | State::FinWait1
+                    | State::Closing
+                    | State::CloseWait
+                    | State::LastAck
+            )
+            && (self.recovery.tlp_pending || self.linux_retransmit_candidate().is_some())
+        {
+            return true;
+        }
+
         let ip_header_len = match self.tuple.unwrap().local.addr {
             #[cfg(feature = "proto-ipv4")]
             IpAddress::Ipv4(_) => crate::wire::IPV4_HEADER_LEN,
@@ -2310,7 +2653,7 @@ impl<'a> Socket<'a> {
         };
 
         // The effective max segment size, taking into account the options and the local and remote limits.
-        let options_len = if self.tsval_generator.is_some() {
+        let options_len = if self.timestamp_enabled() {
             12
         } else {
             0
@@ -2359,7 +2702,9 @@ impl<'a> Socket<'a> {
         // * There's no data in flight
         // * We can send a full packet
         // * We have all the data we'll ever send (we're closing send)
-        if self.nagle && data_in_flight && !can_send_full && !want_fin {
+        // ftw-sim patch: a loss probe goes without Nagle (Linux TCP_NAGLE_OFF).
+        if self.nagle && data_in_flight && !can_send_full && !want_fin && !self.recovery.tlp_pending
+        {
             can_send = false;
         }
 
@@ -2465,12 +2810,27 @@ impl<'a> Socket<'a> {
         self.congestion_controller
             .inner_mut()
             .pre_transmit(cx.now());
+        self.ts_now = cx.now(); // ftw-sim patch: TSval clock
 
         // Check if any state needs to be changed because of a timer.
         if self.timed_out(cx.now()) {
             // If a timeout expires, we should abort the connection.
             net_debug!("timeout exceeded");
             self.set_state(State::Closed);
+        } else if self.linux_recovery()
+            && self.recovery.timer.is_some_and(|t| t.at() <= cx.now())
+        {
+            // ftw-sim patch: the RACK reordering timer (RFC 8985 6.3) or the tail loss probe
+            // timer (7.3) fired; it runs before an RTO due at the same time, as Linux's one
+            // timer is the probe's then.
+            match self.recovery.timer.take() {
+                Some(linux::LossTimer::Reorder(_)) => self.linux_detect_loss(cx.now()),
+                Some(linux::LossTimer::Probe(_)) => {
+                    net_debug!("tail loss probe");
+                    self.recovery.tlp_pending = !self.recovery.segs.is_empty();
+                }
+                None => {}
+            }
         } else if self.timer.should_retransmit(cx.now()) {
             if let Timer::Retransmit { .. } = self.timer {
                 // If a retransmit timer expired, we should resend data starting at the last ACK.
@@ -2482,10 +2842,19 @@ impl<'a> Socket<'a> {
                     .inner_mut()
                     .on_rto(cx.now(), in_flight);
 
-                // Rewind "last sequence number sent", as if we never
-                // had sent them. This will cause all data in the queue
-                // to be sent again.
-                self.remote_last_seq = self.local_seq_no;
+                if self.linux_recovery()
+                    && !matches!(self.state, State::SynSent | State::SynReceived)
+                {
+                    // ftw-sim patch: RFC 6675 5.1 / Linux tcp_enter_loss: every segment not
+                    // SACKed is deemed lost and resent in order as the window opens;
+                    // SACKed ones are not sent again.
+                    self.recovery.on_rto(self.remote_last_seq);
+                } else {
+                    // Rewind "last sequence number sent", as if we never
+                    // had sent them. This will cause all data in the queue
+                    // to be sent again.
+                    self.remote_last_seq = self.local_seq_no;
+                }
 
                 // Inform RTTE, so that it can can handle RTO backoff
                 self.rtte.on_rto();
@@ -2567,12 +2936,16 @@ impl<'a> Socket<'a> {
             max_seg_size: None,
             sack_permitted: false,
             sack_ranges: [None, None, None],
-            timestamp: TcpTimestampRepr::generate_reply_with_tsval(
-                self.tsval_generator,
-                self.last_remote_tsval,
-            ),
+            // ftw-sim patch: TSval from `tsval_now` (clock or generator).
+            timestamp: self
+                .tsval_now()
+                .map(|tsval| TcpTimestampRepr::new(tsval, self.last_remote_tsval)),
             payload: &[],
         };
+
+        // ftw-sim patch: the scoreboard segment this packet resends, if any.
+        let mut linux_rtx: Option<usize> = None;
+        let tlp_probe = self.linux_recovery() && self.recovery.tlp_pending;
 
         let mut is_zero_window_probe = false;
 
@@ -2631,7 +3004,27 @@ impl<'a> Socket<'a> {
                 let local_mss = cx.ip_mtu() - ip_repr.header_len() - TCP_HEADER_LEN;
                 let effective_mss = local_mss.min(self.remote_mss).saturating_sub(options_len);
 
-                let offset = if self.pending_fast_retransmit {
+                // ftw-sim patch: a segment deemed lost (RFC 6675 NextSeg rule 1), or the
+                // probe's resend of the last segment when no new data can go (RFC 8985 7.3).
+                if self.linux_recovery() {
+                    linux_rtx = if tlp_probe {
+                        if self.linux_new_data_sendable() {
+                            None
+                        } else {
+                            self.recovery.segs.len().checked_sub(1)
+                        }
+                    } else {
+                        self.linux_retransmit_candidate()
+                    };
+                }
+                let offset = if let Some(i) = linux_rtx {
+                    let seg = *self.recovery.segs.get(i).expect("candidate exists");
+                    let offset = seg.start - self.local_seq_no;
+                    let size = seg.len() - usize::from(seg.fin);
+                    repr.seq_number = seg.start;
+                    repr.payload = self.tx_buffer.get_allocated(offset, size);
+                    offset
+                } else if self.pending_fast_retransmit {
                     let size = effective_mss.min(self.tx_buffer.len());
                     repr.seq_number = self.local_seq_no;
                     repr.payload = self.tx_buffer.get_allocated(0, size);
@@ -2843,6 +3236,36 @@ impl<'a> Socket<'a> {
             self.timer.set_for_retransmit(cx.now(), rto);
         }
 
+        // ftw-sim patch: scoreboard bookkeeping, the probe's end, the next probe.
+        let (sent_seq, sent_len) = (repr.seq_number, repr.segment_len());
+        let sent_fin = repr.control == TcpControl::Fin;
+        if self.linux_recovery()
+            && sent_len > 0
+            && !matches!(self.state, State::SynSent | State::SynReceived | State::Closed)
+        {
+            let now = cx.now();
+            if let Some(i) = linux_rtx {
+                self.recovery.on_retransmit(i, now);
+                // Karn: no RTT sample across a retransmission.
+                self.rtte.on_retransmit();
+                if i == 0 {
+                    // Linux times the RTO from the head segment's last transmission.
+                    let rto = self.rtte.retransmission_timeout();
+                    self.timer.set_for_retransmit(now, rto);
+                }
+            } else {
+                self.recovery
+                    .on_send_new(sent_seq, sent_seq + sent_len, sent_fin, now);
+            }
+            if tlp_probe {
+                self.recovery.tlp_pending = false;
+                self.recovery.tlp_high_seq = Some(self.remote_last_seq);
+            } else if linux_rtx.is_none() {
+                // Linux tcp_write_xmit: new data (re)schedules the probe.
+                self.linux_schedule_probe(now);
+            }
+        }
+
         if self.state == State::Closed {
             // When aborting a connection, forget about it after sending a single RST packet.
             self.tuple = None;
@@ -2892,11 +3315,22 @@ impl<'a> Socket<'a> {
                 (_, _) => PollAt::Ingress,
             };
 
+            // ftw-sim patch: the RACK reordering / tail loss probe timer.
+            let loss_poll_at = match self.recovery.timer {
+                Some(t) if self.linux_recovery() => PollAt::Time(t.at()),
+                _ => PollAt::Ingress,
+            };
+
             // We wait for the earliest of our timers to fire.
-            *[self.timer.poll_at(), timeout_poll_at, delayed_ack_poll_at]
-                .iter()
-                .min()
-                .unwrap_or(&PollAt::Ingress)
+            *[
+                self.timer.poll_at(),
+                timeout_poll_at,
+                delayed_ack_poll_at,
+                loss_poll_at,
+            ]
+            .iter()
+            .min()
+            .unwrap_or(&PollAt::Ingress)
         }
     }
 }

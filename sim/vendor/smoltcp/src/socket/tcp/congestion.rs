@@ -35,6 +35,10 @@ pub(super) trait Controller {
 
     /// Set the maximum segment size.
     fn set_mss(&mut self, mss: usize) {}
+
+    /// ftw-sim patch: set the initial congestion window in bytes (RFC 6928), once the
+    /// connection's MSS is known. Only used when the socket is configured to.
+    fn set_initial_window(&mut self, bytes: usize) {}
 }
 
 #[derive(Debug)]

@@ -235,6 +235,16 @@ impl Controller for Cubic {
         self.recompute_k();
     }
 
+    // ftw-sim patch: initial window (RFC 6928) instead of the built-in 2 x 1024 bytes.
+    fn set_initial_window(&mut self, bytes: usize) {
+        let bytes = bytes.max(self.mss);
+        self.cwnd = bytes;
+        self.w_max = bytes;
+        self.w_est = bytes as f64;
+        self.cwnd_prior = bytes;
+        self.recompute_k();
+    }
+
     fn set_remote_window(&mut self, remote_window: usize) {
         if self.rwnd < remote_window {
             self.rwnd = remote_window;

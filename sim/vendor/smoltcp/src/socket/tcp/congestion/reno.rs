@@ -103,6 +103,11 @@ impl Controller for Reno {
         self.mss = mss;
     }
 
+    // ftw-sim patch: initial window (RFC 6928).
+    fn set_initial_window(&mut self, bytes: usize) {
+        self.cwnd = bytes.max(self.mss);
+    }
+
     fn set_remote_window(&mut self, remote_window: usize) {
         if self.rwnd < remote_window {
             self.rwnd = remote_window;
