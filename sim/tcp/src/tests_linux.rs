@@ -452,3 +452,50 @@ async fn linux_timestamps_count_simulated_milliseconds() {
         })
         .await;
 }
+
+/// Linux: an interactive (request/response) connection is in pingpong mode
+/// (`tcp_event_data_sent`: data sent within the ACK delay of data received), so the server
+/// does not quick-ack a request even after an idle gap: its ACK rides on the reply. The
+/// client, which only answers replies with more requests a second later, quick-acks each
+/// reply at once. Per exchange after the first: request, reply (with the ACK), ACK.
+#[tokio::test(start_paused = true)]
+async fn linux_pingpong_mode_lets_the_ack_ride_on_the_reply() {
+    LocalSet::new()
+        .run_until(async {
+            let w = world(WorldSpec::new(38));
+            let listener = TcpListener::bind(&w.b, 7).unwrap();
+            tokio::task::spawn_local(async move {
+                let (mut s, _) = listener.accept().await.unwrap();
+                let mut buf = [0u8; 64];
+                loop {
+                    match s.read(&mut buf).await {
+                        Ok(0) | Err(_) => return,
+                        Ok(n) => s.write_all(&buf[..n]).await.unwrap(),
+                    }
+                }
+            });
+            let mut c = TcpStream::connect(&w.a, w.b_addr(7)).await.unwrap();
+            c.set_nodelay(true).unwrap();
+            let mut starts = Vec::new();
+            for i in 0..10u8 {
+                starts.push(w.now());
+                c.write_all(&[i; 10]).await.unwrap();
+                let mut got = [0u8; 10];
+                c.read_exact(&mut got).await.unwrap();
+                assert_eq!(got, [i; 10]);
+                tokio::time::sleep(Duration::from_secs(1)).await;
+            }
+            let log = w.link.borrow().log.clone();
+            for win in starts.windows(2).skip(1) {
+                let in_win = |dir| {
+                    log.iter()
+                        .filter(|p| p.dir == dir && p.at >= win[0] && p.at < win[1])
+                        .map(|p| facts(&p.bytes).len)
+                        .collect::<Vec<_>>()
+                };
+                assert_eq!(in_win(A_TO_B), [10, 0], "request, then the quick ACK of the reply");
+                assert_eq!(in_win(B_TO_A), [10], "the reply carries the ACK");
+            }
+        })
+        .await;
+}

@@ -621,6 +621,10 @@ pub struct Socket<'a> {
     ts_now: Instant,
     /// When data last arrived (quick-ack after an idle gap).
     last_data_rx: Option<Instant>,
+    /// Linux's pingpong (interactive) mode: we answered data within the ACK delay, so ACKs
+    /// wait to ride on the answer; no quick-acks meanwhile. Left when a delayed ACK had to
+    /// go on its own (Linux `tcp_delack_timer_handler`).
+    pingpong: bool,
     /// The scoreboard and RACK-TLP state.
     recovery: linux::Recovery,
 }
@@ -710,6 +714,7 @@ impl<'a> Socket<'a> {
             tsval_offset: 0,
             ts_now: Instant::ZERO,
             last_data_rx: None,
+            pingpong: false,
             recovery: linux::Recovery::new(),
         }
     }
@@ -749,7 +754,8 @@ impl<'a> Socket<'a> {
     /// ftw-sim patch: Linux's quick-ack mode at connection start (`tcp_incr_quickack`,
     /// `TCP_MAX_QUICKACKS` = 16): the first `segments` data segments received are
     /// acknowledged at once, not after the ACK delay, and again after data arrives
-    /// following a gap longer than the RTO. 0: smoltcp's behaviour.
+    /// following a gap longer than the RTO; except in pingpong mode (we answer data
+    /// within the ACK delay, so the ACK rides on the answer). 0: smoltcp's behaviour.
     pub fn set_quickack_segments(&mut self, segments: u8) {
         self.quickack_segments = segments;
         self.quickacks_left = segments;
@@ -1078,6 +1084,7 @@ impl<'a> Socket<'a> {
         self.rtte = RttEstimator::with_config(self.rto_config);
         self.quickacks_left = self.quickack_segments;
         self.last_data_rx = None;
+        self.pingpong = false;
         self.recovery.clear();
 
         #[cfg(feature = "async")]
@@ -2476,7 +2483,7 @@ impl<'a> Socket<'a> {
             && self.ack_to_transmit()
         {
             // ftw-sim patch: quick-ack mode at connection start acknowledges at once.
-            let quick = self.quickacks_left > 0;
+            let quick = self.quickacks_left > 0 && !self.pingpong;
             if quick {
                 self.quickacks_left -= 1;
             }
@@ -2893,6 +2900,10 @@ impl<'a> Socket<'a> {
         } else if self.ack_to_transmit() && self.delayed_ack_expired(cx.now()) {
             // If we have data to acknowledge, do it.
             tcp_trace!("outgoing segment will acknowledge");
+            // ftw-sim patch: a delayed ACK that waited in vain leaves pingpong mode.
+            if matches!(self.ack_delay_timer, AckDelayTimer::Waiting(_)) {
+                self.pingpong = false;
+            }
         } else if self.window_to_update() {
             // If we have window length increase to advertise, do it.
             tcp_trace!("outgoing segment will update window");
@@ -3186,6 +3197,16 @@ impl<'a> Socket<'a> {
         // We've sent something, whether useful data or a keep-alive packet, so rewind
         // the keep-alive timer.
         self.timer.rewind_keep_alive(cx.now(), self.keep_alive);
+
+        // ftw-sim patch: data sent within the ACK delay of data received enters pingpong
+        // mode (Linux `tcp_event_data_sent`, `tcp_pingpong_thresh` = 1).
+        if self.quickack_segments > 0
+            && !repr.payload.is_empty()
+            && let (Some(rx), Some(delay)) = (self.last_data_rx, self.ack_delay)
+            && cx.now() - rx < delay
+        {
+            self.pingpong = true;
+        }
 
         // Reset delayed-ack timer
         match self.ack_delay_timer {
