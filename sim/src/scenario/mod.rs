@@ -21,7 +21,7 @@ use rustls::pki_types::UnixTime;
 use crate::net::NetAction;
 use crate::seed::RunSeed;
 use crate::world::{RunOutcome, World, WorldConfig};
-pub use plan::{FaultKind, FaultPlan, FleetPlan, FleetRouting, LinkPlan, TimedFault};
+pub use plan::{FaultKind, FaultPlan, FleetPlan, FleetRouting, LinkPlan, TcpPlan, TimedFault};
 
 /// Addresses of the simulated world (documentation ranges of RFC 5737 outside,
 /// RFC 1918 inside).
