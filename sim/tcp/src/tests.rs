@@ -65,46 +65,42 @@ async fn echo_server(listener: TcpListener) {
 }
 
 async fn handshake_and_echo(flavor: TcpFlavor) {
-    {
-        {
-            let w = world(WorldSpec::new(1).flavor(flavor));
-            let listener = TcpListener::bind(&w.b, ECHO_PORT).unwrap();
-            tokio::task::spawn_local(echo_server(listener));
+    let w = world(WorldSpec::new(1).flavor(flavor));
+    let listener = TcpListener::bind(&w.b, ECHO_PORT).unwrap();
+    tokio::task::spawn_local(echo_server(listener));
 
-            let t0 = w.now();
-            let mut c = TcpStream::connect(&w.a, w.b_addr(ECHO_PORT)).await.unwrap();
-            let connect_time = w.now() - t0;
-            // One round trip (40 ms), not less; no timeout involved.
-            assert!(connect_time >= 2 * ONE_WAY_DELAY, "{connect_time:?}");
-            assert!(
-                connect_time < 2 * ONE_WAY_DELAY + Duration::from_millis(5),
-                "{connect_time:?}"
-            );
-            assert_eq!(c.peer_addr().unwrap(), w.b_addr(ECHO_PORT));
-            assert_eq!(
-                c.local_addr().unwrap().port(),
-                crate::consts::EPHEMERAL_PORT_FIRST
-            );
+    let t0 = w.now();
+    let mut c = TcpStream::connect(&w.a, w.b_addr(ECHO_PORT)).await.unwrap();
+    let connect_time = w.now() - t0;
+    // One round trip (40 ms), not less; no timeout involved.
+    assert!(connect_time >= 2 * ONE_WAY_DELAY, "{connect_time:?}");
+    assert!(
+        connect_time < 2 * ONE_WAY_DELAY + Duration::from_millis(5),
+        "{connect_time:?}"
+    );
+    assert_eq!(c.peer_addr().unwrap(), w.b_addr(ECHO_PORT));
+    assert_eq!(
+        c.local_addr().unwrap().port(),
+        crate::consts::EPHEMERAL_PORT_FIRST
+    );
 
-            c.write_all(b"hello, box").await.unwrap();
-            let mut got = [0u8; 10];
-            c.read_exact(&mut got).await.unwrap();
-            assert_eq!(&got, b"hello, box");
-            assert_eq!(w.a.borrow().counters().retransmits, 0);
+    c.write_all(b"hello, box").await.unwrap();
+    let mut got = [0u8; 10];
+    c.read_exact(&mut got).await.unwrap();
+    assert_eq!(&got, b"hello, box");
+    assert_eq!(w.a.borrow().counters().retransmits, 0);
 
-            // Many connections through one listener.
-            let mut clients = Vec::new();
-            for i in 0..5u8 {
-                let mut s = TcpStream::connect(&w.a, w.b_addr(ECHO_PORT)).await.unwrap();
-                s.write_all(&[i; 3]).await.unwrap();
-                clients.push(s);
-            }
-            for (i, s) in clients.iter_mut().enumerate() {
-                let mut got = [0u8; 3];
-                s.read_exact(&mut got).await.unwrap();
-                assert_eq!(got, [i as u8; 3]);
-            }
-        }
+    // Many connections through one listener.
+    let mut clients = Vec::new();
+    for i in 0..5u8 {
+        let mut s = TcpStream::connect(&w.a, w.b_addr(ECHO_PORT)).await.unwrap();
+        s.write_all(&[i; 3]).await.unwrap();
+        clients.push(s);
+    }
+    for (i, s) in clients.iter_mut().enumerate() {
+        let mut got = [0u8; 3];
+        s.read_exact(&mut got).await.unwrap();
+        assert_eq!(got, [i as u8; 3]);
     }
 }
 
@@ -126,25 +122,21 @@ async fn transfer(w: &World, data: &[u8]) -> (Vec<u8>, Duration) {
 }
 
 async fn megabyte_in_order_under_five_percent_loss(flavor: TcpFlavor) {
-    {
-        {
-            let mut spec = WorldSpec::new(7).flavor(flavor);
-            spec.loss = 0.05;
-            let w = world(spec);
-            let data = payload(99, 1 << 20);
-            let (got, took) = tokio::time::timeout(Duration::from_secs(3600), transfer(&w, &data))
-                .await
-                .expect("1 MB within an hour of sim time");
-            assert_eq!(got.len(), data.len());
-            assert!(got == data, "stream corrupted or reordered");
-            let packets = w.link.borrow().log.len();
-            let rtx = w.a.borrow().counters().retransmits;
-            assert!(rtx > 0, "5 % loss must cost retransmissions");
-            eprintln!(
-                "1 MB at 5 % loss ({flavor:?}): {took:?} sim time, {packets} packets, {rtx} retransmits"
-            );
-        }
-    }
+    let mut spec = WorldSpec::new(7).flavor(flavor);
+    spec.loss = 0.05;
+    let w = world(spec);
+    let data = payload(99, 1 << 20);
+    let (got, took) = tokio::time::timeout(Duration::from_secs(3600), transfer(&w, &data))
+        .await
+        .expect("1 MB within an hour of sim time");
+    assert_eq!(got.len(), data.len());
+    assert!(got == data, "stream corrupted or reordered");
+    let packets = w.link.borrow().log.len();
+    let rtx = w.a.borrow().counters().retransmits;
+    assert!(rtx > 0, "5 % loss must cost retransmissions");
+    eprintln!(
+        "1 MB at 5 % loss ({flavor:?}): {took:?} sim time, {packets} packets, {rtx} retransmits"
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -230,26 +222,22 @@ async fn head_of_line_blocking_behind_a_lost_segment() {
 }
 
 async fn connect_to_closed_port_is_refused_promptly(flavor: TcpFlavor) {
-    {
-        {
-            let w = world(WorldSpec::new(4).flavor(flavor));
-            let t0 = w.now();
-            let err = TcpStream::connect(&w.a, w.b_addr(81)).await.unwrap_err();
-            let took = w.now() - t0;
-            assert_eq!(err.kind(), io::ErrorKind::ConnectionRefused);
-            // One round trip: SYN out, RST back.
-            assert!(
-                took >= 2 * ONE_WAY_DELAY && took < Duration::from_millis(100),
-                "{took:?}"
-            );
-            assert_eq!(w.b.borrow().counters().resets_out, 1);
-            assert_eq!(
-                w.a.borrow().conn_count(),
-                0,
-                "the failed socket is released"
-            );
-        }
-    }
+    let w = world(WorldSpec::new(4).flavor(flavor));
+    let t0 = w.now();
+    let err = TcpStream::connect(&w.a, w.b_addr(81)).await.unwrap_err();
+    let took = w.now() - t0;
+    assert_eq!(err.kind(), io::ErrorKind::ConnectionRefused);
+    // One round trip: SYN out, RST back.
+    assert!(
+        took >= 2 * ONE_WAY_DELAY && took < Duration::from_millis(100),
+        "{took:?}"
+    );
+    assert_eq!(w.b.borrow().counters().resets_out, 1);
+    assert_eq!(
+        w.a.borrow().conn_count(),
+        0,
+        "the failed socket is released"
+    );
 }
 
 #[tokio::test(start_paused = true)]
@@ -287,83 +275,71 @@ async fn connect_into_a_black_hole_times_out_like_linux() {
 }
 
 async fn fin_gives_eof_and_half_close_still_carries_the_other_way(flavor: TcpFlavor) {
-    {
-        {
-            let w = world(WorldSpec::new(6).flavor(flavor));
-            let listener = TcpListener::bind(&w.b, 9).unwrap();
-            let server = tokio::task::spawn_local(async move {
-                let (mut s, _) = listener.accept().await.unwrap();
-                let mut got = Vec::new();
-                s.read_to_end(&mut got).await.unwrap(); // EOF after the client's FIN
-                assert_eq!(got, b"bye");
-                let mut again = [0u8; 1];
-                assert_eq!(s.read(&mut again).await.unwrap(), 0, "EOF is sticky");
-                s.write_all(b"after your fin").await.unwrap();
-                s.shutdown().await.unwrap();
-            });
-            let mut c = TcpStream::connect(&w.a, w.b_addr(9)).await.unwrap();
-            c.write_all(b"bye").await.unwrap();
-            c.shutdown().await.unwrap();
-            assert!(c.write_all(b"x").await.is_err(), "no writes after shutdown");
-            let mut back = Vec::new();
-            c.read_to_end(&mut back).await.unwrap();
-            assert_eq!(back, b"after your fin");
-            server.await.unwrap();
-            assert_eq!(
-                w.a.borrow().counters().resets_out + w.b.borrow().counters().resets_out,
-                0
-            );
-        }
-    }
+    let w = world(WorldSpec::new(6).flavor(flavor));
+    let listener = TcpListener::bind(&w.b, 9).unwrap();
+    let server = tokio::task::spawn_local(async move {
+        let (mut s, _) = listener.accept().await.unwrap();
+        let mut got = Vec::new();
+        s.read_to_end(&mut got).await.unwrap(); // EOF after the client's FIN
+        assert_eq!(got, b"bye");
+        let mut again = [0u8; 1];
+        assert_eq!(s.read(&mut again).await.unwrap(), 0, "EOF is sticky");
+        s.write_all(b"after your fin").await.unwrap();
+        s.shutdown().await.unwrap();
+    });
+    let mut c = TcpStream::connect(&w.a, w.b_addr(9)).await.unwrap();
+    c.write_all(b"bye").await.unwrap();
+    c.shutdown().await.unwrap();
+    assert!(c.write_all(b"x").await.is_err(), "no writes after shutdown");
+    let mut back = Vec::new();
+    c.read_to_end(&mut back).await.unwrap();
+    assert_eq!(back, b"after your fin");
+    server.await.unwrap();
+    assert_eq!(
+        w.a.borrow().counters().resets_out + w.b.borrow().counters().resets_out,
+        0
+    );
 }
 
 async fn reset_reaches_the_peer_as_an_error(flavor: TcpFlavor) {
-    {
-        {
-            let w = world(WorldSpec::new(8).flavor(flavor));
-            let listener = TcpListener::bind(&w.b, 9).unwrap();
-            let server = tokio::task::spawn_local(async move {
-                let (mut s, _) = listener.accept().await.unwrap();
-                let mut buf = [0u8; 16];
-                let n = s.read(&mut buf).await.unwrap();
-                assert_eq!(&buf[..n], b"hi");
-                let err = s.read(&mut buf).await.unwrap_err();
-                assert_eq!(err.kind(), io::ErrorKind::ConnectionReset);
-                let err = s.write_all(b"late").await.unwrap_err();
-                assert_eq!(err.kind(), io::ErrorKind::ConnectionReset);
-            });
-            let mut c = TcpStream::connect(&w.a, w.b_addr(9)).await.unwrap();
-            c.write_all(b"hi").await.unwrap();
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            c.abort();
-            server.await.unwrap();
-            assert_eq!(w.a.borrow().counters().resets_out, 1);
-            assert_eq!(w.b.borrow().counters().resets_in, 1);
-        }
-    }
+    let w = world(WorldSpec::new(8).flavor(flavor));
+    let listener = TcpListener::bind(&w.b, 9).unwrap();
+    let server = tokio::task::spawn_local(async move {
+        let (mut s, _) = listener.accept().await.unwrap();
+        let mut buf = [0u8; 16];
+        let n = s.read(&mut buf).await.unwrap();
+        assert_eq!(&buf[..n], b"hi");
+        let err = s.read(&mut buf).await.unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::ConnectionReset);
+        let err = s.write_all(b"late").await.unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::ConnectionReset);
+    });
+    let mut c = TcpStream::connect(&w.a, w.b_addr(9)).await.unwrap();
+    c.write_all(b"hi").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    c.abort();
+    server.await.unwrap();
+    assert_eq!(w.a.borrow().counters().resets_out, 1);
+    assert_eq!(w.b.borrow().counters().resets_in, 1);
 }
 
 async fn idle_connection_has_no_deadline(flavor: TcpFlavor) {
-    {
-        {
-            let w = world(WorldSpec::new(9).flavor(flavor));
-            let listener = TcpListener::bind(&w.b, ECHO_PORT).unwrap();
-            tokio::task::spawn_local(echo_server(listener));
-            let mut c = TcpStream::connect(&w.a, w.b_addr(ECHO_PORT)).await.unwrap();
-            c.write_all(b"ping").await.unwrap();
-            let mut got = [0u8; 4];
-            c.read_exact(&mut got).await.unwrap();
-            // Let delayed ACKs go out, then nothing is pending anywhere.
-            tokio::time::sleep(Duration::from_secs(1)).await;
-            let now = w.now();
-            assert_eq!(w.a.borrow_mut().poll_at(now), None);
-            assert_eq!(w.b.borrow_mut().poll_at(now), None);
-            let sent = w.link.borrow().log.len();
-            tokio::time::sleep(Duration::from_secs(3600)).await;
-            assert_eq!(w.link.borrow().log.len(), sent, "no packet in an idle hour");
-            assert_eq!(w.a.borrow().state(c.id()), TcpState::Established);
-        }
-    }
+    let w = world(WorldSpec::new(9).flavor(flavor));
+    let listener = TcpListener::bind(&w.b, ECHO_PORT).unwrap();
+    tokio::task::spawn_local(echo_server(listener));
+    let mut c = TcpStream::connect(&w.a, w.b_addr(ECHO_PORT)).await.unwrap();
+    c.write_all(b"ping").await.unwrap();
+    let mut got = [0u8; 4];
+    c.read_exact(&mut got).await.unwrap();
+    // Let delayed ACKs go out, then nothing is pending anywhere.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let now = w.now();
+    assert_eq!(w.a.borrow_mut().poll_at(now), None);
+    assert_eq!(w.b.borrow_mut().poll_at(now), None);
+    let sent = w.link.borrow().log.len();
+    tokio::time::sleep(Duration::from_secs(3600)).await;
+    assert_eq!(w.link.borrow().log.len(), sent, "no packet in an idle hour");
+    assert_eq!(w.a.borrow().state(c.id()), TcpState::Established);
 }
 
 /// A lossy transfer; returns the packet log hash.
@@ -408,41 +384,37 @@ fn smoltcp_flavour_is_byte_identical_to_the_unpatched_stack() {
 async fn websocket_runs_over_the_stream_under_loss(flavor: TcpFlavor) {
     use futures_util::{SinkExt, StreamExt};
     use tokio_tungstenite::tungstenite::Message;
-    {
-        {
-            let mut spec = WorldSpec::new(21).flavor(flavor);
-            spec.loss = 0.05;
-            let w = world(spec);
-            let listener = TcpListener::bind(&w.b, 80).unwrap();
-            let server = tokio::task::spawn_local(async move {
-                let (s, _) = listener.accept().await.unwrap();
-                let mut ws = tokio_tungstenite::accept_async(s).await.unwrap();
-                while let Some(msg) = ws.next().await {
-                    match msg.unwrap() {
-                        Message::Binary(b) => ws.send(Message::Binary(b)).await.unwrap(),
-                        Message::Close(_) => break,
-                        _ => {}
-                    }
-                }
-            });
-            let s = TcpStream::connect(&w.a, w.b_addr(80)).await.unwrap();
-            let (mut ws, _) = tokio_tungstenite::client_async("ws://10.0.0.2/", s)
-                .await
-                .unwrap();
-            for i in 0..50u64 {
-                let msg = payload(i, 300);
-                ws.send(Message::Binary(msg.clone())).await.unwrap();
-                match ws.next().await.unwrap().unwrap() {
-                    Message::Binary(b) => assert_eq!(b, msg),
-                    other => panic!("unexpected {other:?}"),
-                }
+    let mut spec = WorldSpec::new(21).flavor(flavor);
+    spec.loss = 0.05;
+    let w = world(spec);
+    let listener = TcpListener::bind(&w.b, 80).unwrap();
+    let server = tokio::task::spawn_local(async move {
+        let (s, _) = listener.accept().await.unwrap();
+        let mut ws = tokio_tungstenite::accept_async(s).await.unwrap();
+        while let Some(msg) = ws.next().await {
+            match msg.unwrap() {
+                Message::Binary(b) => ws.send(Message::Binary(b)).await.unwrap(),
+                Message::Close(_) => break,
+                _ => {}
             }
-            ws.close(None).await.unwrap();
-            while ws.next().await.is_some() {}
-            server.await.unwrap();
-            assert!(w.a.borrow().counters().retransmits + w.b.borrow().counters().retransmits > 0);
+        }
+    });
+    let s = TcpStream::connect(&w.a, w.b_addr(80)).await.unwrap();
+    let (mut ws, _) = tokio_tungstenite::client_async("ws://10.0.0.2/", s)
+        .await
+        .unwrap();
+    for i in 0..50u64 {
+        let msg = payload(i, 300);
+        ws.send(Message::Binary(msg.clone())).await.unwrap();
+        match ws.next().await.unwrap().unwrap() {
+            Message::Binary(b) => assert_eq!(b, msg),
+            other => panic!("unexpected {other:?}"),
         }
     }
+    ws.close(None).await.unwrap();
+    while ws.next().await.is_some() {}
+    server.await.unwrap();
+    assert!(w.a.borrow().counters().retransmits + w.b.borrow().counters().retransmits > 0);
 }
 
 /// The core without tokio: two stacks pumped by hand with a zero-delay wire.

@@ -66,7 +66,9 @@ fn sink(w: &World, n: usize) -> tokio::sync::oneshot::Receiver<Vec<u8>> {
     tokio::task::spawn_local(async move {
         let (mut s, _) = listener.accept().await.unwrap();
         let mut got = vec![0u8; n];
-        s.read_exact(&mut got).await.unwrap();
+        if s.read_exact(&mut got).await.is_err() {
+            return; // the test is about something else (a stream cut short, or open-ended)
+        }
         let _ = tx.send(got);
         // Keep the connection open (no FIN muddling the figures).
         let mut rest = Vec::new();
@@ -344,7 +346,11 @@ fn linux_initial_window_is_10_segments() {
             .filter(|f| f.len > 0)
             .collect();
         assert_eq!(out.len(), segments, "{flavor:?}");
-        assert_eq!(out.iter().map(|f| f.len).sum::<usize>(), bytes, "{flavor:?}");
+        assert_eq!(
+            out.iter().map(|f| f.len).sum::<usize>(),
+            bytes,
+            "{flavor:?}"
+        );
     }
 }
 
@@ -397,7 +403,13 @@ async fn linux_quickacks_16_segments_then_delays_acks_40ms() {
                 assert_eq!(delays.len(), 21);
                 let want: Vec<Duration> = match flavor {
                     TcpFlavor::Linux => (0..21)
-                        .map(|i| if (16..20).contains(&i) { 40 * MS } else { Duration::ZERO })
+                        .map(|i| {
+                            if (16..20).contains(&i) {
+                                40 * MS
+                            } else {
+                                Duration::ZERO
+                            }
+                        })
                         .collect(),
                     TcpFlavor::Smoltcp => vec![40 * MS; 21],
                 };
@@ -440,7 +452,10 @@ async fn linux_timestamps_count_simulated_milliseconds() {
                     assert!(mine.len() >= 2);
                 }
                 // The data segment echoes the server's latest TSval.
-                let data = stamped.iter().find(|(p, f)| p.dir == A_TO_B && f.len > 0).unwrap();
+                let data = stamped
+                    .iter()
+                    .find(|(p, f)| p.dir == A_TO_B && f.len > 0)
+                    .unwrap();
                 let last_b = stamped
                     .iter()
                     .filter(|(p, _)| p.dir == B_TO_A && p.at < data.0.at)
@@ -493,7 +508,11 @@ async fn linux_pingpong_mode_lets_the_ack_ride_on_the_reply() {
                         .map(|p| facts(&p.bytes).len)
                         .collect::<Vec<_>>()
                 };
-                assert_eq!(in_win(A_TO_B), [10, 0], "request, then the quick ACK of the reply");
+                assert_eq!(
+                    in_win(A_TO_B),
+                    [10, 0],
+                    "request, then the quick ACK of the reply"
+                );
                 assert_eq!(in_win(B_TO_A), [10], "the reply carries the ACK");
             }
         })

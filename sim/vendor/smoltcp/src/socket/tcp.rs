@@ -219,7 +219,12 @@ impl RttEstimator {
     fn with_config(cfg: RtoConfig) -> Self {
         let ms = |d: Duration| u32::try_from(d.total_millis()).unwrap_or(u32::MAX);
         Self {
-            limits: (ms(cfg.initial), ms(cfg.min), ms(cfg.max), ms(cfg.min_margin)),
+            limits: (
+                ms(cfg.initial),
+                ms(cfg.min),
+                ms(cfg.max),
+                ms(cfg.min_margin),
+            ),
             have_measurement: false,
             srtt: 0,   // ignored, will be overwritten on first measurement.
             rttvar: 0, // ignored, will be overwritten on first measurement.
@@ -2660,11 +2665,7 @@ impl<'a> Socket<'a> {
         };
 
         // The effective max segment size, taking into account the options and the local and remote limits.
-        let options_len = if self.timestamp_enabled() {
-            12
-        } else {
-            0
-        };
+        let options_len = if self.timestamp_enabled() { 12 } else { 0 };
 
         let local_mss = cx.ip_mtu() - ip_header_len - TCP_HEADER_LEN;
         let effective_mss = local_mss.min(self.remote_mss).saturating_sub(options_len);
@@ -2824,9 +2825,7 @@ impl<'a> Socket<'a> {
             // If a timeout expires, we should abort the connection.
             net_debug!("timeout exceeded");
             self.set_state(State::Closed);
-        } else if self.linux_recovery()
-            && self.recovery.timer.is_some_and(|t| t.at() <= cx.now())
-        {
+        } else if self.linux_recovery() && self.recovery.timer.is_some_and(|t| t.at() <= cx.now()) {
             // ftw-sim patch: the RACK reordering timer (RFC 8985 6.3) or the tail loss probe
             // timer (7.3) fired; it runs before an RTO due at the same time, as Linux's one
             // timer is the probe's then.
@@ -3030,9 +3029,10 @@ impl<'a> Socket<'a> {
                 }
                 let offset = if let Some(i) = linux_rtx {
                     let seg = *self.recovery.segs.get(i).expect("candidate exists");
-                    let offset = seg.start - self.local_seq_no;
-                    let size = seg.len() - usize::from(seg.fin);
-                    repr.seq_number = seg.start;
+                    let from = seg.start + seg.resent;
+                    let offset = from - self.local_seq_no;
+                    let size = (seg.len() - seg.resent).saturating_sub(usize::from(seg.fin));
+                    repr.seq_number = from;
                     repr.payload = self.tx_buffer.get_allocated(offset, size);
                     offset
                 } else if self.pending_fast_retransmit {
@@ -3262,11 +3262,14 @@ impl<'a> Socket<'a> {
         let sent_fin = repr.control == TcpControl::Fin;
         if self.linux_recovery()
             && sent_len > 0
-            && !matches!(self.state, State::SynSent | State::SynReceived | State::Closed)
+            && !matches!(
+                self.state,
+                State::SynSent | State::SynReceived | State::Closed
+            )
         {
             let now = cx.now();
             if let Some(i) = linux_rtx {
-                self.recovery.on_retransmit(i, now);
+                self.recovery.on_retransmit(i, sent_len, now);
                 // Karn: no RTT sample across a retransmission.
                 self.rtte.on_retransmit();
                 if i == 0 {

@@ -47,6 +47,9 @@ pub(super) struct Seg {
     pub sacked: bool,
     pub lost: bool,
     pub retrans: bool,
+    /// Bytes of a lost segment already sent again (a merged segment can straddle the send
+    /// ring's wrap and go again in two pieces).
+    pub resent: usize,
 }
 
 impl Seg {
@@ -151,21 +154,30 @@ impl Recovery {
             sacked: false,
             lost: false,
             retrans: false,
+            resent: 0,
         };
         if let Err(seg) = self.segs.push_back(seg) {
-            let last = self.segs.back_mut().expect("a full deque has a last element");
+            let last = self
+                .segs
+                .back_mut()
+                .expect("a full deque has a last element");
             last.end = seg.end;
             last.fin |= seg.fin;
             last.xmit = now;
         }
     }
 
-    /// Segment `i` was sent again.
-    pub fn on_retransmit(&mut self, i: usize, now: Instant) {
+    /// `len` more sequence numbers of segment `i` were sent again; once all of it, it is
+    /// in flight again.
+    pub fn on_retransmit(&mut self, i: usize, len: usize, now: Instant) {
         if let Some(s) = self.segs.get_mut(i) {
-            s.xmit = now;
-            s.lost = false;
-            s.retrans = true;
+            s.resent += len;
+            if s.resent >= s.len() {
+                s.xmit = now;
+                s.lost = false;
+                s.retrans = true;
+                s.resent = 0;
+            }
         }
     }
 
@@ -204,6 +216,7 @@ impl Recovery {
                 }
             } else {
                 if front.start < ack {
+                    front.resent = front.resent.saturating_sub(ack - front.start);
                     front.start = ack;
                 }
                 break;
@@ -275,6 +288,7 @@ impl Recovery {
             let deadline = seg.xmit + rack_rtt + reo_wnd;
             if deadline <= now {
                 seg.lost = true;
+                seg.resent = 0;
                 marked = true;
             } else {
                 timeout = timeout.max(deadline - now);
@@ -292,6 +306,7 @@ impl Recovery {
         for seg in self.segs.iter_mut() {
             if !seg.sacked {
                 seg.lost = true;
+                seg.resent = 0;
             }
         }
         self.recovery_point = Some(snd_nxt);
