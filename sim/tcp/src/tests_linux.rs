@@ -518,3 +518,23 @@ async fn linux_pingpong_mode_lets_the_ack_ride_on_the_reply() {
         })
         .await;
 }
+
+/// Linux (`tcp_enter_loss` keeps the SACK marks): after an RTO only segments not SACKed go
+/// again, not everything after SND.UNA. Four segments, the first lost and its RACK
+/// retransmission (at 40 ms, once 3 are SACKed) lost too; resending the head restarted the
+/// RTO (240 ms), which at 280 ms resends the first segment alone: delivered at 300 ms,
+/// 6 data packets in all.
+#[tokio::test(start_paused = true)]
+async fn linux_rto_resends_only_the_segments_not_sacked() {
+    LocalSet::new()
+        .run_until(async {
+            let mut spec = WorldSpec::new(39);
+            spec.drop_data_nth[A_TO_B] = vec![0, 4];
+            let w = world(spec);
+            let (took, c) = delivery_time(&w, &[4 * 1448]).await;
+            assert!(near(took, 300 * MS, 2 * MS), "{took:?}");
+            assert_eq!(c.retransmits(), 2, "the first segment twice, nothing else");
+            assert_eq!(data_times(&w, A_TO_B).len(), 6);
+        })
+        .await;
+}

@@ -2420,9 +2420,10 @@ impl<'a> Socket<'a> {
             self.timer.set_for_idle(cx.now(), self.keep_alive);
         }
 
-        // ftw-sim patch: every ACK re-arms the tail loss probe (Linux tcp_set_xmit_timer).
+        // ftw-sim patch: an ACK of new data re-arms the tail loss probe (Linux
+        // tcp_set_xmit_timer on FLAG_SET_XMIT_TIMER); any ACK may arm or disarm it.
         if self.linux_recovery() && repr.ack_number.is_some() {
-            self.linux_schedule_probe(cx.now());
+            self.linux_schedule_probe(cx.now(), ack_len > 0 || ack_of_fin);
         }
 
         let payload_len = payload.len();
@@ -2549,7 +2550,9 @@ impl<'a> Socket<'a> {
     /// `tcp_schedule_loss_probe`: only with SACK, data in flight, not in recovery, nothing
     /// SACKed and no probe outstanding; PTO = 2 x SRTT, + 200 ms if one segment is in
     /// flight, else + 2 ms; 1 s without an RTT sample; never later than the RTO.
-    fn linux_schedule_probe(&mut self, now: Instant) {
+    /// `rearm`: restart a running probe timer from now (new data sent, new data ACKed:
+    /// Linux `FLAG_SET_XMIT_TIMER`); otherwise only arm one if none runs.
+    fn linux_schedule_probe(&mut self, now: Instant, rearm: bool) {
         if matches!(self.recovery.timer, Some(linux::LossTimer::Reorder(_))) {
             return;
         }
@@ -2571,6 +2574,9 @@ impl<'a> Socket<'a> {
             if matches!(self.recovery.timer, Some(linux::LossTimer::Probe(_))) {
                 self.recovery.timer = None;
             }
+            return;
+        }
+        if !rearm && self.recovery.timer.is_some() {
             return;
         }
         let mut pto = if self.rtte.have_measurement {
@@ -3286,7 +3292,7 @@ impl<'a> Socket<'a> {
                 self.recovery.tlp_high_seq = Some(self.remote_last_seq);
             } else if linux_rtx.is_none() {
                 // Linux tcp_write_xmit: new data (re)schedules the probe.
-                self.linux_schedule_probe(now);
+                self.linux_schedule_probe(now, true);
             }
         }
 
