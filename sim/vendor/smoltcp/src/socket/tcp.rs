@@ -2350,7 +2350,27 @@ impl<'a> Socket<'a> {
                     self.local_rx_last_ack = Some(ack_number);
 
                     // Notify of fresh ACK
-                    self.rtte.on_ack(cx.now(), ack_number);
+                    // ftw-sim patch: with clock timestamps, every ACK of new data gives an
+                    // RTT sample from the echoed TSval (RFC 7323 4.1, Linux
+                    // `tcp_rtt_tsopt_us`), also across a retransmission (a lost SYN);
+                    // smoltcp times one segment per flight and none across a resend.
+                    match repr.timestamp {
+                        Some(ts)
+                            if self.tsval_from_clock
+                                && ts.tsecr != 0
+                                && ack_number > self.local_seq_no =>
+                        {
+                            let now_ts = self
+                                .tsval_offset
+                                .wrapping_add(cx.now().total_millis() as u32);
+                            let rtt_ms = now_ts.wrapping_sub(ts.tsecr);
+                            if rtt_ms <= linux::TS_RTT_MAX_MS {
+                                self.rtte.sample(rtt_ms);
+                                self.rtte.timestamp = None;
+                            }
+                        }
+                        _ => self.rtte.on_ack(cx.now(), ack_number),
+                    }
                     let new_flight_size = self.flight_size().saturating_sub(ack_len);
                     self.congestion_controller.inner_mut().on_ack(
                         cx.now(),

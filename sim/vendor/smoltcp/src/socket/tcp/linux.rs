@@ -31,6 +31,10 @@ pub(super) const TLP_WORST_CASE_DELACK: Duration = Duration::from_millis(200);
 /// is 2 x SRTT + `TCP_TIMEOUT_MIN` (2 jiffies, 2 ms at HZ=1000).
 pub(super) const TLP_MIN_EXTRA: Duration = Duration::from_millis(2);
 
+/// The longest RTT believed from an echoed timestamp (a TSecr that is not one of ours, or
+/// from before a wrap, gives a huge difference; the RTO ceiling is 120 s).
+pub(super) const TS_RTT_MAX_MS: u32 = 120_000;
+
 /// Linux `tcp_rack_reo_wnd`: the reordering window is 0 until reordering was seen, once
 /// three segments are SACKed (`tp->reordering`, RFC 6675's DupThresh) or in recovery.
 const DUPTHRESH: usize = 3;
