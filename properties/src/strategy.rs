@@ -172,7 +172,7 @@ pub fn case_strategy(domain: &Domain, seed: RunSeed) -> BoxedStrategy<Case> {
                 reactors,
                 routing: draw_routing.then_some(if r == 0 { FleetRouting::KernelFilter } else { FleetRouting::Forward }),
             });
-            let plan = FaultPlan { phone: apply_link(&on, &phone), box_: apply_link(&on, &box_), fleet, faults };
+            let plan = FaultPlan { phone: apply_link(&on, &phone), box_: apply_link(&on, &box_), fleet, faults, ..FaultPlan::default() };
 
             debug_assert!(plan.validate().is_ok(), "drawn plans are valid: {plan:?}");
             Case { seed, plan }

@@ -8,11 +8,11 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddrV4};
 use std::rc::Rc;
 use std::time::Duration;
 
-use ftw_sim::drive::tcp::TcpHost;
+use ftw_sim::drive::tcp::{tcp_config_for, TcpHost};
 use ftw_sim::world::host::addr;
 use ftw_sim::world::net::fault::{Chain, Ctx, Delay, Fault};
 use ftw_sim::world::net::{nat, InFlight, NetAction, IP_TUNNEL_PORT};
-use ftw_sim::world::plan::FaultPlan;
+use ftw_sim::world::plan::{FaultPlan, TcpPlan};
 use ftw_sim::world::time;
 use ftw_sim::world::topology::{world_for, RunSpec, Topology};
 use ftw_sim::{RunOutcome, RunSeed};
@@ -79,10 +79,12 @@ fn transfer(seed: u64, n: usize, plan: FaultPlan, custom_up: Option<Chain>, acti
     let got = Rc::new(RefCell::new(Got::default()));
     let seed = RunSeed(seed);
     let g = got.clone();
+    let tcp_cfg = tcp_config_for(&spec.plan, 0);
+    let cloud_tcp = tcp_cfg.clone();
     world.host("cloud", addr::CLOUD, move || {
-        let g = g.clone();
+        let (g, cloud_tcp) = (g.clone(), cloud_tcp.clone());
         async move {
-            let tcp = TcpHost::bind("cloud", v4(addr::CLOUD), seed).await?;
+            let tcp = TcpHost::bind_with("cloud", v4(addr::CLOUD), seed, cloud_tcp).await?;
             let listener = tcp.listen(PORT)?;
             let (mut s, peer) = listener.accept().await?;
             g.borrow_mut().peer = Some(peer);
@@ -98,7 +100,7 @@ fn transfer(seed: u64, n: usize, plan: FaultPlan, custom_up: Option<Chain>, acti
     });
     let g = got.clone();
     world.client("phone", addr::PHONE, async move {
-        let tcp = TcpHost::bind("phone", v4(addr::PHONE), seed).await?;
+        let tcp = TcpHost::bind_with("phone", v4(addr::PHONE), seed, tcp_cfg).await?;
         let mut s = tcp.connect(SocketAddrV4::new(v4(addr::CLOUD), PORT)).await?;
         s.write_all(&pattern(n)).await?;
         s.shutdown().await?;
@@ -132,6 +134,28 @@ fn a_lost_segment_is_retransmitted_and_the_stream_stays_in_order_through_a_nat()
     let maps: Vec<_> = out.trace.events().iter().filter(|e| e.kind == "nat.map" && e.detail.starts_with("tcp ")).collect();
     assert_eq!(maps.len(), 1, "one TCP mapping: {maps:?}");
     assert!(maps[0].detail.ends_with(&format!("as {peer}")), "{:?}", maps[0]);
+}
+
+/// `tcp = "smoltcp"` in a plan selects stock smoltcp's timers and recovery for every
+/// host (sim/tcp/README.md); the default is Linux's. The same lost segment costs the
+/// smoltcp flavour more.
+#[test]
+fn the_plan_picks_linux_tcp_by_default_or_smoltcp() {
+    let smoltcp: FaultPlan = serde_json::from_str(r#"{"tcp": "smoltcp"}"#).expect("plan");
+    assert_eq!(smoltcp.tcp, TcpPlan::Smoltcp);
+    assert_eq!(FaultPlan::default().tcp, TcpPlan::Linux);
+    assert!(!serde_json::to_string(&FaultPlan::default()).unwrap().contains("tcp"), "omitted when Linux");
+    let mut done = Vec::new();
+    for plan in [FaultPlan::default(), smoltcp] {
+        let seen = Rc::new(RefCell::new(0));
+        let mut up = Chain::default();
+        up.push(DropNthSegment { nth: 3, seen: seen.clone() }).push(Delay(Duration::from_millis(20)));
+        let (out, got) = transfer(11, 20_000, plan, Some(up), vec![]);
+        assert_eq!(out.result, Ok(()), "run");
+        assert_eq!(got.bytes, pattern(20_000), "every byte, in order");
+        done.push(got.done_at.expect("done"));
+    }
+    assert!(done[0] < done[1], "Linux {:?} before smoltcp {:?}", done[0], done[1]);
 }
 
 #[test]
@@ -179,7 +203,8 @@ fn a_rebind_breaks_a_tcp_connection() {
     // The NAT gives the flow a new outside port mid-transfer: the cloud has no
     // connection from that port, so the stream cannot go on (as behind a real NAT).
     // (Behind Linux the RST would come the same way: no socket for the 4-tuple.)
-    let (out, got) = transfer(14, 400_000, FaultPlan::default(), None, vec![(Duration::from_millis(300), NetAction::Rebind { host: addr::PHONE })]);
+    // At 100 ms: Linux's initial window of 10 segments moves 400 kB in about 280 ms.
+    let (out, got) = transfer(14, 400_000, FaultPlan::default(), None, vec![(Duration::from_millis(100), NetAction::Rebind { host: addr::PHONE })]);
     // The cloud answers the segments from the unknown port with an RST, which
     // reaches the phone through the new mapping: a reset within seconds.
     assert_eq!(out.result, Err("Reset".to_string()), "the transfer must end in a reset");

@@ -28,7 +28,7 @@ use crate::drive::app::r#box::{run_box, BoxDialer};
 use crate::drive::build::cloud_quic_endpoint;
 use crate::drive::link::dial_quic;
 use crate::drive::quic::QuicEndpoint;
-use crate::drive::tcp::{tcp_config_for_link, TcpHost};
+use crate::drive::tcp::{tcp_config_for, TcpHost};
 use crate::drive::ws::{client_tls, door_tls, WsClient, WsDoor};
 use crate::world::host::{addr, cloud_certs, sim_clock};
 use crate::world::plan::kind;
@@ -162,10 +162,11 @@ pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCe
         .map(|f| Duration::from_millis(f.at_ms))
         .collect();
 
+    let cloud_tcp = tcp_config_for(&spec.plan, 0);
     let sh = shared.clone();
     let (k, st) = (keys.clone(), setup.clone());
     world.host("cloud", addr::CLOUD, move || {
-        let (sh, k, st, relay) = (sh.clone(), k.clone(), st.clone(), relay.clone());
+        let (sh, k, st, relay, cloud_tcp) = (sh.clone(), k.clone(), st.clone(), relay.clone(), cloud_tcp.clone());
         async move {
             let mut cfg = CloudConfig::new(k.cloud.clone());
             cfg.sessions_enabled = st.sessions_enabled;
@@ -178,7 +179,7 @@ pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCe
             let driver = CloudDriver::start_with_relay("cloud", cloud, st.tamper, relay);
             sh.borrow_mut().cloud = Some(driver.clone());
             // The WebSocket door.
-            let tcp = TcpHost::bind("cloud", v4(addr::CLOUD), seed).await?;
+            let tcp = TcpHost::bind_with("cloud", v4(addr::CLOUD), seed, cloud_tcp).await?;
             let door = WsDoor::bind(&tcp, addr::CLOUD_PORT, door_tls(seed, "cloud"))?;
             driver.serve_ws(door);
             // The QUIC door.
@@ -249,7 +250,7 @@ pub async fn phone_app(spec: &RunSpec) -> std::io::Result<PhoneApp> {
     );
     let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
     let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
-    let tcp = TcpHost::bind_with("phone", v4(addr::PHONE), seed, tcp_config_for_link(spec.plan.phone.mtu)).await?;
+    let tcp = TcpHost::bind_with("phone", v4(addr::PHONE), seed, tcp_config_for(&spec.plan, spec.plan.phone.mtu)).await?;
     let ws = Rc::new(WsClient::new(tcp, client_tls(seed, "phone", ClientResumption::Disabled), seed));
     let door = SocketAddrV4::new(v4(addr::CLOUD), addr::CLOUD_PORT);
     let dial = dialer(Some((ep, client)), Some(ws), door);

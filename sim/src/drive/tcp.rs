@@ -48,6 +48,11 @@ pub fn tcp_config_for_link(link_mtu: usize) -> TcpConfig {
     TcpConfig { mtu_bytes: mtu, ..TcpConfig::default() }
 }
 
+/// [`tcp_config_for_link`] with the plan's TCP flavour (`FaultPlan::tcp`).
+pub fn tcp_config_for(plan: &crate::world::plan::FaultPlan, link_mtu: usize) -> TcpConfig {
+    TcpConfig { flavor: plan.tcp.flavor(), ..tcp_config_for_link(link_mtu) }
+}
+
 /// A host's TCP: its stack, shared with the driver task.
 #[derive(Clone)]
 pub struct TcpHost {

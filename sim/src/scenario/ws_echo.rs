@@ -24,7 +24,7 @@ use ftw_crypto::ClientResumption;
 use super::def::{judge, Check, RunReport, ScenarioDef};
 use super::laws;
 use crate::drive::link::{accept_ws, dial_ws, CloseInfo, LinkEvent, TransportKind};
-use crate::drive::tcp::{tcp_config_for_link, TcpHost};
+use crate::drive::tcp::{tcp_config_for, TcpHost};
 use crate::drive::ws::{client_tls, door_tls, WsClient, WsDoor};
 use crate::world::domain::{Domain, Kind};
 use crate::world::host::addr;
@@ -72,14 +72,14 @@ pub fn run(spec: &RunSpec) -> RunReport {
     let mut world = world_for(spec, SLACK + INTERVAL * MESSAGES as u32);
     Topology::build(&mut world, &spec.plan);
     let seed = spec.seed;
-    let phone_mtu = spec.plan.phone.mtu;
+    let (cloud_tcp, phone_tcp) = (tcp_config_for(&spec.plan, 0), tcp_config_for(&spec.plan, spec.plan.phone.mtu));
     let tally = Rc::new(RefCell::new(Tally::default()));
 
     let t = tally.clone();
     world.host("cloud", addr::CLOUD, move || {
-        let t = t.clone();
+        let (t, cloud_tcp) = (t.clone(), cloud_tcp.clone());
         async move {
-            let tcp = TcpHost::bind("cloud", v4(addr::CLOUD), seed).await?;
+            let tcp = TcpHost::bind_with("cloud", v4(addr::CLOUD), seed, cloud_tcp).await?;
             let door = WsDoor::bind(&tcp, addr::CLOUD_PORT, door_tls(seed, "cloud"))?;
             loop {
                 let (stream, _) = door.accept().await?;
@@ -107,7 +107,7 @@ pub fn run(spec: &RunSpec) -> RunReport {
 
     let t = tally.clone();
     world.client("phone", addr::PHONE, async move {
-        let tcp = TcpHost::bind_with("phone", v4(addr::PHONE), seed, tcp_config_for_link(phone_mtu)).await?;
+        let tcp = TcpHost::bind_with("phone", v4(addr::PHONE), seed, phone_tcp).await?;
         let client = WsClient::new(tcp, client_tls(seed, "phone", ClientResumption::Disabled), seed);
         let door = SocketAddrV4::new(v4(addr::CLOUD), addr::CLOUD_PORT);
         let mut link = dial_ws(&client, door, ftw_crypto::consts::CLOUD_SERVER_NAME, TARGET).await.map_err(|e| format!("dial: {e:?}"))?;

@@ -104,12 +104,12 @@ pub fn wifi() -> NetworkId {
 
 impl Probe {
     /// Bind the phone's QUIC endpoint and TCP on the current host.
-    pub async fn start(seed: RunSeed) -> std::io::Result<Probe> {
+    pub async fn start(seed: RunSeed, tcp: ftw_tcp::TcpConfig) -> std::io::Result<Probe> {
         let keys = Keys::of(seed);
         let rng = seed.crypto("phone");
         let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
         let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
-        let tcp = TcpHost::bind_with("phone", v4(addr::PHONE), seed, super::rig::rig_tcp()).await?;
+        let tcp = TcpHost::bind_with("phone", v4(addr::PHONE), seed, tcp).await?;
         let cfg = PhoneConfig::new(keys.phone.clone(), keys.cloud.public, keys.box_.public, BOX_ID);
         Ok(Probe { seed, cfg, ep, tcp, dials: 0, cur: None, sessions: 0, log: Vec::new(), notes: Vec::new() })
     }

@@ -38,8 +38,8 @@ pub fn v4(ip: std::net::IpAddr) -> std::net::Ipv4Addr {
 /// The rig's TCP: the simulated host's stack with Nagle off. Every end of the
 /// seed's rig is Go (ftwcloudd, the box's cloudlink, the Go test phone), and Go's
 /// net package sets TCP_NODELAY on every TCP connection by default.
-pub fn rig_tcp() -> ftw_tcp::TcpConfig {
-    ftw_tcp::TcpConfig { nodelay: true, ..crate::drive::tcp::tcp_config() }
+pub fn rig_tcp(plan: &FaultPlan) -> ftw_tcp::TcpConfig {
+    ftw_tcp::TcpConfig { nodelay: true, ..crate::drive::tcp::tcp_config_for(plan, 0) }
 }
 
 /// The cloud's door as a `SocketAddrV4` (the WebSocket dials take one).
@@ -78,17 +78,19 @@ pub fn build(spec: &RigSpec) -> (World, Rc<RefCell<RigShared>>, (usize, usize)) 
     let keys = Keys::of(seed);
     let shared = Rc::new(RefCell::new(RigShared::default()));
 
+    let tcp_cfg = rig_tcp(&spec.plan);
+    let cloud_tcp = tcp_cfg.clone();
     let sh = shared.clone();
     let (k, params) = (keys.clone(), spec.quic.clone());
     world.host("cloud", addr::CLOUD, move || {
-        let (sh, k, params) = (sh.clone(), k.clone(), params.clone());
+        let (sh, k, params, cloud_tcp) = (sh.clone(), k.clone(), params.clone(), cloud_tcp.clone());
         async move {
             let mut cloud = Cloud::new(CloudConfig::new(k.cloud.clone()), seed.key("model.cloud"));
             cloud.register_box(BOX_ID);
             cloud.pair(k.phone.public, BOX_ID);
             let driver = CloudDriver::start("cloud", cloud, Tamper::default());
             sh.borrow_mut().cloud = Some(driver.clone());
-            let tcp = TcpHost::bind_with("cloud", v4(addr::CLOUD), seed, rig_tcp()).await?;
+            let tcp = TcpHost::bind_with("cloud", v4(addr::CLOUD), seed, cloud_tcp).await?;
             let door = WsDoor::bind(&tcp, addr::CLOUD_PORT, door_tls(seed, "cloud"))?;
             driver.serve_ws(door);
             let rng = seed.crypto("cloud");
@@ -104,7 +106,7 @@ pub fn build(spec: &RigSpec) -> (World, Rc<RefCell<RigShared>>, (usize, usize)) 
     let sh = shared.clone();
     let (k, params, via) = (keys, spec.quic.clone(), spec.box_transport);
     world.host("box", addr::BOX, move || {
-        let (sh, k, params) = (sh.clone(), k.clone(), params.clone());
+        let (sh, k, params, box_tcp) = (sh.clone(), k.clone(), params.clone(), tcp_cfg.clone());
         async move {
             let cfg = BoxConfig::new(BOX_ID, k.box_.clone(), vec![k.phone.public], seed.sub_seed("model.box.site"));
             let node = Rc::new(RefCell::new(BoxNode::new(cfg, seed.key("model.box"))));
@@ -131,7 +133,7 @@ pub fn build(spec: &RigSpec) -> (World, Rc<RefCell<RigShared>>, (usize, usize)) 
                     })
                 }
                 Transport::WebSocket => {
-                    let tcp = TcpHost::bind_with("box", v4(addr::BOX), seed, rig_tcp()).await?;
+                    let tcp = TcpHost::bind_with("box", v4(addr::BOX), seed, box_tcp.clone()).await?;
                     let ws = Rc::new(WsClient::new(tcp, client_tls(seed, "box", ClientResumption::Store(new_client_session_store())), seed));
                     Rc::new(move |target: String| {
                         let ws = ws.clone();

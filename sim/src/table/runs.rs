@@ -11,7 +11,7 @@ use ftw_phone::Transport;
 
 use super::consts::*;
 use super::probe::{box_ready, now_ms, Got, Probe, Via, What};
-use super::rig::{build, RigSpec};
+use super::rig::{build, rig_tcp, RigSpec};
 use crate::drive::system::Keys;
 use crate::world::host::addr;
 use crate::world::plan::{FaultPlan, LinkPlan};
@@ -36,12 +36,12 @@ fn leg(c: Cond) -> LinkPlan {
 
 /// Both legs shaped (table 1).
 pub fn plan_both(c: Cond) -> FaultPlan {
-    FaultPlan { phone: leg(c), box_: leg(c), fleet: None, faults: vec![] }
+    FaultPlan { phone: leg(c), box_: leg(c), fleet: None, faults: vec![], ..FaultPlan::default() }
 }
 
 /// Only the phone's leg shaped; the box reaches the cloud unshaped (table 2).
 pub fn plan_phone(c: Cond) -> FaultPlan {
-    FaultPlan { phone: leg(c), box_: LinkPlan { one_way_ms: 0, ..LinkPlan::default() }, fleet: None, faults: vec![] }
+    FaultPlan { phone: leg(c), box_: LinkPlan { one_way_ms: 0, ..LinkPlan::default() }, fleet: None, faults: vec![], ..FaultPlan::default() }
 }
 
 /// A sample in ms, or `None` when it did not finish within its bound.
@@ -56,10 +56,11 @@ fn since(t0: u64, at: Option<u64>) -> Sample {
 pub fn connects(seed: RunSeed, c: Cond, t: Transport, n: usize) -> (Vec<Sample>, Vec<Sample>) {
     let spec = RigSpec { seed, plan: plan_both(c), box_transport: t, quic: QuicTransportParams::default(), limit: RUN_LIMIT };
     let (mut world, shared, _) = build(&spec);
+    let phone_tcp = rig_tcp(&spec.plan);
     let out: Rc<RefCell<(Vec<Sample>, Vec<Sample>)>> = Rc::default();
     let o = out.clone();
     world.client("phone", addr::PHONE, async move {
-        let mut p = Probe::start(seed).await?;
+        let mut p = Probe::start(seed, phone_tcp).await?;
         box_ready(&shared, BOX_READY_BOUND).await;
         let via = Via::Direct(t);
         let cold = p.dialer(false);
@@ -110,6 +111,7 @@ pub fn stream(seed: RunSeed, c: Cond, t: Transport, n: usize) -> Stream {
     let spec = RigSpec { seed, plan: plan_both(c), box_transport: t, quic: QuicTransportParams::default(), limit: RUN_LIMIT };
     let (mut world, shared, (wifi, cell)) = build(&spec);
     let net = world.net.clone();
+    let phone_tcp = rig_tcp(&spec.plan);
     #[derive(Default)]
     struct Out {
         log: Vec<Got>,
@@ -122,7 +124,7 @@ pub fn stream(seed: RunSeed, c: Cond, t: Transport, n: usize) -> Stream {
     let o = out.clone();
     let sh = shared.clone();
     world.client("phone", addr::PHONE, async move {
-        let mut p = Probe::start(seed).await?;
+        let mut p = Probe::start(seed, phone_tcp).await?;
         box_ready(&sh, BOX_READY_BOUND).await;
         let via = Via::Direct(t);
         let dial = p.dialer(true);
@@ -276,10 +278,11 @@ pub struct PhoneView {
 pub fn phone_view(seed: RunSeed, c: Cond, v: PhoneVia, n: usize) -> PhoneView {
     let spec = RigSpec { seed, plan: plan_phone(c), box_transport: Transport::Quic, quic: QuicTransportParams::default(), limit: RUN_LIMIT };
     let (mut world, shared, _) = build(&spec);
+    let phone_tcp = rig_tcp(&spec.plan);
     let out: Rc<RefCell<PhoneView>> = Rc::default();
     let o = out.clone();
     world.client("phone", addr::PHONE, async move {
-        let mut p = Probe::start(seed).await?;
+        let mut p = Probe::start(seed, phone_tcp).await?;
         box_ready(&shared, BOX_READY_BOUND).await;
         let make = |p: &mut Probe| {
             let d = p.dialer(false);

@@ -68,3 +68,22 @@ pub const IMMEDIATE_POLLS_MAX: u32 = 64;
 
 /// The sleep taken when [`IMMEDIATE_POLLS_MAX`] is hit.
 pub const STALL_BACKOFF: Duration = Duration::from_millis(1);
+
+/// Linux's retransmission timer (`include/net/tcp.h`): `TCP_TIMEOUT_INIT` = 1 s before the
+/// first RTT sample, `TCP_RTO_MIN` = 200 ms, `TCP_RTO_MAX` = 120 s. Linux's RTO is
+/// SRTT + max(4 x RTTVAR, `TCP_RTO_MIN`) (`tcp_set_rto`), so the variance term has the same
+/// 200 ms floor ([`LINUX_RTO_MIN_MARGIN`]): about RTT + 200 ms on a steady path.
+pub const LINUX_RTO_INITIAL: Duration = Duration::from_secs(1);
+/// See [`LINUX_RTO_INITIAL`].
+pub const LINUX_RTO_MIN: Duration = Duration::from_millis(200);
+/// See [`LINUX_RTO_INITIAL`].
+pub const LINUX_RTO_MAX: Duration = Duration::from_secs(120);
+/// See [`LINUX_RTO_INITIAL`].
+pub const LINUX_RTO_MIN_MARGIN: Duration = Duration::from_millis(200);
+
+/// Linux's initial congestion window, in segments (`TCP_INIT_CWND`, RFC 6928).
+pub const LINUX_INIT_CWND_SEGMENTS: usize = 10;
+
+/// Linux's quick-ack mode at connection start: up to `TCP_MAX_QUICKACKS` = 16 data
+/// segments acknowledged at once (`tcp_incr_quickack`), before delayed ACKs begin.
+pub const LINUX_QUICKACK_SEGMENTS: u8 = 16;

@@ -19,7 +19,9 @@ mod stack;
 mod testkit;
 #[cfg(test)]
 mod tests;
+#[cfg(test)]
+mod tests_linux;
 
 pub use crate::io::{run_stack, shared, PacketPipe, SharedStack, Sleeper, TcpListener, TcpStream};
-pub use crate::stack::{ConnError, ConnId, StackCounters, TcpConfig, TcpStack};
+pub use crate::stack::{ConnError, ConnId, StackCounters, TcpConfig, TcpFlavor, TcpStack};
 pub use smoltcp::socket::tcp::State as TcpState;

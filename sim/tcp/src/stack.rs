@@ -17,9 +17,45 @@ use smoltcp::wire::{HardwareAddress, IpAddress, IpCidr, IpEndpoint, IpListenEndp
 
 use crate::consts;
 
+/// Which TCP a stack's sockets behave like under loss (issue 16; the table in README.md).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum TcpFlavor {
+    /// Linux 6.x's timers and recovery, through the vendored smoltcp patch
+    /// (`sim/vendor/smoltcp/PATCH.md`): RTO 1 s initial, 200 ms floor, 120 s ceiling;
+    /// SACK scoreboard with RACK loss detection and tail loss probes; initial window 10
+    /// segments; quick-ack at connection start; TCP timestamps from simulated time.
+    #[default]
+    Linux,
+    /// smoltcp 0.14's own behaviour, byte for byte what this crate did before the patch:
+    /// RTO floor 1 s, ceiling 60 s, go-back-N after an RTO, received SACK ignored,
+    /// initial window 2048 bytes, no timestamps.
+    Smoltcp,
+}
+
+impl TcpFlavor {
+    /// The name a plan uses (`tcp = "linux"` / `tcp = "smoltcp"`).
+    pub fn name(self) -> &'static str {
+        match self {
+            TcpFlavor::Linux => "linux",
+            TcpFlavor::Smoltcp => "smoltcp",
+        }
+    }
+
+    /// The flavour a plan names, if any.
+    pub fn from_name(name: &str) -> Option<TcpFlavor> {
+        match name {
+            "linux" => Some(TcpFlavor::Linux),
+            "smoltcp" => Some(TcpFlavor::Smoltcp),
+            _ => None,
+        }
+    }
+}
+
 /// Settings of one stack. `Default` gives the Linux-like defaults of [`crate::consts`].
 #[derive(Debug, Clone)]
 pub struct TcpConfig {
+    /// Timers and loss recovery of every socket of the stack (default: Linux).
+    pub flavor: TcpFlavor,
     /// IP MTU; smoltcp derives the MSS from it (1460 at 1500).
     pub mtu_bytes: usize,
     /// Receive buffer per socket (also sets the advertised window and window-scale shift).
@@ -49,6 +85,7 @@ pub struct TcpConfig {
 impl Default for TcpConfig {
     fn default() -> Self {
         TcpConfig {
+            flavor: TcpFlavor::default(),
             mtu_bytes: consts::MTU_BYTES_DEFAULT,
             rx_buffer_len: consts::RX_BUFFER_LEN_DEFAULT,
             tx_buffer_len: consts::TX_BUFFER_LEN_DEFAULT,
@@ -566,6 +603,20 @@ impl TcpStack {
         s.set_nagle_enabled(!self.config.nodelay);
         s.set_keep_alive(self.config.keep_alive.map(to_smol_duration));
         s.set_ack_delay(self.config.ack_delay.map(to_smol_duration));
+        if self.config.flavor == TcpFlavor::Linux {
+            // The vendored smoltcp's knobs (sim/vendor/smoltcp/PATCH.md).
+            s.set_rto_config(tcp::RtoConfig {
+                initial: to_smol_duration(consts::LINUX_RTO_INITIAL),
+                min: to_smol_duration(consts::LINUX_RTO_MIN),
+                max: to_smol_duration(consts::LINUX_RTO_MAX),
+                min_margin: to_smol_duration(consts::LINUX_RTO_MIN_MARGIN),
+            });
+            s.set_initial_window(Some(consts::LINUX_INIT_CWND_SEGMENTS));
+            s.set_sack_recovery(true);
+            s.set_tail_loss_probe(true);
+            s.set_quickack_segments(consts::LINUX_QUICKACK_SEGMENTS);
+            s.set_tsval_from_clock(true);
+        }
         s
     }
 

@@ -6,7 +6,6 @@ use core::task::{Poll, Waker};
 use core::time::Duration;
 use std::cell::RefCell;
 use std::collections::VecDeque;
-use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io;
 use std::net::{Ipv4Addr, SocketAddrV4};
 use std::rc::Rc;
@@ -16,7 +15,7 @@ use rand_chacha::ChaCha20Rng;
 use smoltcp::wire::{Ipv4Packet, TcpPacket};
 use tokio::time::Instant;
 
-use crate::{run_stack, shared, PacketPipe, SharedStack, Sleeper, TcpConfig, TcpStack};
+use crate::{run_stack, shared, PacketPipe, SharedStack, Sleeper, TcpConfig, TcpFlavor, TcpStack};
 
 pub const ADDR_A: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 1);
 pub const ADDR_B: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 2);
@@ -64,28 +63,48 @@ pub struct LinkState {
     /// Per direction: indexes (0-based, counting data-carrying segments) to drop.
     drop_data_nth: [Vec<u64>; 2],
     data_seen: [u64; 2],
+    drop_if: Option<DropFn>,
     pub log: Vec<LoggedPacket>,
 }
+
+/// A deliberate-drop rule: (direction, packet) -> drop it.
+pub type DropFn = Box<dyn FnMut(usize, &[u8]) -> bool>;
 
 impl LinkState {
     pub fn deliberate_drops(&self) -> usize {
         self.log.iter().filter(|p| p.dropped).count()
     }
 
-    /// Hash of every packet sent (time, direction, bytes, fate).
+    /// Hash of every packet sent (time, direction, bytes, fate): FNV-1a, so the figure is
+    /// the same on every toolchain (a test pins the smoltcp flavour's to the pre-patch one).
     pub fn hash(&self) -> u64 {
-        let mut h = DefaultHasher::new();
+        let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+        let mut eat = |bytes: &[u8]| {
+            for &b in bytes {
+                h = (h ^ u64::from(b)).wrapping_mul(0x0000_0100_0000_01b3);
+            }
+        };
         for p in &self.log {
-            (p.at.as_micros(), p.dir, &p.bytes, p.dropped).hash(&mut h);
+            eat(&(p.at.as_micros() as u64).to_le_bytes());
+            eat(&[p.dir as u8, u8::from(p.dropped)]);
+            eat(&(p.bytes.len() as u64).to_le_bytes());
+            eat(&p.bytes);
         }
-        h.finish()
+        h
     }
 }
 
 pub type Link = Rc<RefCell<LinkState>>;
 
 fn tcp_payload_len(pkt: &[u8]) -> usize {
-    Ipv4Packet::new_checked(pkt).ok().and_then(|ip| TcpPacket::new_checked(ip.payload()).ok().map(|t| t.payload().len())).unwrap_or(0)
+    Ipv4Packet::new_checked(pkt)
+        .ok()
+        .and_then(|ip| {
+            TcpPacket::new_checked(ip.payload())
+                .ok()
+                .map(|t| t.payload().len())
+        })
+        .unwrap_or(0)
 }
 
 pub struct MemPipe {
@@ -107,7 +126,15 @@ impl PacketPipe for MemPipe {
             l.data_seen[dir] += 1;
             deliberate = l.drop_data_nth[dir].contains(&nth);
         }
-        l.log.push(LoggedPacket { at, dir, bytes: pkt.clone(), dropped: deliberate });
+        if let Some(f) = l.drop_if.as_mut() {
+            deliberate |= f(dir, &pkt);
+        }
+        l.log.push(LoggedPacket {
+            at,
+            dir,
+            bytes: pkt.clone(),
+            dropped: deliberate,
+        });
         if !(lost || deliberate) {
             let wire = &mut l.wires[dir];
             wire.queue.push_back((at + ONE_WAY_DELAY, pkt));
@@ -166,12 +193,26 @@ pub struct WorldSpec {
     pub seed: u64,
     pub loss: f64,
     pub drop_data_nth: [Vec<u64>; 2],
+    /// Any further deliberate drops.
+    pub drop_if: Option<DropFn>,
     pub config: TcpConfig,
 }
 
 impl WorldSpec {
     pub fn new(seed: u64) -> WorldSpec {
-        WorldSpec { seed, loss: 0.0, drop_data_nth: [vec![], vec![]], config: TcpConfig::default() }
+        WorldSpec {
+            seed,
+            loss: 0.0,
+            drop_data_nth: [vec![], vec![]],
+            drop_if: None,
+            config: TcpConfig::default(),
+        }
+    }
+
+    /// Both stacks with this flavour.
+    pub fn flavor(mut self, flavor: TcpFlavor) -> WorldSpec {
+        self.config.flavor = flavor;
+        self
     }
 }
 
@@ -180,8 +221,16 @@ pub fn world(spec: WorldSpec) -> World {
     let start = Instant::now();
     let sleeper = TokioSleeper { start };
     // Each host its own stream, derived from the run seed.
-    let a = shared(TcpStack::new(ADDR_A, spec.seed.wrapping_mul(2).wrapping_add(1), spec.config.clone()));
-    let b = shared(TcpStack::new(ADDR_B, spec.seed.wrapping_mul(2).wrapping_add(2), spec.config));
+    let a = shared(TcpStack::new(
+        ADDR_A,
+        spec.seed.wrapping_mul(2).wrapping_add(1),
+        spec.config.clone(),
+    ));
+    let b = shared(TcpStack::new(
+        ADDR_B,
+        spec.seed.wrapping_mul(2).wrapping_add(2),
+        spec.config,
+    ));
     let link = Rc::new(RefCell::new(LinkState {
         start,
         rng: ChaCha20Rng::seed_from_u64(spec.seed),
@@ -189,11 +238,31 @@ pub fn world(spec: WorldSpec) -> World {
         wires: [Wire::default(), Wire::default()],
         drop_data_nth: spec.drop_data_nth,
         data_seen: [0, 0],
+        drop_if: spec.drop_if,
         log: Vec::new(),
     }));
-    tokio::task::spawn_local(run_stack(a.clone(), MemPipe { link: link.clone(), dir_out: A_TO_B }, sleeper));
-    tokio::task::spawn_local(run_stack(b.clone(), MemPipe { link: link.clone(), dir_out: B_TO_A }, sleeper));
-    World { a, b, link, sleeper }
+    tokio::task::spawn_local(run_stack(
+        a.clone(),
+        MemPipe {
+            link: link.clone(),
+            dir_out: A_TO_B,
+        },
+        sleeper,
+    ));
+    tokio::task::spawn_local(run_stack(
+        b.clone(),
+        MemPipe {
+            link: link.clone(),
+            dir_out: B_TO_A,
+        },
+        sleeper,
+    ));
+    World {
+        a,
+        b,
+        link,
+        sleeper,
+    }
 }
 
 /// Deterministic test payload.

@@ -8,11 +8,39 @@ use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::task::LocalSet;
 
 use crate::testkit::*;
-use crate::{TcpListener, TcpState, TcpStream};
+use crate::{TcpFlavor, TcpListener, TcpState, TcpStream};
 
 const ECHO_PORT: u16 = 7;
 /// smoltcp's minimum RTO (`RTTE_MIN_RTO` in socket/tcp.rs).
 const SMOLTCP_MIN_RTO: Duration = Duration::from_secs(1);
+
+/// Tests that hold for both flavours: each `name` becomes `name::smoltcp` and `name::linux`,
+/// running `async fn name(flavor)` on the paused clock in a `LocalSet`.
+macro_rules! both_flavours {
+    ($($name:ident),* $(,)?) => {$(
+        mod $name {
+            use super::*;
+            #[tokio::test(start_paused = true)]
+            async fn smoltcp() {
+                LocalSet::new().run_until(super::$name(TcpFlavor::Smoltcp)).await
+            }
+            #[tokio::test(start_paused = true)]
+            async fn linux() {
+                LocalSet::new().run_until(super::$name(TcpFlavor::Linux)).await
+            }
+        }
+    )*};
+}
+
+both_flavours!(
+    handshake_and_echo,
+    megabyte_in_order_under_five_percent_loss,
+    connect_to_closed_port_is_refused_promptly,
+    fin_gives_eof_and_half_close_still_carries_the_other_way,
+    reset_reaches_the_peer_as_an_error,
+    idle_connection_has_no_deadline,
+    websocket_runs_over_the_stream_under_loss,
+);
 
 async fn echo_server(listener: TcpListener) {
     loop {
@@ -36,43 +64,44 @@ async fn echo_server(listener: TcpListener) {
     }
 }
 
-#[tokio::test(start_paused = true)]
-async fn handshake_and_echo() {
-    LocalSet::new()
-        .run_until(async {
-            let w = world(WorldSpec::new(1));
-            let listener = TcpListener::bind(&w.b, ECHO_PORT).unwrap();
-            tokio::task::spawn_local(echo_server(listener));
+async fn handshake_and_echo(flavor: TcpFlavor) {
+    let w = world(WorldSpec::new(1).flavor(flavor));
+    let listener = TcpListener::bind(&w.b, ECHO_PORT).unwrap();
+    tokio::task::spawn_local(echo_server(listener));
 
-            let t0 = w.now();
-            let mut c = TcpStream::connect(&w.a, w.b_addr(ECHO_PORT)).await.unwrap();
-            let connect_time = w.now() - t0;
-            // One round trip (40 ms), not less; no timeout involved.
-            assert!(connect_time >= 2 * ONE_WAY_DELAY, "{connect_time:?}");
-            assert!(connect_time < 2 * ONE_WAY_DELAY + Duration::from_millis(5), "{connect_time:?}");
-            assert_eq!(c.peer_addr().unwrap(), w.b_addr(ECHO_PORT));
-            assert_eq!(c.local_addr().unwrap().port(), crate::consts::EPHEMERAL_PORT_FIRST);
+    let t0 = w.now();
+    let mut c = TcpStream::connect(&w.a, w.b_addr(ECHO_PORT)).await.unwrap();
+    let connect_time = w.now() - t0;
+    // One round trip (40 ms), not less; no timeout involved.
+    assert!(connect_time >= 2 * ONE_WAY_DELAY, "{connect_time:?}");
+    assert!(
+        connect_time < 2 * ONE_WAY_DELAY + Duration::from_millis(5),
+        "{connect_time:?}"
+    );
+    assert_eq!(c.peer_addr().unwrap(), w.b_addr(ECHO_PORT));
+    assert_eq!(
+        c.local_addr().unwrap().port(),
+        crate::consts::EPHEMERAL_PORT_FIRST
+    );
 
-            c.write_all(b"hello, box").await.unwrap();
-            let mut got = [0u8; 10];
-            c.read_exact(&mut got).await.unwrap();
-            assert_eq!(&got, b"hello, box");
-            assert_eq!(w.a.borrow().counters().retransmits, 0);
+    c.write_all(b"hello, box").await.unwrap();
+    let mut got = [0u8; 10];
+    c.read_exact(&mut got).await.unwrap();
+    assert_eq!(&got, b"hello, box");
+    assert_eq!(w.a.borrow().counters().retransmits, 0);
 
-            // Many connections through one listener.
-            let mut clients = Vec::new();
-            for i in 0..5u8 {
-                let mut s = TcpStream::connect(&w.a, w.b_addr(ECHO_PORT)).await.unwrap();
-                s.write_all(&[i; 3]).await.unwrap();
-                clients.push(s);
-            }
-            for (i, s) in clients.iter_mut().enumerate() {
-                let mut got = [0u8; 3];
-                s.read_exact(&mut got).await.unwrap();
-                assert_eq!(got, [i as u8; 3]);
-            }
-        })
-        .await;
+    // Many connections through one listener.
+    let mut clients = Vec::new();
+    for i in 0..5u8 {
+        let mut s = TcpStream::connect(&w.a, w.b_addr(ECHO_PORT)).await.unwrap();
+        s.write_all(&[i; 3]).await.unwrap();
+        clients.push(s);
+    }
+    for (i, s) in clients.iter_mut().enumerate() {
+        let mut got = [0u8; 3];
+        s.read_exact(&mut got).await.unwrap();
+        assert_eq!(got, [i as u8; 3]);
+    }
 }
 
 /// Write `data`, shut down, and read everything the peer sends until EOF.
@@ -92,30 +121,29 @@ async fn transfer(w: &World, data: &[u8]) -> (Vec<u8>, Duration) {
     (got, w.now() - t0)
 }
 
-#[tokio::test(start_paused = true)]
-async fn megabyte_in_order_under_five_percent_loss() {
-    LocalSet::new()
-        .run_until(async {
-            let mut spec = WorldSpec::new(7);
-            spec.loss = 0.05;
-            let w = world(spec);
-            let data = payload(99, 1 << 20);
-            let (got, took) = tokio::time::timeout(Duration::from_secs(3600), transfer(&w, &data)).await.expect("1 MB within an hour of sim time");
-            assert_eq!(got.len(), data.len());
-            assert!(got == data, "stream corrupted or reordered");
-            let packets = w.link.borrow().log.len();
-            let rtx = w.a.borrow().counters().retransmits;
-            assert!(rtx > 0, "5 % loss must cost retransmissions");
-            eprintln!("1 MB at 5 % loss: {took:?} sim time, {packets} packets, {rtx} retransmits");
-        })
-        .await;
+async fn megabyte_in_order_under_five_percent_loss(flavor: TcpFlavor) {
+    let mut spec = WorldSpec::new(7).flavor(flavor);
+    spec.loss = 0.05;
+    let w = world(spec);
+    let data = payload(99, 1 << 20);
+    let (got, took) = tokio::time::timeout(Duration::from_secs(3600), transfer(&w, &data))
+        .await
+        .expect("1 MB within an hour of sim time");
+    assert_eq!(got.len(), data.len());
+    assert!(got == data, "stream corrupted or reordered");
+    let packets = w.link.borrow().log.len();
+    let rtx = w.a.borrow().counters().retransmits;
+    assert!(rtx > 0, "5 % loss must cost retransmissions");
+    eprintln!(
+        "1 MB at 5 % loss ({flavor:?}): {took:?} sim time, {packets} packets, {rtx} retransmits"
+    );
 }
 
 #[tokio::test(start_paused = true)]
 async fn dropped_segment_is_retransmitted_once() {
     LocalSet::new()
         .run_until(async {
-            let mut spec = WorldSpec::new(3);
+            let mut spec = WorldSpec::new(3).flavor(TcpFlavor::Smoltcp);
             spec.drop_data_nth[A_TO_B] = vec![0];
             let w = world(spec);
             let listener = TcpListener::bind(&w.b, 9).unwrap();
@@ -143,8 +171,8 @@ async fn dropped_segment_is_retransmitted_once() {
 }
 
 /// Latency of message 2 when message 1 (sent just before it) is lost or not.
-async fn second_message_latency(drop_first: bool) -> (Duration, Vec<u8>) {
-    let mut spec = WorldSpec::new(11);
+async fn second_message_latency(flavor: TcpFlavor, drop_first: bool) -> (Duration, Vec<u8>) {
+    let mut spec = WorldSpec::new(11).flavor(flavor);
     if drop_first {
         spec.drop_data_nth[A_TO_B] = vec![0];
     }
@@ -172,145 +200,157 @@ async fn second_message_latency(drop_first: bool) -> (Duration, Vec<u8>) {
 async fn head_of_line_blocking_behind_a_lost_segment() {
     LocalSet::new()
         .run_until(async {
-            let (clean, got) = second_message_latency(false).await;
+            let (clean, got) = second_message_latency(TcpFlavor::Smoltcp, false).await;
             assert_eq!(&got[..100], &[1u8; 100]);
             assert_eq!(&got[100..], &[2u8; 100]);
             assert!(clean < Duration::from_millis(25), "clean path: {clean:?}");
 
-            let (blocked, got) = second_message_latency(true).await;
+            let (blocked, got) = second_message_latency(TcpFlavor::Smoltcp, true).await;
             // In order although message 1 arrived after message 2 was already there.
             assert_eq!(&got[..100], &[1u8; 100]);
             assert_eq!(&got[100..], &[2u8; 100]);
-            assert!(blocked > SMOLTCP_MIN_RTO, "message 2 waited for the RTO: {blocked:?}");
-            assert!(blocked < SMOLTCP_MIN_RTO + Duration::from_millis(100), "{blocked:?}");
+            assert!(
+                blocked > SMOLTCP_MIN_RTO,
+                "message 2 waited for the RTO: {blocked:?}"
+            );
+            assert!(
+                blocked < SMOLTCP_MIN_RTO + Duration::from_millis(100),
+                "{blocked:?}"
+            );
         })
         .await;
 }
 
-#[tokio::test(start_paused = true)]
-async fn connect_to_closed_port_is_refused_promptly() {
-    LocalSet::new()
-        .run_until(async {
-            let w = world(WorldSpec::new(4));
-            let t0 = w.now();
-            let err = TcpStream::connect(&w.a, w.b_addr(81)).await.unwrap_err();
-            let took = w.now() - t0;
-            assert_eq!(err.kind(), io::ErrorKind::ConnectionRefused);
-            // One round trip: SYN out, RST back.
-            assert!(took >= 2 * ONE_WAY_DELAY && took < Duration::from_millis(100), "{took:?}");
-            assert_eq!(w.b.borrow().counters().resets_out, 1);
-            assert_eq!(w.a.borrow().conn_count(), 0, "the failed socket is released");
-        })
-        .await;
+async fn connect_to_closed_port_is_refused_promptly(flavor: TcpFlavor) {
+    let w = world(WorldSpec::new(4).flavor(flavor));
+    let t0 = w.now();
+    let err = TcpStream::connect(&w.a, w.b_addr(81)).await.unwrap_err();
+    let took = w.now() - t0;
+    assert_eq!(err.kind(), io::ErrorKind::ConnectionRefused);
+    // One round trip: SYN out, RST back.
+    assert!(
+        took >= 2 * ONE_WAY_DELAY && took < Duration::from_millis(100),
+        "{took:?}"
+    );
+    assert_eq!(w.b.borrow().counters().resets_out, 1);
+    assert_eq!(
+        w.a.borrow().conn_count(),
+        0,
+        "the failed socket is released"
+    );
 }
 
 #[tokio::test(start_paused = true)]
 async fn connect_into_a_black_hole_times_out_like_linux() {
     LocalSet::new()
         .run_until(async {
-            let mut spec = WorldSpec::new(5);
+            let mut spec = WorldSpec::new(5).flavor(TcpFlavor::Smoltcp);
             spec.loss = 1.0;
             let w = world(spec);
             let t0 = w.now();
-            let err = TcpStream::connect(&w.a, w.b_addr(ECHO_PORT)).await.unwrap_err();
+            let err = TcpStream::connect(&w.a, w.b_addr(ECHO_PORT))
+                .await
+                .unwrap_err();
             let took = w.now() - t0;
             assert_eq!(err.kind(), io::ErrorKind::TimedOut);
             // Linux: tcp_syn_retries = 6, 127 s.
-            assert!(took >= Duration::from_secs(127) && took < Duration::from_secs(128), "{took:?}");
+            assert!(
+                took >= Duration::from_secs(127) && took < Duration::from_secs(128),
+                "{took:?}"
+            );
             // SYN at 0, 1, 3, 7, 15, 31, 63 s, then 123 s: smoltcp caps the RTO at 60 s
             // (`RTTE_MAX_RTO`) where Linux caps at 120 s, so one SYN more than Linux's 6.
-            let syn_times: Vec<u64> = w.link.borrow().log.iter().filter(|p| p.bytes.len() == 52).map(|p| p.at.as_secs()).collect();
+            let syn_times: Vec<u64> = w
+                .link
+                .borrow()
+                .log
+                .iter()
+                .filter(|p| p.bytes.len() == 52)
+                .map(|p| p.at.as_secs())
+                .collect();
             assert_eq!(syn_times, [0, 1, 3, 7, 15, 31, 63, 123]);
             assert_eq!(w.a.borrow().counters().retransmits, 7);
         })
         .await;
 }
 
-#[tokio::test(start_paused = true)]
-async fn fin_gives_eof_and_half_close_still_carries_the_other_way() {
-    LocalSet::new()
-        .run_until(async {
-            let w = world(WorldSpec::new(6));
-            let listener = TcpListener::bind(&w.b, 9).unwrap();
-            let server = tokio::task::spawn_local(async move {
-                let (mut s, _) = listener.accept().await.unwrap();
-                let mut got = Vec::new();
-                s.read_to_end(&mut got).await.unwrap(); // EOF after the client's FIN
-                assert_eq!(got, b"bye");
-                let mut again = [0u8; 1];
-                assert_eq!(s.read(&mut again).await.unwrap(), 0, "EOF is sticky");
-                s.write_all(b"after your fin").await.unwrap();
-                s.shutdown().await.unwrap();
-            });
-            let mut c = TcpStream::connect(&w.a, w.b_addr(9)).await.unwrap();
-            c.write_all(b"bye").await.unwrap();
-            c.shutdown().await.unwrap();
-            assert!(c.write_all(b"x").await.is_err(), "no writes after shutdown");
-            let mut back = Vec::new();
-            c.read_to_end(&mut back).await.unwrap();
-            assert_eq!(back, b"after your fin");
-            server.await.unwrap();
-            assert_eq!(w.a.borrow().counters().resets_out + w.b.borrow().counters().resets_out, 0);
-        })
-        .await;
+async fn fin_gives_eof_and_half_close_still_carries_the_other_way(flavor: TcpFlavor) {
+    let w = world(WorldSpec::new(6).flavor(flavor));
+    let listener = TcpListener::bind(&w.b, 9).unwrap();
+    let server = tokio::task::spawn_local(async move {
+        let (mut s, _) = listener.accept().await.unwrap();
+        let mut got = Vec::new();
+        s.read_to_end(&mut got).await.unwrap(); // EOF after the client's FIN
+        assert_eq!(got, b"bye");
+        let mut again = [0u8; 1];
+        assert_eq!(s.read(&mut again).await.unwrap(), 0, "EOF is sticky");
+        s.write_all(b"after your fin").await.unwrap();
+        s.shutdown().await.unwrap();
+    });
+    let mut c = TcpStream::connect(&w.a, w.b_addr(9)).await.unwrap();
+    c.write_all(b"bye").await.unwrap();
+    c.shutdown().await.unwrap();
+    assert!(c.write_all(b"x").await.is_err(), "no writes after shutdown");
+    let mut back = Vec::new();
+    c.read_to_end(&mut back).await.unwrap();
+    assert_eq!(back, b"after your fin");
+    server.await.unwrap();
+    assert_eq!(
+        w.a.borrow().counters().resets_out + w.b.borrow().counters().resets_out,
+        0
+    );
 }
 
-#[tokio::test(start_paused = true)]
-async fn reset_reaches_the_peer_as_an_error() {
-    LocalSet::new()
-        .run_until(async {
-            let w = world(WorldSpec::new(8));
-            let listener = TcpListener::bind(&w.b, 9).unwrap();
-            let server = tokio::task::spawn_local(async move {
-                let (mut s, _) = listener.accept().await.unwrap();
-                let mut buf = [0u8; 16];
-                let n = s.read(&mut buf).await.unwrap();
-                assert_eq!(&buf[..n], b"hi");
-                let err = s.read(&mut buf).await.unwrap_err();
-                assert_eq!(err.kind(), io::ErrorKind::ConnectionReset);
-                let err = s.write_all(b"late").await.unwrap_err();
-                assert_eq!(err.kind(), io::ErrorKind::ConnectionReset);
-            });
-            let mut c = TcpStream::connect(&w.a, w.b_addr(9)).await.unwrap();
-            c.write_all(b"hi").await.unwrap();
-            tokio::time::sleep(Duration::from_millis(100)).await;
-            c.abort();
-            server.await.unwrap();
-            assert_eq!(w.a.borrow().counters().resets_out, 1);
-            assert_eq!(w.b.borrow().counters().resets_in, 1);
-        })
-        .await;
+async fn reset_reaches_the_peer_as_an_error(flavor: TcpFlavor) {
+    let w = world(WorldSpec::new(8).flavor(flavor));
+    let listener = TcpListener::bind(&w.b, 9).unwrap();
+    let server = tokio::task::spawn_local(async move {
+        let (mut s, _) = listener.accept().await.unwrap();
+        let mut buf = [0u8; 16];
+        let n = s.read(&mut buf).await.unwrap();
+        assert_eq!(&buf[..n], b"hi");
+        let err = s.read(&mut buf).await.unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::ConnectionReset);
+        let err = s.write_all(b"late").await.unwrap_err();
+        assert_eq!(err.kind(), io::ErrorKind::ConnectionReset);
+    });
+    let mut c = TcpStream::connect(&w.a, w.b_addr(9)).await.unwrap();
+    c.write_all(b"hi").await.unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    c.abort();
+    server.await.unwrap();
+    assert_eq!(w.a.borrow().counters().resets_out, 1);
+    assert_eq!(w.b.borrow().counters().resets_in, 1);
 }
 
-#[tokio::test(start_paused = true)]
-async fn idle_connection_has_no_deadline() {
-    LocalSet::new()
-        .run_until(async {
-            let w = world(WorldSpec::new(9));
-            let listener = TcpListener::bind(&w.b, ECHO_PORT).unwrap();
-            tokio::task::spawn_local(echo_server(listener));
-            let mut c = TcpStream::connect(&w.a, w.b_addr(ECHO_PORT)).await.unwrap();
-            c.write_all(b"ping").await.unwrap();
-            let mut got = [0u8; 4];
-            c.read_exact(&mut got).await.unwrap();
-            // Let delayed ACKs go out, then nothing is pending anywhere.
-            tokio::time::sleep(Duration::from_secs(1)).await;
-            let now = w.now();
-            assert_eq!(w.a.borrow_mut().poll_at(now), None);
-            assert_eq!(w.b.borrow_mut().poll_at(now), None);
-            let sent = w.link.borrow().log.len();
-            tokio::time::sleep(Duration::from_secs(3600)).await;
-            assert_eq!(w.link.borrow().log.len(), sent, "no packet in an idle hour");
-            assert_eq!(w.a.borrow().state(c.id()), TcpState::Established);
-        })
-        .await;
+async fn idle_connection_has_no_deadline(flavor: TcpFlavor) {
+    let w = world(WorldSpec::new(9).flavor(flavor));
+    let listener = TcpListener::bind(&w.b, ECHO_PORT).unwrap();
+    tokio::task::spawn_local(echo_server(listener));
+    let mut c = TcpStream::connect(&w.a, w.b_addr(ECHO_PORT)).await.unwrap();
+    c.write_all(b"ping").await.unwrap();
+    let mut got = [0u8; 4];
+    c.read_exact(&mut got).await.unwrap();
+    // Let delayed ACKs go out, then nothing is pending anywhere.
+    tokio::time::sleep(Duration::from_secs(1)).await;
+    let now = w.now();
+    assert_eq!(w.a.borrow_mut().poll_at(now), None);
+    assert_eq!(w.b.borrow_mut().poll_at(now), None);
+    let sent = w.link.borrow().log.len();
+    tokio::time::sleep(Duration::from_secs(3600)).await;
+    assert_eq!(w.link.borrow().log.len(), sent, "no packet in an idle hour");
+    assert_eq!(w.a.borrow().state(c.id()), TcpState::Established);
 }
 
 /// A lossy transfer; returns the packet log hash.
-fn lossy_run(seed: u64) -> u64 {
-    let rt = tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap();
+fn lossy_run(flavor: TcpFlavor, seed: u64) -> u64 {
+    let rt = tokio::runtime::Builder::new_current_thread()
+        .enable_time()
+        .start_paused(true)
+        .build()
+        .unwrap();
     LocalSet::new().block_on(&rt, async {
-        let mut spec = WorldSpec::new(seed);
+        let mut spec = WorldSpec::new(seed).flavor(flavor);
         spec.loss = 0.05;
         let w = world(spec);
         let data = payload(seed, 100_000);
@@ -323,48 +363,58 @@ fn lossy_run(seed: u64) -> u64 {
 
 #[test]
 fn same_seed_same_packets() {
-    let first = lossy_run(42);
-    assert_eq!(first, lossy_run(42), "same seed, same bytes");
-    assert_ne!(first, lossy_run(43), "another seed, other bytes");
+    for flavor in [TcpFlavor::Smoltcp, TcpFlavor::Linux] {
+        let first = lossy_run(flavor, 42);
+        assert_eq!(first, lossy_run(flavor, 42), "same seed, same bytes");
+        assert_ne!(first, lossy_run(flavor, 43), "another seed, other bytes");
+    }
 }
 
-#[tokio::test(start_paused = true)]
-async fn websocket_runs_over_the_stream_under_loss() {
+/// The smoltcp flavour is today's stack byte for byte: these are the packet-log hashes the
+/// crate produced before the smoltcp patch (stock smoltcp 0.14.0 from crates.io, same
+/// test world), and the flavours differ.
+#[test]
+fn smoltcp_flavour_is_byte_identical_to_the_unpatched_stack() {
+    assert_eq!(lossy_run(TcpFlavor::Smoltcp, 42), 0xd1cc_1980_1330_1405);
+    assert_eq!(lossy_run(TcpFlavor::Smoltcp, 43), 0x9d67_cbe1_58a7_2010);
+    assert_eq!(lossy_run(TcpFlavor::Smoltcp, 7), 0xb071_0ac9_c2b1_5e84);
+    assert_ne!(lossy_run(TcpFlavor::Linux, 42), 0xd1cc_1980_1330_1405);
+}
+
+async fn websocket_runs_over_the_stream_under_loss(flavor: TcpFlavor) {
     use futures_util::{SinkExt, StreamExt};
     use tokio_tungstenite::tungstenite::Message;
-    LocalSet::new()
-        .run_until(async {
-            let mut spec = WorldSpec::new(21);
-            spec.loss = 0.05;
-            let w = world(spec);
-            let listener = TcpListener::bind(&w.b, 80).unwrap();
-            let server = tokio::task::spawn_local(async move {
-                let (s, _) = listener.accept().await.unwrap();
-                let mut ws = tokio_tungstenite::accept_async(s).await.unwrap();
-                while let Some(msg) = ws.next().await {
-                    match msg.unwrap() {
-                        Message::Binary(b) => ws.send(Message::Binary(b)).await.unwrap(),
-                        Message::Close(_) => break,
-                        _ => {}
-                    }
-                }
-            });
-            let s = TcpStream::connect(&w.a, w.b_addr(80)).await.unwrap();
-            let (mut ws, _) = tokio_tungstenite::client_async("ws://10.0.0.2/", s).await.unwrap();
-            for i in 0..50u64 {
-                let msg = payload(i, 300);
-                ws.send(Message::Binary(msg.clone())).await.unwrap();
-                match ws.next().await.unwrap().unwrap() {
-                    Message::Binary(b) => assert_eq!(b, msg),
-                    other => panic!("unexpected {other:?}"),
-                }
+    let mut spec = WorldSpec::new(21).flavor(flavor);
+    spec.loss = 0.05;
+    let w = world(spec);
+    let listener = TcpListener::bind(&w.b, 80).unwrap();
+    let server = tokio::task::spawn_local(async move {
+        let (s, _) = listener.accept().await.unwrap();
+        let mut ws = tokio_tungstenite::accept_async(s).await.unwrap();
+        while let Some(msg) = ws.next().await {
+            match msg.unwrap() {
+                Message::Binary(b) => ws.send(Message::Binary(b)).await.unwrap(),
+                Message::Close(_) => break,
+                _ => {}
             }
-            ws.close(None).await.unwrap();
-            while ws.next().await.is_some() {}
-            server.await.unwrap();
-            assert!(w.a.borrow().counters().retransmits + w.b.borrow().counters().retransmits > 0);
-        })
-        .await;
+        }
+    });
+    let s = TcpStream::connect(&w.a, w.b_addr(80)).await.unwrap();
+    let (mut ws, _) = tokio_tungstenite::client_async("ws://10.0.0.2/", s)
+        .await
+        .unwrap();
+    for i in 0..50u64 {
+        let msg = payload(i, 300);
+        ws.send(Message::Binary(msg.clone())).await.unwrap();
+        match ws.next().await.unwrap().unwrap() {
+            Message::Binary(b) => assert_eq!(b, msg),
+            other => panic!("unexpected {other:?}"),
+        }
+    }
+    ws.close(None).await.unwrap();
+    while ws.next().await.is_some() {}
+    server.await.unwrap();
+    assert!(w.a.borrow().counters().retransmits + w.b.borrow().counters().retransmits > 0);
 }
 
 /// The core without tokio: two stacks pumped by hand with a zero-delay wire.
@@ -400,8 +450,12 @@ mod sync_core {
     #[test]
     fn nagle_holds_a_small_segment_until_the_ack_and_nodelay_releases_it() {
         let t = Duration::ZERO;
-        let mut a = TcpStack::new(ADDR_A, 1, TcpConfig::default());
-        let mut b = TcpStack::new(ADDR_B, 2, TcpConfig::default());
+        let cfg = TcpConfig {
+            flavor: TcpFlavor::Smoltcp,
+            ..TcpConfig::default()
+        };
+        let mut a = TcpStack::new(ADDR_A, 1, cfg.clone());
+        let mut b = TcpStack::new(ADDR_B, 2, cfg);
         b.listen(9).unwrap();
         let c = a.connect(0, SocketAddrV4::new(ADDR_B, 9)).unwrap();
         pump(&mut a, &mut b, t);
@@ -411,9 +465,16 @@ mod sync_core {
         assert!(!a.nodelay(c).unwrap(), "Nagle on by default, as Linux");
 
         assert_eq!(a.send_slice(c, b"x").unwrap(), 1);
-        assert_eq!(data_packets(&mut a, t).len(), 1, "first small segment goes at once");
+        assert_eq!(
+            data_packets(&mut a, t).len(),
+            1,
+            "first small segment goes at once"
+        );
         assert_eq!(a.send_slice(c, b"y").unwrap(), 1);
-        assert!(data_packets(&mut a, t).is_empty(), "Nagle: 'x' unacknowledged, 'y' waits");
+        assert!(
+            data_packets(&mut a, t).is_empty(),
+            "Nagle: 'x' unacknowledged, 'y' waits"
+        );
         a.set_nodelay(c, true).unwrap();
         let out = data_packets(&mut a, t);
         assert_eq!(out.len(), 1, "nodelay sends 'y' without waiting");
@@ -423,7 +484,11 @@ mod sync_core {
         }
         b.poll(t);
         let mut buf = [0u8; 8];
-        assert_eq!(b.recv_slice(s, &mut buf).unwrap_err().kind(), io::ErrorKind::WouldBlock, "'y' waits behind the missing 'x'");
+        assert_eq!(
+            b.recv_slice(s, &mut buf).unwrap_err().kind(),
+            io::ErrorKind::WouldBlock,
+            "'y' waits behind the missing 'x'"
+        );
         // The retransmission timer brings 'x' back; then both arrive in order.
         let rto = a.poll_at(t).expect("retransmission pending");
         assert!(rto >= SMOLTCP_MIN_RTO, "{rto:?}");

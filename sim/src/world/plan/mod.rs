@@ -48,10 +48,39 @@ pub struct TimedFault {
     pub fault: FaultKind,
 }
 
+/// The simulated hosts' TCP (`tcp = "linux"` / `tcp = "smoltcp"`; ftw-tcp's
+/// `TcpFlavor`, sim/tcp/README.md): Linux 6.x's timers and loss recovery, as on the
+/// rig's Go-on-Linux ends, or stock smoltcp's, as before, to compare the two.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TcpPlan {
+    #[default]
+    Linux,
+    Smoltcp,
+}
+
+impl TcpPlan {
+    /// The stack flavour it names.
+    pub fn flavor(self) -> ftw_tcp::TcpFlavor {
+        match self {
+            TcpPlan::Linux => ftw_tcp::TcpFlavor::Linux,
+            TcpPlan::Smoltcp => ftw_tcp::TcpFlavor::Smoltcp,
+        }
+    }
+
+    fn is_default(&self) -> bool {
+        *self == TcpPlan::default()
+    }
+}
+
 /// The whole plan.
 #[derive(Clone, Debug, Default, PartialEq, Serialize, Deserialize)]
 #[serde(deny_unknown_fields, default)]
 pub struct FaultPlan {
+    /// Every host's TCP (first: a TOML value before the tables; omitted when Linux, so
+    /// plans written before it read and write the same).
+    #[serde(skip_serializing_if = "TcpPlan::is_default")]
+    pub tcp: TcpPlan,
     pub phone: LinkPlan,
     #[serde(rename = "box")]
     pub box_: LinkPlan,
