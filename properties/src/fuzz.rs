@@ -58,6 +58,10 @@ pub struct Found {
     pub replay: String,
     /// Cases of the same scenario and property after this one (not shrunk again).
     pub repeats: u64,
+    /// The case number of the first find, and the wall time from the start of
+    /// fuzzing to it (before shrinking): the time to first catch.
+    pub case: u64,
+    pub found_after_s: f64,
     #[serde(skip)]
     pub message: String,
 }
@@ -73,6 +77,8 @@ pub struct Summary {
     pub coverage: Coverage,
     pub warnings: Vec<String>,
     pub wall_s: f64,
+    /// Cases and wall time each scenario got.
+    pub per_scenario: Vec<ScenarioShare>,
 }
 
 /// Parse `I/N` (0-based I).
@@ -93,9 +99,39 @@ struct Shared {
     done: u64,
     determinism_checks: u64,
     last_tenth: u64,
+    /// Per scenario (in `opts.scenarios` order): cases run and wall time spent.
+    per_scenario: Vec<ScenarioShare>,
 }
 
-fn record_failure(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, mut f: Failure) {
+/// What one scenario got of a fuzzing session.
+#[derive(Clone, Debug, Default, Serialize)]
+pub struct ScenarioShare {
+    pub scenario: String,
+    pub cases: u64,
+    pub wall_s: f64,
+}
+
+impl Shared {
+    /// The scenario case `k` runs. Under `--cases`: round robin, so a case is
+    /// named by its number alone. Under `--time`: the scenario that has had the
+    /// least wall time so far (ties: fewest cases, then list order), so each
+    /// scenario gets an equal share of the time, not of the cases, and a slow
+    /// one (phone-race's 29 simulated hours) no longer sets the pace for all.
+    fn pick(&mut self, k: u64, stop: Stop) -> usize {
+        let i = match stop {
+            Stop::Cases(_) => (k % self.per_scenario.len() as u64) as usize,
+            Stop::Time(_) => {
+                let key = |s: &ScenarioShare| (s.wall_s, s.cases);
+                (0..self.per_scenario.len()).min_by(|&a, &b| key(&self.per_scenario[a]).partial_cmp(&key(&self.per_scenario[b])).expect("finite")).expect("a scenario")
+            }
+        };
+        // Counted at once, so two workers picking together spread out.
+        self.per_scenario[i].cases += 1;
+        i
+    }
+}
+
+fn record_failure(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, found_after_s: f64, mut f: Failure) {
     if let Err(e) = f.write_entry(&opts.out_dir) {
         eprintln!("ftwsim: could not write the corpus entry: {e}");
     }
@@ -107,6 +143,8 @@ fn record_failure(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, mut f: Failure) {
         entry: f.entry.as_ref().map(|p| p.display().to_string()),
         replay: run_command(&f.spec, f.entry.as_deref()),
         repeats: 0,
+        case: k,
+        found_after_s,
         message: f.message(),
     };
     sh.lock().expect("lock").failures.push((k, found));
@@ -125,7 +163,8 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
     assert!(opts.determinism_every >= 1);
     let start = Instant::now(); // the tool's wall clock, never seen by a run
     let next = AtomicU64::new(0);
-    let sh = Mutex::new(Shared { coverage: Coverage::default(), failures: Vec::new(), seen: BTreeSet::new(), done: 0, determinism_checks: 0, last_tenth: 0 });
+    let per_scenario = opts.scenarios.iter().map(|s| ScenarioShare { scenario: s.clone(), ..ScenarioShare::default() }).collect();
+    let sh = Mutex::new(Shared { coverage: Coverage::default(), failures: Vec::new(), seen: BTreeSet::new(), done: 0, determinism_checks: 0, last_tenth: 0, per_scenario });
     let tty = std::io::stderr().is_terminal();
     let replay_only = opts.property.as_deref() == Some("replay");
     let (shard_i, shard_n) = opts.shard;
@@ -141,7 +180,9 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
         }
         let i = shard_i + k * shard_n;
         let seed = RunSeed(opts.seed_from.wrapping_add(i));
-        let name = &opts.scenarios[(k % opts.scenarios.len() as u64) as usize];
+        let which = sh.lock().expect("lock").pick(k, opts.stop);
+        let name = &opts.scenarios[which];
+        let case_start = Instant::now(); // the tool's wall clock, never seen by a run
         let mut check = Check::new(name);
         check.switches = opts.switches.clone();
 
@@ -177,6 +218,7 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
             let mut s = sh.lock().expect("lock");
             s.coverage.add(run.report.outcome.trace.counts(), run.report.outcome.trace.tags());
             s.done += 1;
+            s.per_scenario[which].wall_s += case_start.elapsed().as_secs_f64();
             if spot {
                 s.determinism_checks += 1;
             }
@@ -195,7 +237,7 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
             };
             let first = sh.lock().expect("lock").seen.insert((name.clone(), "replay".into()));
             if first {
-                record_failure(&sh, opts, k, f);
+                record_failure(&sh, opts, k, start.elapsed().as_secs_f64(), f);
             } else {
                 bump_repeat(&sh, name, "replay");
             }
@@ -203,12 +245,13 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
         if let Verdict::Fail { property, detail } = &run.verdict {
             let first = sh.lock().expect("lock").seen.insert((name.clone(), property.clone()));
             if first {
+                let found_after_s = start.elapsed().as_secs_f64();
                 // Under --time S, shrinking ends with the run (at least SHRINK_MIN after the find).
                 if let Stop::Time(s) = opts.stop {
                     check.shrink_deadline = Some((start + Duration::from_secs(s)).max(Instant::now() + SHRINK_MIN));
                 }
                 match harness::shrink(&check, seed, property, detail, &law) {
-                    Ok(f) => record_failure(&sh, opts, k, f),
+                    Ok(f) => record_failure(&sh, opts, k, found_after_s, f),
                     Err(e) => eprintln!("ftwsim: shrinking {name} seed {}: {e}", seed.0),
                 }
             } else {
@@ -244,6 +287,7 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
         coverage: s.coverage,
         warnings,
         wall_s: start.elapsed().as_secs_f64(),
+        per_scenario: s.per_scenario,
     })
 }
 
@@ -290,15 +334,22 @@ impl Summary {
             self.determinism_checks
         );
         s.push_str(&self.coverage.render());
+        s.push_str("cases per scenario (wall s):");
+        for p in &self.per_scenario {
+            s.push_str(&format!(" {} {} ({:.1})", p.scenario, p.cases, p.wall_s));
+        }
+        s.push('\n');
         if self.failures.is_empty() {
             s.push_str("no failures\n");
         }
         for f in &self.failures {
             s.push_str(&format!(
-                "\nFAIL {} {} seed {}{}\n{}",
+                "\nFAIL {} {} seed {} (case {}, found after {:.1} s){}\n{}",
                 f.scenario,
                 f.property,
                 f.seed,
+                f.case,
+                f.found_after_s,
                 if f.repeats > 0 { format!(" (and {} more cases)", f.repeats) } else { String::new() },
                 f.message
             ));

@@ -16,7 +16,7 @@ use std::collections::BTreeSet;
 
 pub use ftw_sim::world::domain::{Domain, Kind, FLEET_REACTORS_DRAWN, KINDS, PATH_DROP_MAX_MS, PATH_DROP_MIN_MS, QUIC_SURVIVABLE};
 use ftw_sim::world::host::Host;
-use ftw_sim::world::plan::kind;
+use ftw_sim::world::plan::kind::Draw;
 use ftw_sim::world::plan::{FaultKind, FaultPlan, FleetPlan, FleetRouting, LinkPlan, TimedFault};
 use ftw_sim::RunSeed;
 use proptest::prelude::*;
@@ -127,43 +127,7 @@ pub fn case_strategy(domain: &Domain, seed: RunSeed) -> BoxedStrategy<Case> {
                     if !on.contains(&kind) {
                         return vec![];
                     }
-                    let host = hosts[h];
-                    let phone = || Host::Phone;
-                    let for_ms = len * 100;
-                    let at_ms = at * 100;
-                    let one = |fault| vec![TimedFault { at_ms, fault }];
-                    match kind {
-                        Kind::Rebind => one(FaultKind::Rebind(kind::Rebind { host })),
-                        Kind::SwitchNetwork => one(FaultKind::SwitchNetwork(kind::SwitchNetwork { host: phone() })),
-                        Kind::Blackhole => one(FaultKind::Blackhole(kind::Blackhole { host, for_ms })),
-                        Kind::UdpBlocked => one(FaultKind::UdpBlocked(kind::UdpBlocked { host, for_ms })),
-                        Kind::UdpRefused => one(FaultKind::UdpRefused(kind::UdpRefused { host, for_ms })),
-                        Kind::PathDrop => {
-                            let span = PATH_DROP_MAX_MS - PATH_DROP_MIN_MS;
-                            // UDP blocked, not a blackhole: the WebSocket that follows the drop
-                            // must be able to carry the session.
-                            one(FaultKind::UdpBlocked(kind::UdpBlocked {
-                                host: phone(),
-                                for_ms: PATH_DROP_MIN_MS + (extra as u64 - 1) * span / 127 / 100 * 100,
-                            }))
-                        }
-                        Kind::ReplayDatagram => one(FaultKind::ReplayDatagram(kind::ReplayDatagram { host: phone() })),
-                        Kind::ReplayStream => one(FaultKind::ReplayStreamMessage(kind::ReplayStreamMessage { host: phone() })),
-                        // 41 to 168 later messages (about 3 a second): mostly past the old 64-wide window.
-                        Kind::OvertakeControl => one(FaultKind::OvertakeControl(kind::OvertakeControl { host: phone(), burst: 40 + extra })),
-                        Kind::LateTable => vec![
-                            TimedFault { at_ms, fault: FaultKind::TableChange(kind::TableChange { host: Host::Box }) },
-                            TimedFault {
-                                at_ms,
-                                fault: FaultKind::ReverseDatagrams(kind::ReverseDatagrams { host: phone(), for_ms: 1_000 + extra as u64 * 40 }),
-                            },
-                        ],
-                        Kind::Background => one(FaultKind::Background(kind::Background { host: phone(), for_ms: extra as u64 * 500 })),
-                        Kind::Relaunch => one(FaultKind::Relaunch(kind::Relaunch { host: phone() })),
-                        Kind::Sleep => one(FaultKind::Sleep(kind::Sleep { host: phone(), for_ms: extra as u64 * 225_000 })),
-                        Kind::ForgedMoves => one(FaultKind::ForgedMoves(kind::ForgedMoves { host, for_ms })),
-                        _ => unreachable!("only timed kinds"),
-                    }
+                    kind.draw(&Draw { host: hosts[h], at_ms: at * 100, for_ms: len * 100, extra })
                 })
                 .collect();
             // Network switches toggle in list order: keep the list in time order.

@@ -236,3 +236,35 @@ fn fuzz_shards_split_the_seeds_and_bad_input_is_status_2() {
         assert!(err.starts_with("ftwsim: "), "{err}");
     }
 }
+
+/// Issue 14 section 6: a model's own assertion firing inside a case (the
+/// planted `pin-gauge-drift` bug makes the fleet's `check()` fail) is a
+/// finding: `run` fails the law `no-panic` with the message and the location
+/// and prints the replay command; `fuzz` goes on, shrinks it, writes its entry
+/// and its JSON summary; the entry replays to its expectation.
+#[test]
+fn a_panic_in_a_model_is_a_saved_shrunk_failure() {
+    let (code, out, err) = ftwsim(&["run", "--scenario", "fleet-migrate", "--seed", "1", "--switch", "pin-gauge-drift"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("verdict: FAIL no-panic: panicked at models/fleet/src/fleet.rs:"), "{out}");
+    assert!(out.contains("pin gauges agree with the kernel"), "{out}");
+    assert!(err.contains("replay with: cargo sim run --scenario fleet-migrate --seed 1 --switch pin-gauge-drift"), "{err}");
+    assert!(!err.contains("RUST_BACKTRACE"), "no panic report on stderr: {err}");
+
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fuzz-panic");
+    let _ = std::fs::remove_dir_all(&dir);
+    let args = ["fuzz", "--cases", "3", "--scenario", "fleet-migrate", "--scenario", "quic-echo", "--switch", "pin-gauge-drift", "--json", "--out", dir.to_str().unwrap()];
+    let (code, out, err) = ftwsim(&args);
+    assert_eq!(code, 1, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("the JSON summary, after the panic");
+    assert_eq!(v["cases"], 3, "the fuzzer went on after the panic: {v}");
+    let f = &v["failures"][0];
+    assert_eq!(f["property"], "no-panic", "{v}");
+    assert!(f["detail"].as_str().unwrap().contains("fleet.rs"), "{v}");
+    assert!(f["replay"].as_str().unwrap().contains("--switch pin-gauge-drift"), "{v}");
+    let entries = ftw_properties::corpus::collect(std::slice::from_ref(&dir)).unwrap();
+    assert_eq!(entries.len(), 1, "{entries:?}");
+    let (code, rout, rerr) = ftwsim(&["replay", entries[0].to_str().unwrap()]);
+    assert_eq!(code, 0, "the written entry replays to its expectation: {rout}{rerr}");
+    assert!(rout.contains("expected fails no-panic, got fails no-panic"), "{rout}");
+}

@@ -91,6 +91,10 @@ pub struct FleetBugs {
     /// #205's warning: forward a reference to the receiving reactor's receive slot instead of a
     /// copy; the slot is reused by that reactor's next datagram before the owner reads it.
     pub forward_reference: bool,
+    /// A planted bug, not from the seeds (it proves a model's own assertion is a
+    /// finding: law `no-panic`): a new pin is not counted in `PinsOpen`, so the
+    /// fleet's invariant "pin gauges agree with the kernel" fails on the first pin.
+    pub pin_gauge_drift: bool,
 }
 
 /// Everything a [`Fleet`] is built from. `Default` is the shipping configuration.

@@ -22,8 +22,8 @@ pub struct Args {
     /// Only this property counts (`replay`: only the determinism check, on every case).
     #[arg(long)]
     property: Option<String>,
-    /// Scenario to fuzz (repeatable; default: every registered scenario).
-    #[arg(long = "scenario")]
+    /// Scenarios to fuzz: repeatable or a comma-separated list (default: every registered scenario).
+    #[arg(long = "scenario", value_delimiter = ',')]
     scenarios: Vec<String>,
     /// A bug switch on in every case (repeatable).
     #[arg(long = "switch")]

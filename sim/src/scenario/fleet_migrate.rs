@@ -20,7 +20,7 @@ use bytes::BytesMut;
 use ftw_crypto::{crypto_provider, new_client_session_store, quic_client_config, ClientResumption, QuicTransportParams};
 use ftw_fleet::{Counters, Routing};
 
-use super::def::{broken, judge, Check, RunReport, ScenarioDef};
+use super::def::{NO_PANIC, broken, judge, Check, RunReport, ScenarioDef};
 use super::laws;
 use crate::drive::fleet::{DoorStats, FleetDoor};
 use crate::drive::link::{accept_quic, close, dial_quic, put_varint, take_framed, LinkEvent};
@@ -657,7 +657,7 @@ pub const FLEET_MIGRATE: ScenarioDef = ScenarioDef {
         fleet_routing: true,
         ..Domain::DEFAULT
     },
-    laws: &[broken(&laws::SAME_CONNECTION, &[Switch::NoRouting]), broken(&laws::LONG_HEADERS_STAY, &[Switch::ForwardLongHeaders]), broken(&laws::OWNER_READS_WHAT_WAS_SENT, &[Switch::ForwardReference]), broken(&laws::ONE_PIN_PER_MOVE, &[Switch::ClaimPerPathReport]), judge(&laws::FORWARDING_STOPS_AFTER_PIN), judge(&laws::KERNEL_FILTER_FORWARDS_NOTHING)],
+    laws: &[broken(&NO_PANIC, &[Switch::PinGaugeDrift]), broken(&laws::SAME_CONNECTION, &[Switch::NoRouting]), broken(&laws::LONG_HEADERS_STAY, &[Switch::ForwardLongHeaders]), broken(&laws::OWNER_READS_WHAT_WAS_SENT, &[Switch::ForwardReference]), broken(&laws::ONE_PIN_PER_MOVE, &[Switch::ClaimPerPathReport]), judge(&laws::FORWARDING_STOPS_AFTER_PIN), judge(&laws::KERNEL_FILTER_FORWARDS_NOTHING)],
     run,
 };
 

@@ -18,8 +18,13 @@ pub mod ws_echo;
 
 pub use def::{Check, Judged, Law, RunReport, ScenarioDef, Verdict};
 
+use std::time::Duration;
+
+use crate::world::panic::{self, Panicked};
 use crate::world::switch::Switch;
 use crate::world::topology::RunSpec;
+use crate::world::trace;
+use crate::world::RunOutcome;
 
 /// Every scenario, in the order `ftwsim list` shows them and the fuzzer takes them.
 pub const SCENARIOS: &[&ScenarioDef] = &[
@@ -48,11 +53,20 @@ pub fn find(name: &str) -> Result<&'static ScenarioDef, String> {
     })
 }
 
-/// Run a spec.
+/// Run a spec. A panic inside the run is caught and fails the law `no-panic`.
 pub fn run(spec: &RunSpec) -> Result<RunReport, String> {
     spec.plan.validate()?;
     let def = find(&spec.scenario)?;
-    Ok(run_def(def, spec))
+    Ok(panic::catch(|| run_def(def, spec)).unwrap_or_else(panicked))
+}
+
+/// The report of a run that panicked: the trace up to the panic, and the
+/// failed `no-panic` check carrying the panic's message and location.
+fn panicked(p: Panicked) -> RunReport {
+    let trace = trace::end();
+    let sim_elapsed = trace.events().last().map(|e| Duration::from_nanos(e.t_ns)).unwrap_or_default();
+    let outcome = RunOutcome { trace, sim_elapsed, steps: 0, result: Ok(()), net: Default::default(), bytes_by_host: Default::default() };
+    RunReport { outcome, checks: vec![Check { law: &def::NO_PANIC, ok: false, detail: p.to_string() }] }
 }
 
 /// Run a scenario's definition, holding it to its word: a run that checks a
@@ -65,11 +79,12 @@ pub fn run_def(def: &ScenarioDef, spec: &RunSpec) -> RunReport {
     report
 }
 
-/// Every law some scenario judges, once each, in scenario order.
+/// Every law some scenario judges, once each: the universal ones first, then
+/// in scenario order.
 pub fn all_laws() -> Vec<&'static Law> {
-    let mut out: Vec<&'static Law> = Vec::new();
+    let mut out: Vec<&'static Law> = def::UNIVERSAL.to_vec();
     for j in SCENARIOS.iter().flat_map(|s| s.laws) {
-        if !out.iter().any(|l| std::ptr::eq(*l, j.law)) {
+        if !out.iter().any(|l| l.name == j.law.name) {
             out.push(j.law);
         }
     }

@@ -7,7 +7,8 @@ use std::collections::BTreeSet;
 
 use crate::world::host::Host;
 use crate::world::plan::kind;
-use crate::world::plan::{FaultKind, FaultPlan, LinkPlan};
+use crate::world::plan::kind::Draw;
+use crate::world::plan::{FaultKind, FaultPlan, LinkPlan, TimedFault};
 
 /// A kind of fault the generator can switch on (the unit of swarm testing).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -106,6 +107,33 @@ impl Kind {
             Kind::ForgedMoves => "forged_moves",
         }
     }
+    /// The timed faults this swarm kind makes of one drawn case's values (each
+    /// kind's `drawn` says how); empty for the link settings.
+    pub fn draw(self, d: &Draw) -> Vec<TimedFault> {
+        let one = |fault| vec![TimedFault { at_ms: d.at_ms, fault }];
+        match self {
+            Kind::Delay | Kind::Jitter | Kind::Loss | Kind::Duplicate | Kind::Reorder | Kind::Mtu => vec![],
+            Kind::Rebind => one(FaultKind::Rebind(kind::Rebind::drawn(d))),
+            Kind::SwitchNetwork => one(FaultKind::SwitchNetwork(kind::SwitchNetwork::drawn(d))),
+            Kind::Blackhole => one(FaultKind::Blackhole(kind::Blackhole::drawn(d))),
+            Kind::UdpBlocked => one(FaultKind::UdpBlocked(kind::UdpBlocked::drawn(d))),
+            Kind::UdpRefused => one(FaultKind::UdpRefused(kind::UdpRefused::drawn(d))),
+            Kind::PathDrop => one(FaultKind::UdpBlocked(kind::UdpBlocked::drawn_path_drop(d))),
+            Kind::ReplayDatagram => one(FaultKind::ReplayDatagram(kind::ReplayDatagram::drawn(d))),
+            Kind::ReplayStream => one(FaultKind::ReplayStreamMessage(kind::ReplayStreamMessage::drawn(d))),
+            Kind::OvertakeControl => one(FaultKind::OvertakeControl(kind::OvertakeControl::drawn(d))),
+            Kind::LateTable => {
+                let mut v = one(FaultKind::TableChange(kind::TableChange::drawn(d)));
+                v.extend(one(FaultKind::ReverseDatagrams(kind::ReverseDatagrams::drawn(d))));
+                v
+            }
+            Kind::Background => one(FaultKind::Background(kind::Background::drawn(d))),
+            Kind::Relaunch => one(FaultKind::Relaunch(kind::Relaunch::drawn(d))),
+            Kind::Sleep => one(FaultKind::Sleep(kind::Sleep::drawn(d))),
+            Kind::ForgedMoves => one(FaultKind::ForgedMoves(kind::ForgedMoves::drawn(d))),
+        }
+    }
+
     /// The kinds a plan actually uses (for coverage of the generator itself).
     pub fn used_by(plan: &FaultPlan) -> BTreeSet<Kind> {
         let mut s = BTreeSet::new();
@@ -131,22 +159,7 @@ impl Kind {
             }
         }
         for f in &plan.faults {
-            s.insert(match f.fault {
-                FaultKind::Rebind(kind::Rebind { .. }) => Kind::Rebind,
-                FaultKind::SwitchNetwork(kind::SwitchNetwork { .. }) => Kind::SwitchNetwork,
-                FaultKind::UdpBlocked(kind::UdpBlocked { for_ms, .. }) if for_ms > PATH_DROP_MIN_MS - 1 => Kind::PathDrop,
-                FaultKind::Blackhole(kind::Blackhole { .. }) => Kind::Blackhole,
-                FaultKind::UdpBlocked(kind::UdpBlocked { .. }) => Kind::UdpBlocked,
-                FaultKind::UdpRefused(kind::UdpRefused { .. }) => Kind::UdpRefused,
-                FaultKind::ReplayDatagram(kind::ReplayDatagram { .. }) => Kind::ReplayDatagram,
-                FaultKind::ReplayStreamMessage(kind::ReplayStreamMessage { .. }) => Kind::ReplayStream,
-                FaultKind::OvertakeControl(kind::OvertakeControl { .. }) => Kind::OvertakeControl,
-                FaultKind::ReverseDatagrams(kind::ReverseDatagrams { .. }) | FaultKind::TableChange(kind::TableChange { .. }) => Kind::LateTable,
-                FaultKind::Background(kind::Background { .. }) => Kind::Background,
-                FaultKind::Relaunch(kind::Relaunch { .. }) => Kind::Relaunch,
-                FaultKind::Sleep(kind::Sleep { .. }) => Kind::Sleep,
-                FaultKind::ForgedMoves(kind::ForgedMoves { .. }) => Kind::ForgedMoves,
-            });
+            s.insert(f.fault.def().swarm());
         }
         s
     }

@@ -11,6 +11,7 @@
 pub mod domain;
 pub mod host;
 pub mod net;
+pub mod panic;
 pub mod plan;
 pub mod seed;
 pub mod switch;

@@ -46,6 +46,7 @@ switches! {
     ForwardLongHeaders = "forward-long-headers": "long headers forwarded by byte 0 (#210)",
     ClaimPerPathReport = "claim-per-path-report": "pin claimed on every path report instead of from the sweep (pin work)",
     ForwardReference = "forward-reference": "forward a reference to the receive buffer instead of a copy (#205)",
+    PinGaugeDrift = "pin-gauge-drift": "planted, not from the seeds: a new pin is not counted in PinsOpen, so the fleet's own invariant check panics (proves a panic is a finding: no-panic)",
 }
 
 impl Switch {
@@ -122,6 +123,7 @@ impl Switches {
             forward_long_headers: self.on(Switch::ForwardLongHeaders),
             claim_per_path_report: self.on(Switch::ClaimPerPathReport),
             forward_reference: self.on(Switch::ForwardReference),
+            pin_gauge_drift: self.on(Switch::PinGaugeDrift),
         }
     }
 }

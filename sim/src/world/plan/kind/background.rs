@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Actor, TimedKind};
+use super::{Actor, Draw, TimedKind};
+use crate::world::domain::Kind;
 use crate::world::host::Host;
 
 /// The phone's app goes to the background for `for_ms` (`host` = "phone").
@@ -12,7 +13,19 @@ pub struct Background {
     pub for_ms: u64,
 }
 
+impl Background {
+    /// This kind from a drawn case's values.
+    /// 0.5 to 64 s in the background.
+    pub fn drawn(d: &Draw) -> Self {
+        Background { host: Host::Phone, for_ms: d.extra as u64 * 500 }
+    }
+}
+
 impl TimedKind for Background {
+    fn swarm(&self) -> Kind {
+        Kind::Background
+    }
+
     fn host(&self) -> Host {
         self.host
     }

@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Actor, TimedKind};
+use super::{Actor, Draw, TimedKind};
+use crate::world::domain::Kind;
 use crate::world::host::Host;
 use crate::world::net::fault::Outage;
 
@@ -13,7 +14,18 @@ pub struct Blackhole {
     pub for_ms: u64,
 }
 
+impl Blackhole {
+    /// This kind from a drawn case's values.
+    pub fn drawn(d: &Draw) -> Self {
+        Blackhole { host: d.host, for_ms: d.for_ms }
+    }
+}
+
 impl TimedKind for Blackhole {
+    fn swarm(&self) -> Kind {
+        Kind::Blackhole
+    }
+
     fn host(&self) -> Host {
         self.host
     }

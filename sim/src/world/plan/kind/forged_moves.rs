@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Actor, TimedKind};
+use super::{Actor, Draw, TimedKind};
+use crate::world::domain::Kind;
 use crate::world::host::Host;
 
 /// An on-path attacker on the host's leg (RFC 9000 section 9.3.3) copies
@@ -15,7 +16,18 @@ pub struct ForgedMoves {
     pub for_ms: u64,
 }
 
+impl ForgedMoves {
+    /// This kind from a drawn case's values.
+    pub fn drawn(d: &Draw) -> Self {
+        ForgedMoves { host: d.host, for_ms: d.for_ms }
+    }
+}
+
 impl TimedKind for ForgedMoves {
+    fn swarm(&self) -> Kind {
+        Kind::ForgedMoves
+    }
+
     fn host(&self) -> Host {
         self.host
     }

@@ -7,6 +7,7 @@
 
 use serde::{Deserialize, Serialize};
 
+use crate::world::domain::Kind;
 use crate::world::host::Host;
 use crate::world::net::fault::Outage;
 
@@ -55,8 +56,22 @@ pub enum Actor {
     Site,
 }
 
+/// The raw values a drawn case gives a timed fault (`properties`' strategy
+/// draws them, shrinking each toward its mildest): the host of the domain,
+/// the time, an outage length, and an extra value 1..=128 a kind reads as its
+/// own (a burst, a window, a sleep). Each kind's `drawn` says what it makes of them.
+#[derive(Clone, Copy, Debug)]
+pub struct Draw {
+    pub host: Host,
+    pub at_ms: u64,
+    pub for_ms: u64,
+    pub extra: u32,
+}
+
 /// What every timed fault kind says about itself.
 pub trait TimedKind {
+    /// The swarm kind (the unit the generator switches on) that draws it.
+    fn swarm(&self) -> Kind;
     /// The host it names.
     fn host(&self) -> Host;
     /// Who carries it out.

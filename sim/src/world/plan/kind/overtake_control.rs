@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Actor, TimedKind};
+use super::{Actor, Draw, TimedKind};
+use crate::world::domain::Kind;
 use crate::world::host::Host;
 
 /// The longest the relay holds a message back waiting for its burst (chosen
@@ -19,7 +20,19 @@ pub struct OvertakeControl {
     pub burst: u32,
 }
 
+impl OvertakeControl {
+    /// This kind from a drawn case's values.
+    /// 41 to 168 later messages (about 3 a second): mostly past the old 64-wide window.
+    pub fn drawn(d: &Draw) -> Self {
+        OvertakeControl { host: Host::Phone, burst: 40 + d.extra }
+    }
+}
+
 impl TimedKind for OvertakeControl {
+    fn swarm(&self) -> Kind {
+        Kind::OvertakeControl
+    }
+
     fn host(&self) -> Host {
         self.host
     }

@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Actor, TimedKind};
+use super::{Actor, Draw, TimedKind};
+use crate::world::domain::Kind;
 use crate::world::host::Host;
 
 /// The host's NAT rebinds (same inside flow, new outside port).
@@ -11,7 +12,18 @@ pub struct Rebind {
     pub host: Host,
 }
 
+impl Rebind {
+    /// This kind from a drawn case's values.
+    pub fn drawn(d: &Draw) -> Self {
+        Rebind { host: d.host }
+    }
+}
+
 impl TimedKind for Rebind {
+    fn swarm(&self) -> Kind {
+        Kind::Rebind
+    }
+
     fn host(&self) -> Host {
         self.host
     }

@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Actor, TimedKind};
+use super::{Actor, Draw, TimedKind};
+use crate::world::domain::Kind;
 use crate::world::host::Host;
 
 /// The phone's app is killed and launched again.
@@ -11,7 +12,18 @@ pub struct Relaunch {
     pub host: Host,
 }
 
+impl Relaunch {
+    /// This kind from a drawn case's values.
+    pub fn drawn(d: &Draw) -> Self {
+        Relaunch { host: Host::Phone }
+    }
+}
+
 impl TimedKind for Relaunch {
+    fn swarm(&self) -> Kind {
+        Kind::Relaunch
+    }
+
     fn host(&self) -> Host {
         self.host
     }

@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Actor, TimedKind};
+use super::{Actor, Draw, TimedKind};
+use crate::world::domain::Kind;
 use crate::world::host::Host;
 
 /// The cloud as a hostile relay (`host` = "phone": phone-bound traffic):
@@ -12,7 +13,18 @@ pub struct ReplayDatagram {
     pub host: Host,
 }
 
+impl ReplayDatagram {
+    /// This kind from a drawn case's values.
+    pub fn drawn(d: &Draw) -> Self {
+        ReplayDatagram { host: Host::Phone }
+    }
+}
+
 impl TimedKind for ReplayDatagram {
+    fn swarm(&self) -> Kind {
+        Kind::ReplayDatagram
+    }
+
     fn host(&self) -> Host {
         self.host
     }

@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Actor, TimedKind};
+use super::{Actor, Draw, TimedKind};
+use crate::world::domain::Kind;
 use crate::world::host::Host;
 
 /// The relay sends the first phone-bound control-lane stream message at or
@@ -12,7 +13,18 @@ pub struct ReplayStreamMessage {
     pub host: Host,
 }
 
+impl ReplayStreamMessage {
+    /// This kind from a drawn case's values.
+    pub fn drawn(d: &Draw) -> Self {
+        ReplayStreamMessage { host: Host::Phone }
+    }
+}
+
 impl TimedKind for ReplayStreamMessage {
+    fn swarm(&self) -> Kind {
+        Kind::ReplayStream
+    }
+
     fn host(&self) -> Host {
         self.host
     }

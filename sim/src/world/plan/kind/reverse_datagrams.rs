@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Actor, TimedKind};
+use super::{Actor, Draw, TimedKind};
+use crate::world::domain::Kind;
 use crate::world::host::Host;
 
 /// The relay holds every phone-bound datagram for `for_ms`, then sends
@@ -13,7 +14,19 @@ pub struct ReverseDatagrams {
     pub for_ms: u64,
 }
 
+impl ReverseDatagrams {
+    /// This kind from a drawn case's values.
+    /// Drawn with a table change (swarm kind `LateTable`): 1 to 6 s of reversed datagrams.
+    pub fn drawn(d: &Draw) -> Self {
+        ReverseDatagrams { host: Host::Phone, for_ms: 1_000 + d.extra as u64 * 40 }
+    }
+}
+
 impl TimedKind for ReverseDatagrams {
+    fn swarm(&self) -> Kind {
+        Kind::LateTable
+    }
+
     fn host(&self) -> Host {
         self.host
     }

@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Actor, TimedKind};
+use super::{Actor, Draw, TimedKind};
+use crate::world::domain::Kind;
 use crate::world::host::Host;
 
 /// The phone sleeps: its wall clock jumps `for_ms` and it reconnects.
@@ -12,7 +13,19 @@ pub struct Sleep {
     pub for_ms: u64,
 }
 
+impl Sleep {
+    /// This kind from a drawn case's values.
+    /// Up to 8 hours of sleep.
+    pub fn drawn(d: &Draw) -> Self {
+        Sleep { host: Host::Phone, for_ms: d.extra as u64 * 225_000 }
+    }
+}
+
 impl TimedKind for Sleep {
+    fn swarm(&self) -> Kind {
+        Kind::Sleep
+    }
+
     fn host(&self) -> Host {
         self.host
     }

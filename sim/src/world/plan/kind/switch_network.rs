@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Actor, TimedKind};
+use super::{Actor, Draw, TimedKind};
+use crate::world::domain::Kind;
 use crate::world::host::Host;
 
 /// The phone moves to its other network (Wi-Fi to cellular or back).
@@ -11,7 +12,18 @@ pub struct SwitchNetwork {
     pub host: Host,
 }
 
+impl SwitchNetwork {
+    /// This kind from a drawn case's values.
+    pub fn drawn(d: &Draw) -> Self {
+        SwitchNetwork { host: Host::Phone }
+    }
+}
+
 impl TimedKind for SwitchNetwork {
+    fn swarm(&self) -> Kind {
+        Kind::SwitchNetwork
+    }
+
     fn host(&self) -> Host {
         self.host
     }

@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Actor, TimedKind};
+use super::{Actor, Draw, TimedKind};
+use crate::world::domain::Kind;
 use crate::world::host::Host;
 
 /// The box's site changes its table (`host` = "box": a battery is added, srcRev + 1).
@@ -11,7 +12,19 @@ pub struct TableChange {
     pub host: Host,
 }
 
+impl TableChange {
+    /// This kind from a drawn case's values.
+    /// Drawn with reversed datagrams (swarm kind `LateTable`).
+    pub fn drawn(d: &Draw) -> Self {
+        TableChange { host: Host::Box }
+    }
+}
+
 impl TimedKind for TableChange {
+    fn swarm(&self) -> Kind {
+        Kind::LateTable
+    }
+
     fn host(&self) -> Host {
         self.host
     }

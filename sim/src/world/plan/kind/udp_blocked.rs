@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Actor, TimedKind};
+use super::{Actor, Draw, TimedKind};
+use crate::world::domain::{Kind, PATH_DROP_MAX_MS, PATH_DROP_MIN_MS};
 use crate::world::host::Host;
 use crate::world::net::fault::Outage;
 
@@ -13,7 +14,30 @@ pub struct UdpBlocked {
     pub for_ms: u64,
 }
 
+impl UdpBlocked {
+    /// This kind from a drawn case's values.
+    pub fn drawn(d: &Draw) -> Self {
+        UdpBlocked { host: d.host, for_ms: d.for_ms }
+    }
+
+    /// A path drop (swarm kind `PathDrop`): the phone's UDP blocked for 31 to
+    /// 60 s, past QUIC's idle timeout. UDP blocked, not a blackhole: the
+    /// WebSocket that follows the drop must be able to carry the session.
+    pub fn drawn_path_drop(d: &Draw) -> Self {
+        let span = PATH_DROP_MAX_MS - PATH_DROP_MIN_MS;
+        UdpBlocked { host: Host::Phone, for_ms: PATH_DROP_MIN_MS + (d.extra as u64 - 1) * span / 127 / 100 * 100 }
+    }
+}
+
 impl TimedKind for UdpBlocked {
+    fn swarm(&self) -> Kind {
+        if self.for_ms >= PATH_DROP_MIN_MS {
+            Kind::PathDrop
+        } else {
+            Kind::UdpBlocked
+        }
+    }
+
     fn host(&self) -> Host {
         self.host
     }

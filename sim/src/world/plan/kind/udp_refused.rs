@@ -2,7 +2,8 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Actor, TimedKind};
+use super::{Actor, Draw, TimedKind};
+use crate::world::domain::Kind;
 use crate::world::host::Host;
 use crate::world::net::fault::Outage;
 
@@ -13,7 +14,18 @@ pub struct UdpRefused {
     pub for_ms: u64,
 }
 
+impl UdpRefused {
+    /// This kind from a drawn case's values.
+    pub fn drawn(d: &Draw) -> Self {
+        UdpRefused { host: d.host, for_ms: d.for_ms }
+    }
+}
+
 impl TimedKind for UdpRefused {
+    fn swarm(&self) -> Kind {
+        Kind::UdpRefused
+    }
+
     fn host(&self) -> Host {
         self.host
     }
