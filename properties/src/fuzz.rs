@@ -122,7 +122,9 @@ impl Shared {
             Stop::Cases(_) => (k % self.per_scenario.len() as u64) as usize,
             Stop::Time(_) => {
                 let key = |s: &ScenarioShare| (s.wall_s, s.cases);
-                (0..self.per_scenario.len()).min_by(|&a, &b| key(&self.per_scenario[a]).partial_cmp(&key(&self.per_scenario[b])).expect("finite")).expect("a scenario")
+                (0..self.per_scenario.len())
+                    .min_by(|&a, &b| key(&self.per_scenario[a]).partial_cmp(&key(&self.per_scenario[b])).expect("finite"))
+                    .expect("a scenario")
             }
         };
         // Counted at once, so two workers picking together spread out.
@@ -164,7 +166,15 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
     let start = Instant::now(); // the tool's wall clock, never seen by a run
     let next = AtomicU64::new(0);
     let per_scenario = opts.scenarios.iter().map(|s| ScenarioShare { scenario: s.clone(), ..ScenarioShare::default() }).collect();
-    let sh = Mutex::new(Shared { coverage: Coverage::default(), failures: Vec::new(), seen: BTreeSet::new(), done: 0, determinism_checks: 0, last_tenth: 0, per_scenario });
+    let sh = Mutex::new(Shared {
+        coverage: Coverage::default(),
+        failures: Vec::new(),
+        seen: BTreeSet::new(),
+        done: 0,
+        determinism_checks: 0,
+        last_tenth: 0,
+        per_scenario,
+    });
     let tty = std::io::stderr().is_terminal();
     let replay_only = opts.property.as_deref() == Some("replay");
     let (shard_i, shard_n) = opts.shard;

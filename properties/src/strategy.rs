@@ -15,9 +15,8 @@
 use std::collections::BTreeSet;
 
 pub use ftw_sim::world::domain::{Domain, Kind, FLEET_REACTORS_DRAWN, KINDS, PATH_DROP_MAX_MS, PATH_DROP_MIN_MS, QUIC_SURVIVABLE};
-use ftw_sim::world::host::Host;
 use ftw_sim::world::plan::kind::Draw;
-use ftw_sim::world::plan::{FaultKind, FaultPlan, FleetPlan, FleetRouting, LinkPlan, TimedFault};
+use ftw_sim::world::plan::{FaultPlan, FleetPlan, FleetRouting, LinkPlan, TimedFault};
 use ftw_sim::RunSeed;
 use proptest::prelude::*;
 use proptest::strategy::{BoxedStrategy, ValueTree};

@@ -253,7 +253,20 @@ fn a_panic_in_a_model_is_a_saved_shrunk_failure() {
 
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fuzz-panic");
     let _ = std::fs::remove_dir_all(&dir);
-    let args = ["fuzz", "--cases", "3", "--scenario", "fleet-migrate", "--scenario", "quic-echo", "--switch", "pin-gauge-drift", "--json", "--out", dir.to_str().unwrap()];
+    let args = [
+        "fuzz",
+        "--cases",
+        "3",
+        "--scenario",
+        "fleet-migrate",
+        "--scenario",
+        "quic-echo",
+        "--switch",
+        "pin-gauge-drift",
+        "--json",
+        "--out",
+        dir.to_str().unwrap(),
+    ];
     let (code, out, err) = ftwsim(&args);
     assert_eq!(code, 1, "{out}{err}");
     let v: serde_json::Value = serde_json::from_str(out.trim()).expect("the JSON summary, after the panic");

@@ -482,9 +482,10 @@ impl Fleet {
         }
         assert!(self.kernel.pin(addr, reactor));
         self.conns.get_mut(&key).expect("claimed for a known connection").pin = Some(addr);
+        let drift = self.cfg.bugs.pin_gauge_drift;
         let c = &mut self.r(reactor).counters;
         c.pins_created += 1;
-        if !self.cfg.bugs.pin_gauge_drift {
+        if !drift {
             c.pins_open += 1;
         }
         self.emit(FleetEvent::Pinned { reactor, conn, peer: addr });

@@ -32,9 +32,8 @@ use std::time::{Duration, Instant};
 use bytes::BytesMut;
 use ftw_crypto::consts::{CERT_SEED_DEFAULT, CID_LEN, CLOUD_SERVER_NAME};
 use ftw_crypto::{
-    crypto_provider, new_server_session_store, quic_client_config, quic_endpoint_config,
-    quic_server_config, seeded_cid_factory, ClientResumption, CloudCerts, QuicTransportParams,
-    SeededRng, SimClock,
+    crypto_provider, new_server_session_store, quic_client_config, quic_endpoint_config, quic_server_config, seeded_cid_factory, ClientResumption, CloudCerts,
+    QuicTransportParams, SeededRng, SimClock,
 };
 use quinn_proto::{ConnectionHandle, DatagramEvent, Endpoint, Event};
 use rustls::pki_types::UnixTime;
@@ -92,67 +91,26 @@ struct Net {
 /// A long header's packet type is bits 4-5 of byte 0 (RFC 9000 section 17.2); header
 /// protection does not cover them.
 fn starts_with_handshake(datagram: &[u8]) -> bool {
-    datagram
-        .first()
-        .is_some_and(|b| b & 0x80 != 0 && (b >> 4) & 0x03 == 0x02)
+    datagram.first().is_some_and(|b| b & 0x80 != 0 && (b >> 4) & 0x03 == 0x02)
 }
 
 impl Net {
     fn new() -> (Net, quinn_proto::ClientConfig) {
         let wall = Arc::new(AtomicU64::new(EPOCH_UNIX_S));
-        let clock = SimClock::new(Arc::new(move || {
-            UnixTime::since_unix_epoch(Duration::from_secs(wall.load(Ordering::SeqCst)))
-        }));
+        let clock = SimClock::new(Arc::new(move || UnixTime::since_unix_epoch(Duration::from_secs(wall.load(Ordering::SeqCst)))));
         let certs = CloudCerts::generate(CERT_SEED_DEFAULT, &[SERVER.ip()]);
         // A 20 s idle timeout; no keep-alive, so nothing but loss recovery sends.
-        let transport = QuicTransportParams {
-            keep_alive_ms: None,
-            max_idle_timeout_ms: IDLE_TIMEOUT.as_millis() as u64,
-            ..QuicTransportParams::default()
-        };
+        let transport = QuicTransportParams { keep_alive_ms: None, max_idle_timeout_ms: IDLE_TIMEOUT.as_millis() as u64, ..QuicTransportParams::default() };
         let s = SeededRng::for_host(1, "server");
-        let server_config = quic_server_config(
-            &crypto_provider(&s.sub("tls")),
-            &clock,
-            &certs,
-            new_server_session_store(),
-            s.sub_seed("token"),
-            &transport,
-        );
-        let server_ep = quic_endpoint_config(
-            s.sub_seed("reset"),
-            s.sub_seed("endpoint"),
-            seeded_cid_factory(s.sub_seed("cid"), CID_LEN),
-        );
+        let server_config = quic_server_config(&crypto_provider(&s.sub("tls")), &clock, &certs, new_server_session_store(), s.sub_seed("token"), &transport);
+        let server_ep = quic_endpoint_config(s.sub_seed("reset"), s.sub_seed("endpoint"), seeded_cid_factory(s.sub_seed("cid"), CID_LEN));
         let c = SeededRng::for_host(1, "client");
-        let client_config = quic_client_config(
-            &crypto_provider(&c.sub("tls")),
-            &clock,
-            &certs,
-            ClientResumption::Disabled,
-            c.sub_seed("dcid"),
-            &transport,
-        );
-        let client_ep = quic_endpoint_config(
-            c.sub_seed("reset"),
-            c.sub_seed("endpoint"),
-            seeded_cid_factory(c.sub_seed("cid"), CID_LEN),
-        );
+        let client_config = quic_client_config(&crypto_provider(&c.sub("tls")), &clock, &certs, ClientResumption::Disabled, c.sub_seed("dcid"), &transport);
+        let client_ep = quic_endpoint_config(c.sub_seed("reset"), c.sub_seed("endpoint"), seeded_cid_factory(c.sub_seed("cid"), CID_LEN));
         let net = Net {
             now: Duration::ZERO,
-            client: Node {
-                endpoint: Endpoint::new(Arc::new(client_ep), None, true, Some(c.sub_seed("rng"))),
-                conns: BTreeMap::new(),
-            },
-            server: Node {
-                endpoint: Endpoint::new(
-                    Arc::new(server_ep),
-                    Some(Arc::new(server_config)),
-                    true,
-                    Some(s.sub_seed("rng")),
-                ),
-                conns: BTreeMap::new(),
-            },
+            client: Node { endpoint: Endpoint::new(Arc::new(client_ep), None, true, Some(c.sub_seed("rng"))), conns: BTreeMap::new() },
+            server: Node { endpoint: Endpoint::new(Arc::new(server_ep), Some(Arc::new(server_config)), true, Some(s.sub_seed("rng"))), conns: BTreeMap::new() },
             in_flight: BTreeMap::new(),
             sent: 0,
             seen: Seen::default(),
@@ -165,8 +123,7 @@ impl Net {
     }
 
     fn put(&mut self, from: SocketAddr, to: SocketAddr, bytes: &[u8]) {
-        self.in_flight
-            .insert((self.now + ONE_WAY, self.sent), (from, to, bytes.to_vec()));
+        self.in_flight.insert((self.now + ONE_WAY, self.sent), (from, to, bytes.to_vec()));
         self.sent += 1;
     }
 
@@ -174,11 +131,7 @@ impl Net {
     fn flush(&mut self) {
         let now = self.instant();
         for is_client in [true, false] {
-            let node = if is_client {
-                &mut self.client
-            } else {
-                &mut self.server
-            };
+            let node = if is_client { &mut self.client } else { &mut self.server };
             let mut out = Vec::new();
             let mut connected_now = false;
             let mut lost_now = false;
@@ -256,30 +209,21 @@ impl Net {
 
     fn deliver(&mut self, from: SocketAddr, to: SocketAddr, bytes: Vec<u8>) {
         let now = self.instant();
-        let node = if to == SERVER {
-            &mut self.server
-        } else {
-            &mut self.client
-        };
+        let node = if to == SERVER { &mut self.server } else { &mut self.client };
         let mut buf = Vec::new();
         let mut reply = None;
-        match node
-            .endpoint
-            .handle(now, from, None, None, BytesMut::from(&bytes[..]), &mut buf)
-        {
+        match node.endpoint.handle(now, from, None, None, BytesMut::from(&bytes[..]), &mut buf) {
             Some(DatagramEvent::ConnectionEvent(h, ev)) => {
                 if let Some(c) = node.conns.get_mut(&h) {
                     c.handle_event(ev);
                 }
             }
-            Some(DatagramEvent::NewConnection(incoming)) => {
-                match node.endpoint.accept(incoming, now, &mut buf, None) {
-                    Ok((h, c)) => {
-                        node.conns.insert(h, c);
-                    }
-                    Err(e) => reply = e.response,
+            Some(DatagramEvent::NewConnection(incoming)) => match node.endpoint.accept(incoming, now, &mut buf, None) {
+                Ok((h, c)) => {
+                    node.conns.insert(h, c);
                 }
-            }
+                Err(e) => reply = e.response,
+            },
             Some(DatagramEvent::Response(t)) => reply = Some(t),
             None => {}
         }
@@ -289,11 +233,7 @@ impl Net {
     }
 
     fn run(mut self, client_config: quinn_proto::ClientConfig) -> Seen {
-        let (h, c) = self
-            .client
-            .endpoint
-            .connect(self.instant(), client_config, SERVER, CLOUD_SERVER_NAME)
-            .expect("connect");
+        let (h, c) = self.client.endpoint.connect(self.instant(), client_config, SERVER, CLOUD_SERVER_NAME).expect("connect");
         self.client.conns.insert(h, c);
         while self.now < RUN_LEN {
             self.flush();
@@ -305,12 +245,7 @@ impl Net {
                 self.deliver(from, to, bytes);
             }
             let now = self.instant();
-            for c in self
-                .client
-                .conns
-                .values_mut()
-                .chain(self.server.conns.values_mut())
-            {
+            for c in self.client.conns.values_mut().chain(self.server.conns.values_mut()) {
                 if c.poll_timeout().is_some_and(|t| t <= now) {
                     c.handle_timeout(now);
                 }
@@ -324,11 +259,7 @@ impl Net {
                 .filter_map(|c| c.poll_timeout())
                 .map(|t| t.saturating_duration_since(base_instant()))
                 .min();
-            let Some(next) = [timer, self.in_flight.keys().next().map(|k| k.0)]
-                .into_iter()
-                .flatten()
-                .min()
-            else {
+            let Some(next) = [timer, self.in_flight.keys().next().map(|k| k.0)].into_iter().flatten().min() else {
                 break;
             };
             self.now = next.max(self.now + Duration::from_micros(1));
@@ -341,24 +272,13 @@ impl Net {
 fn a_lost_finished_is_probed_one_pto_after_initial_backoff() {
     let (net, client_config) = Net::new();
     let seen = net.run(client_config);
-    let connected = seen
-        .client_connected
-        .expect("the client completes its handshake (it gets the server's flight after 15 s)");
+    let connected = seen.client_connected.expect("the client completes its handshake (it gets the server's flight after 15 s)");
     assert!(connected > SERVER_LOST_UNTIL, "{seen:?}");
-    assert!(
-        seen.finished_flight_lost > 0,
-        "the Finished flight was dropped: {seen:?}"
-    );
+    assert!(seen.finished_flight_lost > 0, "the Finished flight was dropped: {seen:?}");
     // The Finished is only sent again by a PTO probe (nothing else retransmits CRYPTO
     // data), so the server completes one probe after the loss. RFC 9002 A.11: the backoff
     // restarts when the client discards its Initial keys, so the probe comes one PTO
     // (3 x 700 ms for a first RTT sample) later, not 2^4 PTOs (past the idle timeout).
-    let server = seen.server_connected.unwrap_or_else(|| {
-        panic!("the server never completed its handshake (both sides idle out): {seen:?}")
-    });
-    assert!(
-        server - connected < Duration::from_secs(4),
-        "the server completed {:?} after the client: {seen:?}",
-        server - connected
-    );
+    let server = seen.server_connected.unwrap_or_else(|| panic!("the server never completed its handshake (both sides idle out): {seen:?}"));
+    assert!(server - connected < Duration::from_secs(4), "the server completed {:?} after the client: {seen:?}", server - connected);
 }

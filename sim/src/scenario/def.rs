@@ -22,7 +22,8 @@ pub const RUN: Law = Law { name: "run", about: "the run completes: no host fails
 /// The law every run judges too: no panic. A model's own assertion, a
 /// driver's `expect`: anything that unwinds out of a run is caught and fails
 /// this law with its message and location (`world::panic`).
-pub const NO_PANIC: Law = Law { name: "no-panic", about: "nothing panics during a run: a model's own assertion firing is a finding, with its message and location" };
+pub const NO_PANIC: Law =
+    Law { name: "no-panic", about: "nothing panics during a run: a model's own assertion firing is a finding, with its message and location" };
 
 /// The laws every scenario judges, besides its own.
 pub const UNIVERSAL: &[&Law] = &[&RUN, &NO_PANIC];

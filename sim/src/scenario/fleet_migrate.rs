@@ -20,7 +20,7 @@ use bytes::BytesMut;
 use ftw_crypto::{crypto_provider, new_client_session_store, quic_client_config, ClientResumption, QuicTransportParams};
 use ftw_fleet::{Counters, Routing};
 
-use super::def::{NO_PANIC, broken, judge, Check, RunReport, ScenarioDef};
+use super::def::{broken, judge, Check, RunReport, ScenarioDef, NO_PANIC};
 use super::laws;
 use crate::drive::fleet::{DoorStats, FleetDoor};
 use crate::drive::link::{accept_quic, close, dial_quic, put_varint, take_framed, LinkEvent};

@@ -43,7 +43,11 @@ fn install_hook() {
                 _ => "a panic without a message".to_string(),
             };
             let location = info.location().map(|l| format!("{}:{}:{}", l.file(), l.line(), l.column())).unwrap_or_default();
-            CAUGHT.with(|c| *c.borrow_mut() = Some(Panicked { message, location }));
+            // The first panic is the finding; what unwinds after it (tokio's
+            // "a spawned task panicked" in the LocalSet) only reports it.
+            CAUGHT.with(|c| {
+                c.borrow_mut().get_or_insert(Panicked { message, location });
+            });
         }));
     });
 }
@@ -51,6 +55,7 @@ fn install_hook() {
 /// Run `f`; a panic inside it comes back as `Err` with its message and location.
 pub fn catch<T>(f: impl FnOnce() -> T) -> Result<T, Panicked> {
     install_hook();
+    CAUGHT.with(|c| c.borrow_mut().take());
     CATCHING.with(|c| c.set(c.get() + 1));
     let r = panic::catch_unwind(AssertUnwindSafe(f));
     CATCHING.with(|c| c.set(c.get() - 1));

@@ -97,14 +97,7 @@ impl LinkState {
 pub type Link = Rc<RefCell<LinkState>>;
 
 fn tcp_payload_len(pkt: &[u8]) -> usize {
-    Ipv4Packet::new_checked(pkt)
-        .ok()
-        .and_then(|ip| {
-            TcpPacket::new_checked(ip.payload())
-                .ok()
-                .map(|t| t.payload().len())
-        })
-        .unwrap_or(0)
+    Ipv4Packet::new_checked(pkt).ok().and_then(|ip| TcpPacket::new_checked(ip.payload()).ok().map(|t| t.payload().len())).unwrap_or(0)
 }
 
 pub struct MemPipe {
@@ -129,12 +122,7 @@ impl PacketPipe for MemPipe {
         if let Some(f) = l.drop_if.as_mut() {
             deliberate |= f(dir, &pkt);
         }
-        l.log.push(LoggedPacket {
-            at,
-            dir,
-            bytes: pkt.clone(),
-            dropped: deliberate,
-        });
+        l.log.push(LoggedPacket { at, dir, bytes: pkt.clone(), dropped: deliberate });
         if !(lost || deliberate) {
             let wire = &mut l.wires[dir];
             wire.queue.push_back((at + ONE_WAY_DELAY, pkt));
@@ -200,13 +188,7 @@ pub struct WorldSpec {
 
 impl WorldSpec {
     pub fn new(seed: u64) -> WorldSpec {
-        WorldSpec {
-            seed,
-            loss: 0.0,
-            drop_data_nth: [vec![], vec![]],
-            drop_if: None,
-            config: TcpConfig::default(),
-        }
+        WorldSpec { seed, loss: 0.0, drop_data_nth: [vec![], vec![]], drop_if: None, config: TcpConfig::default() }
     }
 
     /// Both stacks with this flavour.
@@ -221,16 +203,8 @@ pub fn world(spec: WorldSpec) -> World {
     let start = Instant::now();
     let sleeper = TokioSleeper { start };
     // Each host its own stream, derived from the run seed.
-    let a = shared(TcpStack::new(
-        ADDR_A,
-        spec.seed.wrapping_mul(2).wrapping_add(1),
-        spec.config.clone(),
-    ));
-    let b = shared(TcpStack::new(
-        ADDR_B,
-        spec.seed.wrapping_mul(2).wrapping_add(2),
-        spec.config,
-    ));
+    let a = shared(TcpStack::new(ADDR_A, spec.seed.wrapping_mul(2).wrapping_add(1), spec.config.clone()));
+    let b = shared(TcpStack::new(ADDR_B, spec.seed.wrapping_mul(2).wrapping_add(2), spec.config));
     let link = Rc::new(RefCell::new(LinkState {
         start,
         rng: ChaCha20Rng::seed_from_u64(spec.seed),
@@ -241,28 +215,9 @@ pub fn world(spec: WorldSpec) -> World {
         drop_if: spec.drop_if,
         log: Vec::new(),
     }));
-    tokio::task::spawn_local(run_stack(
-        a.clone(),
-        MemPipe {
-            link: link.clone(),
-            dir_out: A_TO_B,
-        },
-        sleeper,
-    ));
-    tokio::task::spawn_local(run_stack(
-        b.clone(),
-        MemPipe {
-            link: link.clone(),
-            dir_out: B_TO_A,
-        },
-        sleeper,
-    ));
-    World {
-        a,
-        b,
-        link,
-        sleeper,
-    }
+    tokio::task::spawn_local(run_stack(a.clone(), MemPipe { link: link.clone(), dir_out: A_TO_B }, sleeper));
+    tokio::task::spawn_local(run_stack(b.clone(), MemPipe { link: link.clone(), dir_out: B_TO_A }, sleeper));
+    World { a, b, link, sleeper }
 }
 
 /// Deterministic test payload.

@@ -74,15 +74,9 @@ async fn handshake_and_echo(flavor: TcpFlavor) {
     let connect_time = w.now() - t0;
     // One round trip (40 ms), not less; no timeout involved.
     assert!(connect_time >= 2 * ONE_WAY_DELAY, "{connect_time:?}");
-    assert!(
-        connect_time < 2 * ONE_WAY_DELAY + Duration::from_millis(5),
-        "{connect_time:?}"
-    );
+    assert!(connect_time < 2 * ONE_WAY_DELAY + Duration::from_millis(5), "{connect_time:?}");
     assert_eq!(c.peer_addr().unwrap(), w.b_addr(ECHO_PORT));
-    assert_eq!(
-        c.local_addr().unwrap().port(),
-        crate::consts::EPHEMERAL_PORT_FIRST
-    );
+    assert_eq!(c.local_addr().unwrap().port(), crate::consts::EPHEMERAL_PORT_FIRST);
 
     c.write_all(b"hello, box").await.unwrap();
     let mut got = [0u8; 10];
@@ -126,17 +120,13 @@ async fn megabyte_in_order_under_five_percent_loss(flavor: TcpFlavor) {
     spec.loss = 0.05;
     let w = world(spec);
     let data = payload(99, 1 << 20);
-    let (got, took) = tokio::time::timeout(Duration::from_secs(3600), transfer(&w, &data))
-        .await
-        .expect("1 MB within an hour of sim time");
+    let (got, took) = tokio::time::timeout(Duration::from_secs(3600), transfer(&w, &data)).await.expect("1 MB within an hour of sim time");
     assert_eq!(got.len(), data.len());
     assert!(got == data, "stream corrupted or reordered");
     let packets = w.link.borrow().log.len();
     let rtx = w.a.borrow().counters().retransmits;
     assert!(rtx > 0, "5 % loss must cost retransmissions");
-    eprintln!(
-        "1 MB at 5 % loss ({flavor:?}): {took:?} sim time, {packets} packets, {rtx} retransmits"
-    );
+    eprintln!("1 MB at 5 % loss ({flavor:?}): {took:?} sim time, {packets} packets, {rtx} retransmits");
 }
 
 #[tokio::test(start_paused = true)]
@@ -209,14 +199,8 @@ async fn head_of_line_blocking_behind_a_lost_segment() {
             // In order although message 1 arrived after message 2 was already there.
             assert_eq!(&got[..100], &[1u8; 100]);
             assert_eq!(&got[100..], &[2u8; 100]);
-            assert!(
-                blocked > SMOLTCP_MIN_RTO,
-                "message 2 waited for the RTO: {blocked:?}"
-            );
-            assert!(
-                blocked < SMOLTCP_MIN_RTO + Duration::from_millis(100),
-                "{blocked:?}"
-            );
+            assert!(blocked > SMOLTCP_MIN_RTO, "message 2 waited for the RTO: {blocked:?}");
+            assert!(blocked < SMOLTCP_MIN_RTO + Duration::from_millis(100), "{blocked:?}");
         })
         .await;
 }
@@ -228,16 +212,9 @@ async fn connect_to_closed_port_is_refused_promptly(flavor: TcpFlavor) {
     let took = w.now() - t0;
     assert_eq!(err.kind(), io::ErrorKind::ConnectionRefused);
     // One round trip: SYN out, RST back.
-    assert!(
-        took >= 2 * ONE_WAY_DELAY && took < Duration::from_millis(100),
-        "{took:?}"
-    );
+    assert!(took >= 2 * ONE_WAY_DELAY && took < Duration::from_millis(100), "{took:?}");
     assert_eq!(w.b.borrow().counters().resets_out, 1);
-    assert_eq!(
-        w.a.borrow().conn_count(),
-        0,
-        "the failed socket is released"
-    );
+    assert_eq!(w.a.borrow().conn_count(), 0, "the failed socket is released");
 }
 
 #[tokio::test(start_paused = true)]
@@ -248,26 +225,14 @@ async fn connect_into_a_black_hole_times_out_like_linux() {
             spec.loss = 1.0;
             let w = world(spec);
             let t0 = w.now();
-            let err = TcpStream::connect(&w.a, w.b_addr(ECHO_PORT))
-                .await
-                .unwrap_err();
+            let err = TcpStream::connect(&w.a, w.b_addr(ECHO_PORT)).await.unwrap_err();
             let took = w.now() - t0;
             assert_eq!(err.kind(), io::ErrorKind::TimedOut);
             // Linux: tcp_syn_retries = 6, 127 s.
-            assert!(
-                took >= Duration::from_secs(127) && took < Duration::from_secs(128),
-                "{took:?}"
-            );
+            assert!(took >= Duration::from_secs(127) && took < Duration::from_secs(128), "{took:?}");
             // SYN at 0, 1, 3, 7, 15, 31, 63 s, then 123 s: smoltcp caps the RTO at 60 s
             // (`RTTE_MAX_RTO`) where Linux caps at 120 s, so one SYN more than Linux's 6.
-            let syn_times: Vec<u64> = w
-                .link
-                .borrow()
-                .log
-                .iter()
-                .filter(|p| p.bytes.len() == 52)
-                .map(|p| p.at.as_secs())
-                .collect();
+            let syn_times: Vec<u64> = w.link.borrow().log.iter().filter(|p| p.bytes.len() == 52).map(|p| p.at.as_secs()).collect();
             assert_eq!(syn_times, [0, 1, 3, 7, 15, 31, 63, 123]);
             assert_eq!(w.a.borrow().counters().retransmits, 7);
         })
@@ -295,10 +260,7 @@ async fn fin_gives_eof_and_half_close_still_carries_the_other_way(flavor: TcpFla
     c.read_to_end(&mut back).await.unwrap();
     assert_eq!(back, b"after your fin");
     server.await.unwrap();
-    assert_eq!(
-        w.a.borrow().counters().resets_out + w.b.borrow().counters().resets_out,
-        0
-    );
+    assert_eq!(w.a.borrow().counters().resets_out + w.b.borrow().counters().resets_out, 0);
 }
 
 async fn reset_reaches_the_peer_as_an_error(flavor: TcpFlavor) {
@@ -344,11 +306,7 @@ async fn idle_connection_has_no_deadline(flavor: TcpFlavor) {
 
 /// A lossy transfer; returns the packet log hash.
 fn lossy_run(flavor: TcpFlavor, seed: u64) -> u64 {
-    let rt = tokio::runtime::Builder::new_current_thread()
-        .enable_time()
-        .start_paused(true)
-        .build()
-        .unwrap();
+    let rt = tokio::runtime::Builder::new_current_thread().enable_time().start_paused(true).build().unwrap();
     LocalSet::new().block_on(&rt, async {
         let mut spec = WorldSpec::new(seed).flavor(flavor);
         spec.loss = 0.05;
@@ -400,9 +358,7 @@ async fn websocket_runs_over_the_stream_under_loss(flavor: TcpFlavor) {
         }
     });
     let s = TcpStream::connect(&w.a, w.b_addr(80)).await.unwrap();
-    let (mut ws, _) = tokio_tungstenite::client_async("ws://10.0.0.2/", s)
-        .await
-        .unwrap();
+    let (mut ws, _) = tokio_tungstenite::client_async("ws://10.0.0.2/", s).await.unwrap();
     for i in 0..50u64 {
         let msg = payload(i, 300);
         ws.send(Message::Binary(msg.clone())).await.unwrap();
@@ -450,10 +406,7 @@ mod sync_core {
     #[test]
     fn nagle_holds_a_small_segment_until_the_ack_and_nodelay_releases_it() {
         let t = Duration::ZERO;
-        let cfg = TcpConfig {
-            flavor: TcpFlavor::Smoltcp,
-            ..TcpConfig::default()
-        };
+        let cfg = TcpConfig { flavor: TcpFlavor::Smoltcp, ..TcpConfig::default() };
         let mut a = TcpStack::new(ADDR_A, 1, cfg.clone());
         let mut b = TcpStack::new(ADDR_B, 2, cfg);
         b.listen(9).unwrap();
@@ -465,16 +418,9 @@ mod sync_core {
         assert!(!a.nodelay(c).unwrap(), "Nagle on by default, as Linux");
 
         assert_eq!(a.send_slice(c, b"x").unwrap(), 1);
-        assert_eq!(
-            data_packets(&mut a, t).len(),
-            1,
-            "first small segment goes at once"
-        );
+        assert_eq!(data_packets(&mut a, t).len(), 1, "first small segment goes at once");
         assert_eq!(a.send_slice(c, b"y").unwrap(), 1);
-        assert!(
-            data_packets(&mut a, t).is_empty(),
-            "Nagle: 'x' unacknowledged, 'y' waits"
-        );
+        assert!(data_packets(&mut a, t).is_empty(), "Nagle: 'x' unacknowledged, 'y' waits");
         a.set_nodelay(c, true).unwrap();
         let out = data_packets(&mut a, t);
         assert_eq!(out.len(), 1, "nodelay sends 'y' without waiting");
@@ -484,11 +430,7 @@ mod sync_core {
         }
         b.poll(t);
         let mut buf = [0u8; 8];
-        assert_eq!(
-            b.recv_slice(s, &mut buf).unwrap_err().kind(),
-            io::ErrorKind::WouldBlock,
-            "'y' waits behind the missing 'x'"
-        );
+        assert_eq!(b.recv_slice(s, &mut buf).unwrap_err().kind(), io::ErrorKind::WouldBlock, "'y' waits behind the missing 'x'");
         // The retransmission timer brings 'x' back; then both arrive in order.
         let rto = a.poll_at(t).expect("retransmission pending");
         assert!(rto >= SMOLTCP_MIN_RTO, "{rto:?}");

@@ -31,13 +31,7 @@ struct Facts {
 fn facts(pkt: &[u8]) -> Facts {
     let ip = Ipv4Packet::new_checked(pkt).unwrap();
     let tcp = TcpPacket::new_checked(ip.payload()).unwrap();
-    let repr = TcpRepr::parse(
-        &tcp,
-        &IpAddress::Ipv4(ip.src_addr()),
-        &IpAddress::Ipv4(ip.dst_addr()),
-        &ChecksumCapabilities::ignored(),
-    )
-    .unwrap();
+    let repr = TcpRepr::parse(&tcp, &IpAddress::Ipv4(ip.src_addr()), &IpAddress::Ipv4(ip.dst_addr()), &ChecksumCapabilities::ignored()).unwrap();
     Facts {
         seq: tcp.seq_number().0 as u32,
         ack: tcp.ack().then(|| tcp.ack_number().0 as u32),
@@ -50,13 +44,7 @@ fn facts(pkt: &[u8]) -> Facts {
 
 /// Times (since start) at which `dir` sent a packet carrying data.
 fn data_times(w: &World, dir: usize) -> Vec<Duration> {
-    w.link
-        .borrow()
-        .log
-        .iter()
-        .filter(|p| p.dir == dir && facts(&p.bytes).len > 0)
-        .map(|p| p.at)
-        .collect()
+    w.link.borrow().log.iter().filter(|p| p.dir == dir && facts(&p.bytes).len > 0).map(|p| p.at).collect()
 }
 
 /// Server on port 9 that reads `n` bytes and reports when it has them.
@@ -116,10 +104,7 @@ async fn linux_rto_is_srtt_plus_200ms_floor_and_backs_off_to_120s() {
                 c.write_all(b"x").await.unwrap();
                 // Until the stack gives up (924.6 s without a packet from the peer).
                 let mut buf = [0u8; 1];
-                let err = tokio::time::timeout(Duration::from_secs(1000), c.read(&mut buf))
-                    .await
-                    .expect("gives up within 1000 s")
-                    .unwrap_err();
+                let err = tokio::time::timeout(Duration::from_secs(1000), c.read(&mut buf)).await.expect("gives up within 1000 s").unwrap_err();
                 assert_eq!(err.kind(), io::ErrorKind::TimedOut);
                 let times = data_times(&w, A_TO_B);
                 let gaps: Vec<Duration> = times.windows(2).map(|p| p[1] - p[0]).collect();
@@ -198,18 +183,8 @@ async fn linux_black_hole_connect_sends_7_syns_and_fails_at_127s() {
             let err = TcpStream::connect(&w.a, w.b_addr(7)).await.unwrap_err();
             let took = w.now() - t0;
             assert_eq!(err.kind(), io::ErrorKind::TimedOut);
-            assert!(
-                took >= Duration::from_secs(127) && took < Duration::from_secs(128),
-                "{took:?}"
-            );
-            let syn_times: Vec<u64> = w
-                .link
-                .borrow()
-                .log
-                .iter()
-                .filter(|p| facts(&p.bytes).syn)
-                .map(|p| p.at.as_secs())
-                .collect();
+            assert!(took >= Duration::from_secs(127) && took < Duration::from_secs(128), "{took:?}");
+            let syn_times: Vec<u64> = w.link.borrow().log.iter().filter(|p| facts(&p.bytes).syn).map(|p| p.at.as_secs()).collect();
             assert_eq!(syn_times, [0, 1, 3, 7, 15, 31, 63]);
             assert_eq!(w.a.borrow().counters().retransmits, 6);
         })
@@ -341,15 +316,8 @@ fn pump(a: &mut TcpStack, b: &mut TcpStack, now: Duration) {
 /// smoltcp's own: 2048 bytes (2 x its built-in 1024-byte MSS), in 2 segments.
 #[test]
 fn linux_initial_window_is_10_segments() {
-    for (flavor, segments, bytes) in [
-        (TcpFlavor::Linux, 10, 14_480),
-        (TcpFlavor::Smoltcp, 2, 2048),
-    ] {
-        let cfg = TcpConfig {
-            flavor,
-            nodelay: true,
-            ..TcpConfig::default()
-        };
+    for (flavor, segments, bytes) in [(TcpFlavor::Linux, 10, 14_480), (TcpFlavor::Smoltcp, 2, 2048)] {
+        let cfg = TcpConfig { flavor, nodelay: true, ..TcpConfig::default() };
         let t = Duration::ZERO;
         let mut a = TcpStack::new(ADDR_A, 1, cfg.clone());
         let mut b = TcpStack::new(ADDR_B, 2, cfg);
@@ -358,16 +326,9 @@ fn linux_initial_window_is_10_segments() {
         pump(&mut a, &mut b, t);
         assert_eq!(a.send_slice(c, &payload(1, 65_536)).unwrap(), 65_536);
         a.poll(t);
-        let out: Vec<Facts> = std::iter::from_fn(|| a.pop_tx())
-            .map(|p| facts(&p))
-            .filter(|f| f.len > 0)
-            .collect();
+        let out: Vec<Facts> = std::iter::from_fn(|| a.pop_tx()).map(|p| facts(&p)).filter(|f| f.len > 0).collect();
         assert_eq!(out.len(), segments, "{flavor:?}");
-        assert_eq!(
-            out.iter().map(|f| f.len).sum::<usize>(),
-            bytes,
-            "{flavor:?}"
-        );
+        assert_eq!(out.iter().map(|f| f.len).sum::<usize>(), bytes, "{flavor:?}");
     }
 }
 
@@ -384,13 +345,7 @@ fn ack_delays(w: &World) -> Vec<Duration> {
         let arrived = p.at + ONE_WAY_DELAY;
         let acked = log
             .iter()
-            .find(|q| {
-                q.dir == B_TO_A
-                    && q.at >= arrived
-                    && facts(&q.bytes)
-                        .ack
-                        .is_some_and(|a| (a.wrapping_sub(end) as i32) >= 0)
-            })
+            .find(|q| q.dir == B_TO_A && q.at >= arrived && facts(&q.bytes).ack.is_some_and(|a| (a.wrapping_sub(end) as i32) >= 0))
             .expect("acknowledged");
         out.push(acked.at - arrived);
     }
@@ -419,15 +374,7 @@ async fn linux_quickacks_16_segments_then_delays_acks_40ms() {
                 let delays = ack_delays(&w);
                 assert_eq!(delays.len(), 21);
                 let want: Vec<Duration> = match flavor {
-                    TcpFlavor::Linux => (0..21)
-                        .map(|i| {
-                            if (16..20).contains(&i) {
-                                40 * MS
-                            } else {
-                                Duration::ZERO
-                            }
-                        })
-                        .collect(),
+                    TcpFlavor::Linux => (0..21).map(|i| if (16..20).contains(&i) { 40 * MS } else { Duration::ZERO }).collect(),
                     TcpFlavor::Smoltcp => vec![40 * MS; 21],
                 };
                 assert_eq!(delays, want, "{flavor:?}");
@@ -469,15 +416,8 @@ async fn linux_timestamps_count_simulated_milliseconds() {
                     assert!(mine.len() >= 2);
                 }
                 // The data segment echoes the server's latest TSval.
-                let data = stamped
-                    .iter()
-                    .find(|(p, f)| p.dir == A_TO_B && f.len > 0)
-                    .unwrap();
-                let last_b = stamped
-                    .iter()
-                    .filter(|(p, _)| p.dir == B_TO_A && p.at < data.0.at)
-                    .last()
-                    .unwrap();
+                let data = stamped.iter().find(|(p, f)| p.dir == A_TO_B && f.len > 0).unwrap();
+                let last_b = stamped.iter().filter(|(p, _)| p.dir == B_TO_A && p.at < data.0.at).last().unwrap();
                 assert_eq!(data.1.ts.unwrap().1, last_b.1.ts.unwrap().0);
                 assert!(!stamped.iter().any(|(_, f)| f.rst));
             }
@@ -519,17 +459,8 @@ async fn linux_pingpong_mode_lets_the_ack_ride_on_the_reply() {
             }
             let log = w.link.borrow().log.clone();
             for win in starts.windows(2).skip(1) {
-                let in_win = |dir| {
-                    log.iter()
-                        .filter(|p| p.dir == dir && p.at >= win[0] && p.at < win[1])
-                        .map(|p| facts(&p.bytes).len)
-                        .collect::<Vec<_>>()
-                };
-                assert_eq!(
-                    in_win(A_TO_B),
-                    [10, 0],
-                    "request, then the quick ACK of the reply"
-                );
+                let in_win = |dir| log.iter().filter(|p| p.dir == dir && p.at >= win[0] && p.at < win[1]).map(|p| facts(&p.bytes).len).collect::<Vec<_>>();
+                assert_eq!(in_win(A_TO_B), [10, 0], "request, then the quick ACK of the reply");
                 assert_eq!(in_win(B_TO_A), [10], "the reply carries the ACK");
             }
         })

@@ -14,7 +14,7 @@ pub struct Relaunch {
 
 impl Relaunch {
     /// This kind from a drawn case's values.
-    pub fn drawn(d: &Draw) -> Self {
+    pub fn drawn(_: &Draw) -> Self {
         Relaunch { host: Host::Phone }
     }
 }

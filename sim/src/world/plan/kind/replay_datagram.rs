@@ -15,7 +15,7 @@ pub struct ReplayDatagram {
 
 impl ReplayDatagram {
     /// This kind from a drawn case's values.
-    pub fn drawn(d: &Draw) -> Self {
+    pub fn drawn(_: &Draw) -> Self {
         ReplayDatagram { host: Host::Phone }
     }
 }

@@ -15,7 +15,7 @@ pub struct ReplayStreamMessage {
 
 impl ReplayStreamMessage {
     /// This kind from a drawn case's values.
-    pub fn drawn(d: &Draw) -> Self {
+    pub fn drawn(_: &Draw) -> Self {
         ReplayStreamMessage { host: Host::Phone }
     }
 }

@@ -14,7 +14,7 @@ pub struct SwitchNetwork {
 
 impl SwitchNetwork {
     /// This kind from a drawn case's values.
-    pub fn drawn(d: &Draw) -> Self {
+    pub fn drawn(_: &Draw) -> Self {
         SwitchNetwork { host: Host::Phone }
     }
 }

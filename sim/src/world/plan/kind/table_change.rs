@@ -15,7 +15,7 @@ pub struct TableChange {
 impl TableChange {
     /// This kind from a drawn case's values.
     /// Drawn with reversed datagrams (swarm kind `LateTable`).
-    pub fn drawn(d: &Draw) -> Self {
+    pub fn drawn(_: &Draw) -> Self {
         TableChange { host: Host::Box }
     }
 }
