@@ -106,6 +106,7 @@ pub const SWITCHES: &[SwitchDef] = &[
     SwitchDef { name: "forward-long-headers", about: "long headers forwarded by byte 0 (#210)" },
     SwitchDef { name: "claim-per-path-report", about: "pin claimed on every path report instead of from the sweep (pin work)" },
     SwitchDef { name: "forward-reference", about: "forward a reference to the receive buffer instead of a copy (#205)" },
+    SwitchDef { name: "mtud-on-unvalidated-path", about: "quinn-proto as upstream: MTU probes to a migrated, not yet validated path overspend its anti-amplification budget (issue 15 section 4; sim/vendor/quinn-proto/PATCH.md)" },
 ];
 
 /// The bug switches on in a run.
@@ -325,7 +326,10 @@ pub fn world_for(spec: &RunSpec, limit: Duration) -> World {
     cfg.skip_idle = spec.skip_idle;
     cfg.keep_events = spec.keep_events;
     cfg.limit = limit;
-    World::new(cfg)
+    let world = World::new(cfg);
+    // The bug switch for the vendored quinn-proto's patch (a thread-local: one world a thread at a time).
+    quinn_proto::ftw_sim_patch::set_upstream_mtud_on_unvalidated_path(spec.switches.on("mtud-on-unvalidated-path"));
+    world
 }
 
 /// `host`'s wall clock for rustls and quinn-proto (epoch + elapsed + the host's jumps).
