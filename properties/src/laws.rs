@@ -24,6 +24,9 @@ pub const SWITCH_LAWS: &[(&str, &str, &str)] = &[
     ("stream-replay-only-dropped", "session", "stream-replay-ends-session"),
     // The view (property 4, Freshness case 17).
     ("late-live-table-dropped", "session", "late-live-table-kept"),
+    // QUIC network switches that stall for seconds (issue 15 section 4): upstream
+    // quinn-proto's MTU probes on a migrated, unvalidated path.
+    ("mtud-on-unvalidated-path", "session-moves", "move-recovers-within-pto"),
 ];
 
 /// The first scenario and property that catch `switch`, if registered (a switch

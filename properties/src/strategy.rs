@@ -287,6 +287,20 @@ pub fn domain_for(scenario: &str) -> Domain {
             test_cases: 32,
             ..d
         },
+        // The session's laws where moves happen (issue 15 section 4): up to nine
+        // moves of the phone under loss (and the link's impairments) from 3 to
+        // 80 s, after the QUIC handshake. move-recovers-within-pto judges each
+        // move with nothing else near it and the app in view. About 0.2 s of
+        // wall time a case.
+        "session-moves" => Domain {
+            kinds: vec![Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::Mtu, Kind::SwitchNetwork],
+            always: vec![Kind::Loss, Kind::SwitchNetwork],
+            horizon_ms: 80_000,
+            faults_max: 8,
+            hosts: vec!["phone"],
+            test_cases: 32,
+            ..d
+        },
         // Hourly races over 29 simulated hours (2-3 s of wall time a case): UDP
         // blocked or refused for up to three hours in the first six, moves, and a
         // phone leg of the default 20 ms (about half the cases: the WebSocket opens

@@ -88,6 +88,7 @@ pub const PROPERTIES: &[(&str, &str)] = &[
     ("quic-first-after-demotion", "a day after a demotion, QUIC goes first again on that network within one reconnect"),
     ("ws-at-once-when-refused", "with QUIC refused, a race that starts with QUIC dials the WebSocket at once: it opens within its own three round trips, not after the lead"),
     ("pins-within-ceiling", "a flood of forged moves never makes a reactor hold more than 512 pins, and reaches that ceiling when more of its connections moved"),
+    ("move-recovers-within-pto", "after the phone moves under loss below 10 %, its QUIC session's next message crosses the new path within three PTOs of the new path (RFC 9002, RTT estimator reset) plus the box's cadence and a round trip, from when the cloud first hears the phone there"),
     ("forged-moves-keep-connections", "under forged moves every client's connection carries on: one handshake each, every echo back"),
 ];
 
@@ -236,6 +237,11 @@ pub const SCENARIOS: &[ScenarioDef] = &[
         name: "session",
         about: "phone, cloud and box end to end: pairing, hello, snapshot, live, a command round trip, background and back, through the plan's faults",
         run: session::run,
+    },
+    ScenarioDef {
+        name: "session-moves",
+        about: "session with the phone moving Wi-Fi to cellular and back under loss (and the link's other impairments), tapping at each move: QUIC migrates, the next message comes within the RFC's PTOs (issue 15 section 4)",
+        run: session::run_moves,
     },
     ScenarioDef {
         name: "unpaired",
