@@ -89,11 +89,15 @@ pub struct Setup {
     /// The cloud listens for QUIC (false: no UDP listener, QUIC is refused).
     pub quic_door: bool,
     pub tamper: Tamper,
+    /// The app hears of each move of the plan at once (as from the OS) and taps
+    /// there, so its first datagram from the new network is a command
+    /// (`session-moves`; the table's probe phone does the same).
+    pub tap_on_move: bool,
 }
 
 impl Default for Setup {
     fn default() -> Self {
-        Setup { paired: true, sessions_enabled: true, quic_door: true, tamper: Tamper::default() }
+        Setup { paired: true, sessions_enabled: true, quic_door: true, tamper: Tamper::default(), tap_on_move: false }
     }
 }
 

@@ -178,7 +178,9 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> RunReport {
                         ev = link.recv() => ev,
                         () = time::sleep_until(wake) => {
                             if time::now() >= give_up {
-                                t.borrow_mut().lost.push((i, format!("gave up with {} of {ROUNDS} echoes", t.borrow().echoes[i])));
+                                // One borrow at a time (borrowing inside borrow_mut panicked once a client gave up).
+                                let echoes = t.borrow().echoes[i];
+                                t.borrow_mut().lost.push((i, format!("gave up with {echoes} of {ROUNDS} echoes")));
                                 break;
                             }
                             continue;

@@ -37,6 +37,7 @@ pub const SCENARIOS: &[&ScenarioDef] = &[
     &fleet_migrate::FLEET_STILL,
     &fleet_migrate::FLEET_RESUME,
     &session::SESSION,
+    &session::SESSION_MOVES,
     &session::UNPAIRED,
     &session::SESSIONS_OFF,
     &phone_race::PHONE_RACE,

@@ -21,7 +21,10 @@ use super::def::{broken, judge, Check, RunReport, ScenarioDef};
 use super::laws;
 use crate::world::domain::{Domain, Kind};
 use crate::world::host::addr;
+use crate::world::host::Host;
+use crate::world::net::MoveSeen;
 use crate::world::plan::FaultKind;
+use crate::world::plan::{FaultPlan, LinkPlan, TimedFault};
 use crate::world::switch::Switch;
 use crate::world::time;
 use crate::world::topology::RunSpec;
@@ -32,15 +35,26 @@ pub fn run(spec: &RunSpec) -> RunReport {
     run_with(spec, &Setup::default()).0
 }
 
+/// `session-moves`: `session` whose app taps at each move of the phone.
+pub fn run_moves(spec: &RunSpec) -> RunReport {
+    run_with(spec, &Setup { tap_on_move: true, ..Setup::default() }).0
+}
+
 /// `session` with a setup, and what it saw.
 pub fn run_with(spec: &RunSpec, setup: &Setup) -> (RunReport, SessionSummary) {
     let length = session_length(&spec.plan);
     let (mut world, shared) = build(spec, setup, length + Duration::from_secs(120));
+    let net = world.net.clone();
     let sh = shared.clone();
     let sp = spec.clone();
+    let tap_on_move = setup.tap_on_move;
     world.client("phone", addr::PHONE, async move {
         let mut phone = phone_app(&sp).await?;
         sh.borrow_mut().phone = Some(phone.log.clone());
+        // The moves the app hears of (with tap_on_move), popped in time order.
+        let mut moves: Vec<Duration> =
+            sp.plan.faults.iter().filter(|f| tap_on_move && f.fault.def().swarm() == Kind::SwitchNetwork).map(|f| Duration::from_millis(f.at_ms)).collect();
+        moves.reverse();
         let mut life: Vec<(Duration, FaultKind)> =
             sp.plan.faults.iter().filter(|f| f.fault.is_app_life()).map(|f| (Duration::from_millis(f.at_ms), f.fault.clone())).collect();
         life.reverse(); // popped in time order
@@ -48,6 +62,13 @@ pub fn run_with(spec: &RunSpec, setup: &Setup) -> (RunReport, SessionSummary) {
         let mut hidden_done = false;
         time::sleep(Duration::from_millis(500)).await;
         while time::now() < length {
+            if moves.last().is_some_and(|at| time::now() >= *at) {
+                moves.pop();
+                if phone.session_open() && phone.send_cmd(CMD_OP).is_some() {
+                    trace::record("phone", "phone.life", "the network changed: tap");
+                }
+                continue;
+            }
             // The plan's app life, at its time.
             if let Some((at, f)) = life.last().cloned() {
                 if time::now() >= at {
@@ -77,7 +98,10 @@ pub fn run_with(spec: &RunSpec, setup: &Setup) -> (RunReport, SessionSummary) {
             if let Some((at, _)) = life.last() {
                 next = next.min((*at).max(now));
             }
-            if now >= next && life.last().is_some_and(|(at, _)| *at <= now) {
+            if let Some(at) = moves.last() {
+                next = next.min((*at).max(now));
+            }
+            if now >= next && (life.last().is_some_and(|(at, _)| *at <= now) || moves.last().is_some_and(|at| *at <= now)) {
                 continue;
             }
             if now >= next && phone.session_open() {
@@ -120,8 +144,132 @@ pub fn run_with(spec: &RunSpec, setup: &Setup) -> (RunReport, SessionSummary) {
         no_false_replay(&s),
         late_live_table_kept(&s),
         demoted_goes_ws_first(&s),
+        move_recovers_within_pto(&s, &spec.plan, &net.borrow().moves, length),
     ];
     (RunReport { outcome, checks }, s)
+}
+
+/// kInitialRtt (RFC 9002 section 6.2.2).
+const K_INITIAL_RTT_MS: u64 = 333;
+/// The peer's max_ack_delay when it sends none (RFC 9000 section 18.2; quinn-proto sends none).
+const MAX_ACK_DELAY_MS: u64 = 25;
+/// The law holds below this loss per packet on each leg (issue 15 section 4).
+const MOVE_LAW_LOSS_PCT_BELOW: f64 = 10.0;
+/// The law judges a move whose first datagram from the new network carries at
+/// least this many bytes: three times it (the anti-amplification limit, RFC
+/// 9000 section 8.1) admits the cloud's PATH_CHALLENGE padded to 1,200 bytes
+/// (section 8.2.1). Below it the RFC lets the cloud send less than a padded
+/// challenge, and whether it recovers from a loss depends on the phone sending
+/// again; quinn-proto pads anyway ("any budget left allows a full MTU", quinn
+/// issue 1082) and, if that datagram is lost, waits for the phone (an open
+/// problem, docs/findings/quinn-mtud-unvalidated-path.md). The app of
+/// `session-moves` taps at each move, so its first datagram is a command.
+const MOVE_LAW_TRIGGER_BYTES_MIN: usize = 400;
+/// The law's bound for a move, after the phone's first datagram from the new
+/// network reached the cloud (the moment the cloud can see the new path), with
+/// round trips `rtt_phone_ms` and `rtt_box_ms` (each leg's delay and jitter).
+///
+/// From RFC 9002's PTO rules: once the cloud migrates it resets its RTT
+/// estimator for the new address (RFC 9000 section 9.4), so the new path's PTO
+/// is smoothed_rtt + 4 rttvar + max_ack_delay with smoothed_rtt =
+/// max(kInitialRtt, the path's RTT) and rttvar half of it (RFC 9002 sections
+/// 5.3, 6.2.1, 6.2.2): at most 3 x max(333 ms, RTT) + 25 ms, 1,024 ms on the
+/// default link. A lost packet costs one PTO and a lost retransmission two more
+/// (the PTO doubles, section 6.2.1), so three PTOs cover any two losses in a
+/// row; they are also the time the RFC gives path validation before it is
+/// abandoned (RFC 9000 section 8.2.4). Add the box's cadence (the next message
+/// exists within 1 s, one lane-0 frame a second while visible: ftw-box) and the
+/// message's trip (box to cloud to phone, under one round trip of each leg).
+/// Upstream quinn-proto 0.11.19 misses it: after one lost PATH_CHALLENGE or
+/// PATH_RESPONSE its MTU probes keep the new path blocked by the 3x limit until
+/// path validation gives up, three PTOs after the migration, and the phone's next
+/// packet migrates it again (sim/vendor/quinn-proto/PATCH.md).
+pub fn move_bound_ms(rtt_phone_ms: u64, rtt_box_ms: u64) -> u64 {
+    let pto_new = 3 * K_INITIAL_RTT_MS.max(rtt_phone_ms) + MAX_ACK_DELAY_MS;
+    ftw_box::consts::LANE0_VISIBLE_PERIOD_MS + rtt_phone_ms + rtt_box_ms + 3 * pto_new
+}
+
+/// When a timed fault is active: from its time to its end (outages, the app
+/// in the background, held or reversed datagrams), or its moment.
+fn fault_span_ms(f: &TimedFault) -> (u64, u64) {
+    (f.at_ms, f.at_ms + f.fault.def().lasts_ms())
+}
+
+/// Issue 15 section 4: after a move of the phone under loss below 10 % on
+/// both legs, while a QUIC session is open and nothing else happens (and the
+/// phone's first datagram from there admits a padded PATH_CHALLENGE), the
+/// session's next message crosses the new path within [`move_bound_ms`] of the
+/// phone's first datagram from the new network reaching the cloud, and so does
+/// each next one for two bounds (a lost PATH_RESPONSE stalls the path after a
+/// first message went through).
+pub fn move_recovers_within_pto(s: &SessionSummary, plan: &FaultPlan, moves: &[MoveSeen], length: Duration) -> Check {
+    let rtt = |l: &LinkPlan| 2 * (l.one_way_ms + l.jitter_ms);
+    let bound = move_bound_ms(rtt(&plan.phone), rtt(&plan.box_));
+    if plan.phone.loss_pct >= MOVE_LAW_LOSS_PCT_BELOW || plan.box_.loss_pct >= MOVE_LAW_LOSS_PCT_BELOW {
+        return Check {
+            law: &laws::MOVE_RECOVERS_WITHIN_PTO,
+            ok: true,
+            detail: format!("loss {} % / {} %: not below {MOVE_LAW_LOSS_PCT_BELOW} %, the law does not apply", plan.phone.loss_pct, plan.box_.loss_pct),
+        };
+    }
+    // Margins around a move's window in which nothing else may happen.
+    const BEFORE_MS: u64 = 2_000;
+    const AFTER_MS: u64 = 1_000;
+    let mut judged = Vec::new();
+    let mut bad = Vec::new();
+    for m in moves.iter().filter(|m| m.host == addr::PHONE) {
+        let at = m.at.as_millis() as u64;
+        let Some(t1) = m.first_udp_arrival.map(|t| t.as_millis() as u64) else { continue };
+        // Judged over two bounds: the stall can also start after a first message
+        // (a lost PATH_RESPONSE), so every message of the window counts.
+        let until = t1 + 2 * bound;
+        if until + AFTER_MS > length.as_millis() as u64 {
+            continue;
+        }
+        let (from, to) = (at.saturating_sub(BEFORE_MS), until + AFTER_MS);
+        // Another move counts if it comes within the window, or if the cloud
+        // first saw its path just before this move (a migration under way); one
+        // the phone never sent from (superseded by this move) changes nothing.
+        let other_move = moves.iter().filter(|o| o.host == m.host && o.at != m.at).any(|o| {
+            let o_at = o.at.as_millis() as u64;
+            (o_at > at && o_at <= to) || o.first_udp_arrival.is_some_and(|t| (t.as_millis() as u64) + BEFORE_MS >= at && o_at < at)
+        });
+        let other_fault =
+            other_move || plan.faults.iter().filter(|f| f.fault.def().swarm() != Kind::SwitchNetwork).map(fault_span_ms).any(|(a, b)| a <= to && b >= from);
+        let hidden = s.phone.hidden_ms.iter().any(|&(a, b)| a <= to && b.is_none_or(|b| b >= from));
+        // A QUIC session open before the move that outlives the window.
+        let quic_open = s
+            .phone
+            .sessions
+            .iter()
+            .any(|r| r.transport == ftw_phone::Transport::Quic && r.first_message_ms.is_some_and(|f| f < at) && r.ended_at_ms.is_none_or(|e| e > to));
+        if other_fault || hidden || !quic_open || m.first_udp_len < MOVE_LAW_TRIGGER_BYTES_MIN {
+            continue;
+        }
+        // The longest wait for the next message, from t1 on.
+        let mut last = t1;
+        let mut wait = (0, t1);
+        for d in s.phone.delivered_ms.iter().copied().filter(|&d| d >= t1 && d <= until).chain([until]) {
+            if d - last > wait.0 {
+                wait = (d - last, last);
+            }
+            last = d;
+        }
+        judged.push(format!("move {at} ms, cloud sees the new path {t1} ms, longest wait {} ms from {} ms", wait.0, wait.1));
+        if wait.0 > bound {
+            bad.push(format!("move at {at} ms: the phone's first datagram from the new network reached the cloud at {t1} ms; from {} ms no message for {} ms (bound {bound} ms)", wait.1, wait.0));
+        }
+    }
+    Check {
+        law: &laws::MOVE_RECOVERS_WITHIN_PTO,
+        ok: bad.is_empty(),
+        detail: format!(
+            "{} moves judged (bound {bound} ms after the cloud sees the new path): {}; {}",
+            judged.len(),
+            judged.join("; "),
+            bad.first().cloned().unwrap_or_default()
+        ),
+    }
 }
 
 /// Every value the phone shows is one the box sent, with that liveSeq.
@@ -341,8 +489,42 @@ pub const SESSION: ScenarioDef = ScenarioDef {
         test_cases: 32,
         ..Domain::DEFAULT
     },
-    laws: &[judge(&laws::VALUES_ARE_SENT_VALUES), judge(&laws::CMD_ROUND_TRIP), judge(&laws::LIVE_GAP_NOT_VALUE), judge(&laws::BLIND_RELAY), judge(&laws::STREAMS_AFTER_HEAL), broken(&laws::REPLAYED_DATAGRAM_DROPPED, &[Switch::DatagramReplayEndsSession]), broken(&laws::STREAM_REPLAY_ENDS_SESSION, &[Switch::StreamReplayOnlyDropped]), broken(&laws::NO_FALSE_REPLAY, &[Switch::ReplayWindow64]), broken(&laws::LATE_LIVE_TABLE_KEPT, &[Switch::LateLiveTableDropped]), broken(&laws::DEMOTED_GOES_WS_FIRST, &[Switch::NoCloseDemotes])],
+    laws: &[judge(&laws::VALUES_ARE_SENT_VALUES), judge(&laws::CMD_ROUND_TRIP), judge(&laws::LIVE_GAP_NOT_VALUE), judge(&laws::BLIND_RELAY), judge(&laws::STREAMS_AFTER_HEAL), broken(&laws::REPLAYED_DATAGRAM_DROPPED, &[Switch::DatagramReplayEndsSession]), broken(&laws::STREAM_REPLAY_ENDS_SESSION, &[Switch::StreamReplayOnlyDropped]), broken(&laws::NO_FALSE_REPLAY, &[Switch::ReplayWindow64]), broken(&laws::LATE_LIVE_TABLE_KEPT, &[Switch::LateLiveTableDropped]), broken(&laws::DEMOTED_GOES_WS_FIRST, &[Switch::NoCloseDemotes]), judge(&laws::MOVE_RECOVERS_WITHIN_PTO)],
     run,
+};
+
+/// `session-moves`.
+pub const SESSION_MOVES: ScenarioDef = ScenarioDef {
+    name: "session-moves",
+    about: "session with the phone moving Wi-Fi to cellular and back under loss (and the link's other impairments), tapping at each move: QUIC migrates, the next message comes within the RFC's PTOs (issue 15 section 4)",
+    // The session's laws where moves happen (issue 15 section 4): up to nine
+    // moves of the phone under loss (and the link's impairments) from 3 to
+    // 80 s, after the QUIC handshake. move-recovers-within-pto judges each
+    // move with nothing else near it and the app in view. About 0.2 s of
+    // wall time a case.
+    domain: Domain {
+        kinds: &[Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::Mtu, Kind::SwitchNetwork],
+        always: &[Kind::Loss, Kind::SwitchNetwork],
+        horizon_ms: 80_000,
+        faults_max: 8,
+        hosts: &[Host::Phone],
+        test_cases: 32,
+        ..Domain::DEFAULT
+    },
+    laws: &[
+        judge(&laws::VALUES_ARE_SENT_VALUES),
+        judge(&laws::CMD_ROUND_TRIP),
+        judge(&laws::LIVE_GAP_NOT_VALUE),
+        judge(&laws::BLIND_RELAY),
+        judge(&laws::STREAMS_AFTER_HEAL),
+        judge(&laws::REPLAYED_DATAGRAM_DROPPED),
+        judge(&laws::STREAM_REPLAY_ENDS_SESSION),
+        judge(&laws::NO_FALSE_REPLAY),
+        judge(&laws::LATE_LIVE_TABLE_KEPT),
+        judge(&laws::DEMOTED_GOES_WS_FIRST),
+        broken(&laws::MOVE_RECOVERS_WITHIN_PTO, &[Switch::MtudOnUnvalidatedPath]),
+    ],
+    run: run_moves,
 };
 
 /// `unpaired`.

@@ -46,6 +46,7 @@ switches! {
     ForwardLongHeaders = "forward-long-headers": "long headers forwarded by byte 0 (#210)",
     ClaimPerPathReport = "claim-per-path-report": "pin claimed on every path report instead of from the sweep (pin work)",
     ForwardReference = "forward-reference": "forward a reference to the receive buffer instead of a copy (#205)",
+    MtudOnUnvalidatedPath = "mtud-on-unvalidated-path": "quinn-proto as upstream: MTU probes to a migrated, not yet validated path overspend its anti-amplification budget (issue 15 section 4; sim/vendor/quinn-proto/PATCH.md)",
     PinGaugeDrift = "pin-gauge-drift": "planted, not from the seeds: a new pin is not counted in PinsOpen, so the fleet's own invariant check panics (proves a panic is a finding: no-panic)",
 }
 

@@ -56,5 +56,8 @@ pub fn world_for(spec: &RunSpec, limit: Duration) -> World {
     cfg.skip_idle = spec.skip_idle;
     cfg.keep_events = spec.keep_events;
     cfg.limit = limit;
-    World::new(cfg)
+    let world = World::new(cfg);
+    // The bug switch of the vendored quinn-proto's patch (a thread-local: one world a thread at a time).
+    quinn_proto::ftw_sim_patch::set_upstream_mtud_on_unvalidated_path(spec.switches.on(crate::world::switch::Switch::MtudOnUnvalidatedPath));
+    world
 }

@@ -417,7 +417,7 @@ async fn linux_timestamps_count_simulated_milliseconds() {
                 }
                 // The data segment echoes the server's latest TSval.
                 let data = stamped.iter().find(|(p, f)| p.dir == A_TO_B && f.len > 0).unwrap();
-                let last_b = stamped.iter().filter(|(p, _)| p.dir == B_TO_A && p.at < data.0.at).last().unwrap();
+                let last_b = stamped.iter().rev().find(|(p, _)| p.dir == B_TO_A && p.at < data.0.at).unwrap();
                 assert_eq!(data.1.ts.unwrap().1, last_b.1.ts.unwrap().0);
                 assert!(!stamped.iter().any(|(_, f)| f.rst));
             }

@@ -145,6 +145,8 @@ pub struct PhoneLog {
     pub freshness_breaches: Vec<String>,
     /// Times of delivered messages (for `streams-after-heal`).
     pub delivered_ms: Vec<u64>,
+    /// When the app went to the background and came back (`None`: still hidden).
+    pub hidden_ms: Vec<(u64, Option<u64>)>,
     /// Times a race started, and with which network and first transport.
     pub races: u64,
     pub races_failed: u64,
@@ -303,6 +305,7 @@ impl PhoneApp {
 
     /// The app goes to the background (lane 0 at 0.2 Hz).
     pub fn background(&mut self) {
+        self.log.borrow_mut().hidden_ms.push((now_ms(), None));
         for ask in self.life.background(now_ms()) {
             self.apply(ask);
         }
@@ -310,6 +313,9 @@ impl PhoneApp {
 
     /// The app comes back; true when it asks for a reconnect.
     pub fn foreground(&mut self) -> bool {
+        if let Some(h) = self.log.borrow_mut().hidden_ms.last_mut().filter(|h| h.1.is_none()) {
+            h.1 = Some(now_ms());
+        }
         let asks = self.life.foreground(now_ms());
         let mut reconnect = false;
         for ask in asks {

@@ -70,6 +70,20 @@ pub enum NetAction {
     Move { host: IpAddr, nat: usize },
 }
 
+/// A host's move to another NAT, and when its first UDP datagram from there
+/// reached the other end (the moment the peer can see the new path).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct MoveSeen {
+    pub at: Duration,
+    pub host: IpAddr,
+    pub nat: usize,
+    /// Arrival time of the host's first UDP datagram (not tunnelled TCP) sent
+    /// through the new NAT that the fault chain let through.
+    pub first_udp_arrival: Option<Duration>,
+    /// That datagram's UDP payload bytes.
+    pub first_udp_len: usize,
+}
+
 /// Counters of the network, for properties and the trace summary.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct NetStats {
@@ -96,6 +110,8 @@ pub struct Network {
     pub stats: NetStats,
     /// IP bytes sent per host (by name), for the byte-count tables.
     pub bytes_by_host: BTreeMap<String, u64>,
+    /// Every move of the plan, in time order (for `move-recovers-within-pto`).
+    pub moves: Vec<MoveSeen>,
 }
 
 impl Network {
@@ -111,6 +127,7 @@ impl Network {
             names: BTreeMap::new(),
             stats: NetStats::default(),
             bytes_by_host: BTreeMap::new(),
+            moves: Vec::new(),
         }
     }
 
@@ -143,6 +160,7 @@ impl Network {
                         self.nats[old].forget(host);
                     }
                     trace::record_at(at, &self.name(host), "net.move", format!("now behind {}", self.nats[nat].name));
+                    self.moves.push(MoveSeen { at, host, nat, first_udp_arrival: None, first_udp_len: 0 });
                 }
             }
         }
@@ -212,6 +230,11 @@ impl Network {
         // Where it goes, and through which chain.
         let d = InFlight { delay: Duration::ZERO, src, dst, payload: payload.clone() };
         let tunnel = src.port() == IP_TUNNEL_PORT && dst.port() == IP_TUNNEL_PORT;
+        // The mover's first UDP datagram from its new network, if this is it.
+        let first_after_move = (!tunnel && self.is_inside(src.ip()))
+            .then(|| self.moves.iter().rposition(|m| m.host == src.ip()))
+            .flatten()
+            .filter(|&i| self.moves[i].first_udp_arrival.is_none());
         let (d, chain_owner, up) = if self.is_inside(src.ip()) {
             let n = self.behind[&src.ip()];
             if tunnel {
@@ -265,6 +288,10 @@ impl Network {
                 return Err(e);
             }
         };
+        if let (Some(i), Some(o)) = (first_after_move, out.first()) {
+            self.moves[i].first_udp_arrival = Some(now + o.delay);
+            self.moves[i].first_udp_len = o.payload.len();
+        }
         if out.is_empty() {
             self.stats.dropped_fault += 1;
             trace::record_at(now, &sender, "udp.drop", format!("{tag} fault"));

@@ -88,6 +88,28 @@ pub use crate::transport_error::{Code as TransportErrorCode, Error as TransportE
 
 pub mod congestion;
 
+// ftw-sim patch (switchstall): a test-only switch back to upstream's behaviour.
+// See sim/vendor/quinn-proto/PATCH.md.
+pub mod ftw_sim_patch {
+    //! ftw-sim's switch for its patch of quinn-proto (not upstream API).
+    use std::cell::Cell;
+
+    thread_local! {
+        static UPSTREAM_MTUD_ON_UNVALIDATED_PATH: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// On this thread, send MTU probes to a path that is not validated yet, as
+    /// upstream quinn-proto 0.11.19 does (`true`), or wait for its validation
+    /// (`false`, the patch; the default). For the simulator's bug switch only.
+    pub fn set_upstream_mtud_on_unvalidated_path(on: bool) {
+        UPSTREAM_MTUD_ON_UNVALIDATED_PATH.with(|c| c.set(on));
+    }
+
+    pub(crate) fn upstream_mtud_on_unvalidated_path() -> bool {
+        UPSTREAM_MTUD_ON_UNVALIDATED_PATH.with(|c| c.get())
+    }
+}
+
 mod cid_generator;
 pub use crate::cid_generator::{
     ConnectionIdGenerator, HashedConnectionIdGenerator, InvalidCid, RandomConnectionIdGenerator,

@@ -947,7 +947,22 @@ impl Connection {
         self.app_limited = buf.is_empty() && !congestion_blocked;
 
         // Send MTU probe if necessary
-        if buf.is_empty() && self.state.is_established() {
+        //
+        // ftw-sim patch (switchstall): no MTU probe to an address that is not
+        // validated. A probe is a full-size PING datagram built here, outside the
+        // anti-amplification check of the loop above, so after a migration
+        // (`migrate`, fresh `PathData` with a fresh `MtuDiscovery`) the probes
+        // overspent the 3x budget of the unvalidated path (RFC 9000 section 8.1,
+        // section 9.3) and every later packet, each of which would carry the
+        // PATH_CHALLENGE again (`populate_packet`), was "blocked by
+        // anti-amplification": one lost PATH_CHALLENGE or PATH_RESPONSE stalled
+        // the connection until `Timer::PathValidation` gave up (3 PTOs) and the
+        // peer migrated again. Discovery starts once the PATH_RESPONSE arrives.
+        // See sim/vendor/quinn-proto/PATCH.md and docs/findings/quinn-mtud-unvalidated-path.md.
+        if buf.is_empty()
+            && self.state.is_established()
+            && (self.path.validated || crate::ftw_sim_patch::upstream_mtud_on_unvalidated_path())
+        {
             let space_id = SpaceId::Data;
             let probe_size = self
                 .path

@@ -1,0 +1,103 @@
+//! `move-recovers-within-pto` (issue 15 section 4): its bound from RFC 9002's PTO
+//! rules, the law on made-up logs (a stall fails it, a recovery passes, loss of
+//! 10 % or more and a tiny first datagram are not judged), and end to end on the
+//! corpus plan: upstream quinn-proto's behaviour (switch mtud-on-unvalidated-path)
+//! fails it, the patched crate passes.
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use ftw_phone::Transport;
+use ftw_sim::drive::app::phone::SessionRecord;
+use ftw_sim::drive::system::SessionSummary;
+use ftw_sim::scenario::session::{move_bound_ms, move_recovers_within_pto, run_moves};
+use ftw_sim::world::host::addr;
+use ftw_sim::world::net::MoveSeen;
+use ftw_sim::world::plan::kind;
+use ftw_sim::world::plan::{FaultKind, FaultPlan, LinkPlan, TimedFault};
+use ftw_sim::world::switch::Switches;
+use ftw_sim::world::topology::RunSpec;
+use ftw_sim::RunSeed;
+
+#[test]
+fn the_bound_is_three_ptos_of_a_reset_path_plus_the_cadence_and_round_trips() {
+    // PTO of a path whose RTT estimator starts from kInitialRtt: 333 + 4 x 166.5 + 25 = 1,024 ms.
+    assert_eq!(move_bound_ms(40, 40), 1_000 + 40 + 40 + 3 * 1_024);
+    // A path slower than kInitialRtt: its own RTT (first sample), rttvar half of it.
+    assert_eq!(move_bound_ms(500, 40), 1_000 + 500 + 40 + 3 * (3 * 500 + 25));
+}
+
+fn quic_session() -> SessionRecord {
+    SessionRecord {
+        no: 1,
+        transport: Transport::Quic,
+        network: "nat-wifi".into(),
+        race_start_ms: 500,
+        first: Transport::Quic,
+        link_at_ms: 600,
+        open_at_ms: Some(650),
+        first_message_ms: Some(700),
+        ended_at_ms: None,
+        end: None,
+    }
+}
+
+/// A move at 10 s, the cloud hearing the phone's `len`-byte datagram at 10.02 s,
+/// messages every second except from `gap.0` for `gap.1` ms.
+fn judge(loss_pct: f64, len: usize, gap: (u64, u64)) -> ftw_sim::scenario::Check {
+    let plan = FaultPlan {
+        phone: LinkPlan { loss_pct, ..LinkPlan::default() },
+        faults: vec![TimedFault { at_ms: 10_000, fault: FaultKind::SwitchNetwork(kind::SwitchNetwork { host: ftw_sim::world::host::Host::Phone }) }],
+        ..FaultPlan::default()
+    };
+    let mut s = SessionSummary::default();
+    s.phone.sessions.push(quic_session());
+    s.phone.delivered_ms = (1..60).map(|k| k * 1_000 + 40).filter(|t| *t < gap.0 || *t > gap.0 + gap.1).collect();
+    let phone: IpAddr = addr::PHONE;
+    let moves =
+        vec![MoveSeen { at: Duration::from_millis(10_000), host: phone, nat: 1, first_udp_arrival: Some(Duration::from_millis(10_020)), first_udp_len: len }];
+    move_recovers_within_pto(&s, &plan, &moves, Duration::from_secs(60))
+}
+
+#[test]
+fn a_stall_past_the_bound_fails_and_a_recovery_passes() {
+    let ok = judge(5.0, 600, (0, 0));
+    assert!(ok.ok && ok.detail.starts_with("1 moves judged"), "{}", ok.detail);
+    let stall = judge(5.0, 600, (11_000, 4_300));
+    assert!(!stall.ok, "{}", stall.detail);
+    // Three lost messages: a 4,000 ms wait, inside the bound (4,152 ms on the default link).
+    let inside = judge(5.0, 600, (11_000, 2_100));
+    assert!(inside.ok, "{}", inside.detail);
+}
+
+#[test]
+fn heavy_loss_and_a_tiny_first_datagram_are_not_judged() {
+    let heavy = judge(10.0, 600, (11_000, 4_300));
+    assert!(heavy.ok && heavy.detail.contains("does not apply"), "{}", heavy.detail);
+    let tiny = judge(5.0, 40, (11_000, 4_300));
+    assert!(tiny.ok && tiny.detail.starts_with("0 moves judged"), "{}", tiny.detail);
+}
+
+/// corpus/session-move-mtud-on-unvalidated-path.toml's plan (seed 27): 6.7 % loss
+/// on the phone's leg and its moves.
+fn corpus_spec(switches: &[&str]) -> RunSpec {
+    let mut spec = RunSpec::new("session-moves", RunSeed(27));
+    spec.switches = Switches::parse(switches.iter().copied()).expect("switches");
+    spec.plan.phone.loss_pct = 6.7;
+    let moves = [4_900, 7_100, 16_500, 20_100, 30_100, 43_700, 79_200];
+    spec.plan.faults = moves
+        .iter()
+        .map(|&at_ms| TimedFault { at_ms, fault: FaultKind::SwitchNetwork(kind::SwitchNetwork { host: ftw_sim::world::host::Host::Phone }) })
+        .collect();
+    spec.plan.validate().expect("a valid plan");
+    spec
+}
+
+#[test]
+fn upstream_quinn_proto_fails_the_corpus_plan_and_the_patch_passes_it() {
+    let check = |sw: &[&str]| run_moves(&corpus_spec(sw)).checks.into_iter().find(|c| c.property() == "move-recovers-within-pto").expect("the law is checked");
+    let upstream = check(&["mtud-on-unvalidated-path"]);
+    assert!(!upstream.ok, "{}", upstream.detail);
+    let patched = check(&[]);
+    assert!(patched.ok, "{}", patched.detail);
+}
