@@ -78,17 +78,15 @@ fn heavy_loss_and_a_tiny_first_datagram_are_not_judged() {
     assert!(tiny.ok && tiny.detail.starts_with("0 moves judged"), "{}", tiny.detail);
 }
 
-/// corpus/session-move-mtud-on-unvalidated-path.toml's plan (seed 27): 6.7 % loss
-/// on the phone's leg and its moves.
+/// corpus/session-move-mtud-on-unvalidated-path.toml's seed and plan (loss on the
+/// phone's leg and its moves), read from the entry itself.
 fn corpus_spec(switches: &[&str]) -> RunSpec {
-    let mut spec = RunSpec::new("session-moves", RunSeed(27));
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/session-move-mtud-on-unvalidated-path.toml");
+    let entry: toml::Value = toml::from_str(&std::fs::read_to_string(path).expect("the entry")).expect("TOML");
+    let seed = entry["seed"].as_integer().expect("seed") as u64;
+    let mut spec = RunSpec::new("session-moves", RunSeed(seed));
     spec.switches = Switches::parse(switches.iter().copied()).expect("switches");
-    spec.plan.phone.loss_pct = 6.7;
-    let moves = [4_900, 7_100, 16_500, 20_100, 30_100, 43_700, 79_200];
-    spec.plan.faults = moves
-        .iter()
-        .map(|&at_ms| TimedFault { at_ms, fault: FaultKind::SwitchNetwork(kind::SwitchNetwork { host: ftw_sim::world::host::Host::Phone }) })
-        .collect();
+    spec.plan = entry["plan"].clone().try_into().expect("the entry's plan");
     spec.plan.validate().expect("a valid plan");
     spec
 }

@@ -97,7 +97,7 @@ impl FleetRun {
 }
 
 pub fn fleet_config(seed: RunSeed, spec: &RunSpec, run: &FleetRun) -> FleetConfig {
-    let salt = seed.crypto("cloud").sub_seed("fleet/hash-salt");
+    let salt = seed.crypto(CLOUD).sub_seed("fleet/hash-salt");
     FleetConfig {
         reactor_count: run.reactor_count,
         routing: run.routing,
@@ -110,11 +110,11 @@ pub fn fleet_config(seed: RunSeed, spec: &RunSpec, run: &FleetRun) -> FleetConfi
 
 /// Start the cloud's door on the current host (`cloud`).
 pub async fn cloud_door(seed: RunSeed, cfg: FleetConfig) -> std::io::Result<FleetDoor> {
-    let rng = seed.crypto("cloud");
+    let rng = seed.crypto(CLOUD);
     let provider = crypto_provider(&rng.sub("tls"));
     let server = quic_server_config(
         &provider,
-        &sim_clock("cloud"),
+        &sim_clock(CLOUD),
         &cloud_certs(),
         new_server_session_store(),
         rng.sub_seed("quic/token-key"),
@@ -122,7 +122,7 @@ pub async fn cloud_door(seed: RunSeed, cfg: FleetConfig) -> std::io::Result<Flee
     );
     let reset = rng.sub_seed("quic/reset-key");
     FleetDoor::bind(
-        "cloud",
+        CLOUD,
         std::net::SocketAddr::from(([0, 0, 0, 0], addr::CLOUD_PORT)),
         cfg,
         rng.sub_seed("quic/cid"),

@@ -31,6 +31,7 @@ use crate::drive::quic::QuicEndpoint;
 use crate::drive::tcp::{tcp_config_for, TcpHost};
 use crate::drive::ws::{client_tls, door_tls, WsClient, WsDoor};
 use crate::world::host::{addr, cloud_certs, sim_clock};
+use crate::world::host::{BOX, CLOUD, PHONE};
 use crate::world::plan::kind;
 use crate::world::plan::{FaultKind, FaultPlan};
 use crate::world::seed::RunSeed;
@@ -169,7 +170,7 @@ pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCe
     let cloud_tcp = tcp_config_for(&spec.plan, 0);
     let sh = shared.clone();
     let (k, st) = (keys.clone(), setup.clone());
-    world.host("cloud", addr::CLOUD, move || {
+    world.host(CLOUD, addr::CLOUD, move || {
         let (sh, k, st, relay, cloud_tcp) = (sh.clone(), k.clone(), st.clone(), relay.clone(), cloud_tcp.clone());
         async move {
             let mut cfg = CloudConfig::new(k.cloud.clone());
@@ -180,11 +181,11 @@ pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCe
             if st.paired {
                 cloud.pair(k.phone.public, BOX_ID);
             }
-            let driver = CloudDriver::start_with_relay("cloud", cloud, st.tamper, relay);
+            let driver = CloudDriver::start_with_relay(CLOUD, cloud, st.tamper, relay);
             sh.borrow_mut().cloud = Some(driver.clone());
             // The WebSocket door.
-            let tcp = TcpHost::bind_with("cloud", v4(addr::CLOUD), seed, cloud_tcp).await?;
-            let door = WsDoor::bind(&tcp, addr::CLOUD_PORT, door_tls(seed, "cloud"))?;
+            let tcp = TcpHost::bind_with(CLOUD, v4(addr::CLOUD), seed, cloud_tcp).await?;
+            let door = WsDoor::bind(&tcp, addr::CLOUD_PORT, door_tls(seed, CLOUD))?;
             driver.serve_ws(door);
             // The QUIC door.
             if st.quic_door {
@@ -197,7 +198,7 @@ pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCe
 
     let sh = shared.clone();
     let (k, st) = (keys.clone(), setup.clone());
-    world.host("box", addr::BOX, move || {
+    world.host(BOX, addr::BOX, move || {
         let (sh, k, st, table_changes) = (sh.clone(), k.clone(), st.clone(), table_changes.clone());
         async move {
             let paired = if st.paired { vec![k.phone.public] } else { vec![] };
@@ -211,27 +212,27 @@ pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCe
                 for at in table_changes {
                     time::sleep_until(at).await;
                     site.borrow_mut().site_mut().add_battery();
-                    trace::record("box", "box.table", format!("srcRev {}", site.borrow().site().src_rev()));
+                    trace::record(BOX, "box.table", format!("srcRev {}", site.borrow().site().src_rev()));
                 }
             });
-            let rng = seed.crypto("box");
+            let rng = seed.crypto(BOX);
             let provider = crypto_provider(&rng.sub("tls"));
             // One session store for the box's life: every reconnect resumes (0-RTT keys).
             let client = quic_client_config(
                 &provider,
-                &sim_clock("box"),
+                &sim_clock(BOX),
                 &cloud_certs(),
                 ClientResumption::Store(new_client_session_store()),
                 rng.sub_seed("quic/initial-dcid"),
                 &QuicTransportParams::default(),
             );
             let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
-            let ep = QuicEndpoint::bind("box", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
+            let ep = QuicEndpoint::bind(BOX, "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
             let dial: BoxDialer = Rc::new(move |target: String| {
                 let (ep, client) = (ep.clone(), client.clone());
                 Box::pin(async move { dial_quic(&ep, client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME, &target).await })
             });
-            run_box("box", node, dial).await;
+            run_box(BOX, node, dial).await;
             Ok(())
         }
     });
@@ -242,25 +243,25 @@ pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCe
 pub async fn phone_app(spec: &RunSpec) -> std::io::Result<PhoneApp> {
     let seed = spec.seed;
     let keys = Keys::of(seed);
-    let rng = seed.crypto("phone");
+    let rng = seed.crypto(PHONE);
     let provider = crypto_provider(&rng.sub("tls"));
     let client = quic_client_config(
         &provider,
-        &sim_clock("phone"),
+        &sim_clock(PHONE),
         &cloud_certs(),
         ClientResumption::Disabled,
         rng.sub_seed("quic/initial-dcid"),
         &QuicTransportParams::default(),
     );
     let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
-    let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
-    let tcp = TcpHost::bind_with("phone", v4(addr::PHONE), seed, tcp_config_for(&spec.plan, spec.plan.phone.mtu)).await?;
-    let ws = Rc::new(WsClient::new(tcp, client_tls(seed, "phone", ClientResumption::Disabled), seed));
+    let ep = QuicEndpoint::bind(PHONE, "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
+    let tcp = TcpHost::bind_with(PHONE, v4(addr::PHONE), seed, tcp_config_for(&spec.plan, spec.plan.phone.mtu)).await?;
+    let ws = Rc::new(WsClient::new(tcp, client_tls(seed, PHONE, ClientResumption::Disabled), seed));
     let door = SocketAddrV4::new(v4(addr::CLOUD), addr::CLOUD_PORT);
     let dial = dialer(Some((ep, client)), Some(ws), door);
     let mut cfg = PhoneConfig::new(keys.phone.clone(), keys.cloud.public, keys.box_.public, BOX_ID);
     cfg.switches = spec.switches.wire();
-    Ok(PhoneApp::start("phone", seed, cfg, spec.switches.phone(), dial))
+    Ok(PhoneApp::start(PHONE, seed, cfg, spec.switches.phone(), dial))
 }
 
 /// Collect what the hosts left.
@@ -291,7 +292,7 @@ pub fn session_length(plan: &FaultPlan) -> Duration {
 pub async fn app_life(phone: &mut PhoneApp, f: &FaultKind, at: Duration) {
     match f {
         FaultKind::Background(kind::Background { for_ms, .. }) => {
-            trace::record("phone", "phone.life", format!("background for {for_ms} ms"));
+            trace::record(PHONE, "phone.life", format!("background for {for_ms} ms"));
             phone.background();
             let until = at + Duration::from_millis(*for_ms);
             while time::now() < until {
@@ -301,12 +302,12 @@ pub async fn app_life(phone: &mut PhoneApp, f: &FaultKind, at: Duration) {
                 }
             }
             if phone.foreground() {
-                trace::record("phone", "phone.life", "foreground asks for a reconnect");
+                trace::record(PHONE, "phone.life", "foreground asks for a reconnect");
             }
         }
         FaultKind::Relaunch(kind::Relaunch { .. }) => phone.relaunch(),
         FaultKind::Sleep(kind::Sleep { for_ms, .. }) => {
-            trace::record("phone", "phone.life", format!("sleeps {for_ms} ms of wall clock"));
+            trace::record(PHONE, "phone.life", format!("sleeps {for_ms} ms of wall clock"));
             phone.clock_jump(Duration::from_millis(*for_ms));
         }
         other => unreachable!("not an app-life fault: {other:?}"),

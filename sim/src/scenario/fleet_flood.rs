@@ -28,6 +28,7 @@ use crate::drive::link::{accept_quic, dial_quic, LinkEvent};
 use crate::drive::quic::QuicEndpoint;
 use crate::world::domain::{Domain, Kind};
 use crate::world::host::{addr, cloud_certs, sim_clock, Host};
+use crate::world::host::{BOX, CLOUD};
 use crate::world::plan::kind;
 use crate::world::plan::{FaultKind, TimedFault};
 use crate::world::time;
@@ -102,7 +103,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> RunReport {
     let tally = Rc::new(RefCell::new(Tally { echoes: vec![0; CROWD], lost: Vec::new(), redials: 0 }));
 
     let slot = door_slot.clone();
-    world.host("cloud", addr::CLOUD, move || {
+    world.host(CLOUD, addr::CLOUD, move || {
         let slot = slot.clone();
         async move {
             let door = cloud_door(seed, cfg).await?;
@@ -120,12 +121,12 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> RunReport {
     });
 
     let t = tally.clone();
-    world.client("box", addr::BOX, async move {
-        let rng = seed.crypto("box");
+    world.client(BOX, addr::BOX, async move {
+        let rng = seed.crypto(BOX);
         let provider = crypto_provider(&rng.sub("tls"));
         let client = quic_client_config(
             &provider,
-            &sim_clock("box"),
+            &sim_clock(BOX),
             &cloud_certs(),
             ClientResumption::Disabled,
             rng.sub_seed("quic/initial-dcid"),
@@ -133,7 +134,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> RunReport {
         );
         let mut tasks = Vec::with_capacity(CROWD);
         for i in 0..CROWD {
-            let ep = QuicEndpoint::bind("box", "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, "box", i as u32), None).await?;
+            let ep = QuicEndpoint::bind(BOX, "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, BOX, i as u32), None).await?;
             let (client, t, attacks) = (client.clone(), t.clone(), attacks.clone());
             tasks.push(tokio::task::spawn_local(async move {
                 time::sleep(DIAL_SPACING * i as u32).await;
@@ -151,7 +152,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> RunReport {
                         Err(e) => {
                             let crossed = attacks.iter().any(|(a, b)| *a <= time::now() && from < *b);
                             if crossed && dials < DIALS_MAX {
-                                trace::record("box", "app.redial", format!("client {i}: handshake lost under forged moves: {e:?}"));
+                                trace::record(BOX, "app.redial", format!("client {i}: handshake lost under forged moves: {e:?}"));
                                 t.borrow_mut().redials += 1;
                                 continue;
                             }
@@ -221,7 +222,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> RunReport {
     let moved_max = moved.iter().map(|m| m.len() as u64).max().unwrap_or(0);
     let complete = t.echoes.iter().filter(|&&n| n == ROUNDS).count();
     let accepted: u64 = stats.accepted_by_reactor.iter().sum();
-    trace::record("cloud", "app.flood", format!("{} moves, pins open at most {:?}", stats.moves.len(), stats.pins_open_max));
+    trace::record(CLOUD, "app.flood", format!("{} moves, pins open at most {:?}", stats.moves.len(), stats.pins_open_max));
     let checks = vec![
         Check {
             law: &laws::PINS_WITHIN_CEILING,

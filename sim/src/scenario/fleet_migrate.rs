@@ -28,6 +28,7 @@ use crate::drive::quic::{Lost, QuicEndpoint, QuicEvent};
 use crate::world::domain::{Domain, Kind};
 use crate::world::host::Host;
 use crate::world::host::{addr, cloud_certs, sim_clock};
+use crate::world::host::{BOX, CLOUD, PHONE};
 use crate::world::plan::kind;
 use crate::world::plan::{FaultKind, FaultPlan, TimedFault};
 use crate::world::switch::Switch;
@@ -188,7 +189,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
     let tally = Rc::new(RefCell::new(Tally::default()));
 
     let t = tally.clone();
-    world.host("cloud", addr::CLOUD, move || {
+    world.host(CLOUD, addr::CLOUD, move || {
         let t = t.clone();
         async move {
             let door = cloud_door(seed, cfg).await?;
@@ -196,7 +197,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
             loop {
                 let (r, conn) = door.accept().await;
                 t.borrow_mut().accepted.push((r, conn.id()));
-                trace::record("cloud", "app.accept", format!("r{r} h={}", conn.id()));
+                trace::record(CLOUD, "app.accept", format!("r{r} h={}", conn.id()));
                 tokio::task::spawn_local(async move {
                     let Ok((mut link, _target)) = accept_quic(conn).await else { return };
                     loop {
@@ -217,21 +218,21 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
 
     if run.with_box {
         let t = tally.clone();
-        world.host("box", addr::BOX, move || {
+        world.host(BOX, addr::BOX, move || {
             let (t, box_moves) = (t.clone(), box_moves.clone());
             async move {
-                let rng = seed.crypto("box");
+                let rng = seed.crypto(BOX);
                 let provider = crypto_provider(&rng.sub("tls"));
                 let client = quic_client_config(
                     &provider,
-                    &sim_clock("box"),
+                    &sim_clock(BOX),
                     &cloud_certs(),
                     ClientResumption::Disabled,
                     rng.sub_seed("quic/initial-dcid"),
                     &QuicTransportParams::default(),
                 );
-                let ep = QuicEndpoint::bind("box", "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, "box", 0), None).await?;
-                let mut link = dial_through_moves("box", &ep, &client, &box_moves, &t).await?;
+                let ep = QuicEndpoint::bind(BOX, "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, BOX, 0), None).await?;
+                let mut link = dial_through_moves(BOX, &ep, &client, &box_moves, &t).await?;
                 for i in 0..ROUNDS {
                     link.send_datagram(format!("hb{i}").as_bytes())?;
                     time::sleep(INTERVAL).await;
@@ -244,20 +245,20 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
     }
 
     let t = tally.clone();
-    world.client("phone", addr::PHONE, async move {
-        let rng = seed.crypto("phone");
+    world.client(PHONE, addr::PHONE, async move {
+        let rng = seed.crypto(PHONE);
         let provider = crypto_provider(&rng.sub("tls"));
         let client = quic_client_config(
             &provider,
-            &sim_clock("phone"),
+            &sim_clock(PHONE),
             &cloud_certs(),
             ClientResumption::Disabled,
             rng.sub_seed("quic/initial-dcid"),
             &QuicTransportParams::default(),
         );
-        let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, "phone", 0), None).await?;
+        let ep = QuicEndpoint::bind(PHONE, "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, PHONE, 0), None).await?;
         let mut dialled_at = time::now().as_millis() as u64;
-        let mut link = match dial_through_moves("phone", &ep, &client, &phone_moves, &t).await {
+        let mut link = match dial_through_moves(PHONE, &ep, &client, &phone_moves, &t).await {
             Ok(l) => l,
             Err(e) => {
                 t.borrow_mut().phone_lost = Some(e);
@@ -279,7 +280,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
                     d.resize(BURST_DATAGRAM_BYTES, b'.');
                     let _ = link.send_datagram(&d);
                 }
-                trace::record("phone", "app.send", msg);
+                trace::record(PHONE, "app.send", msg);
                 sent += 1;
                 next_send += INTERVAL;
             }
@@ -298,7 +299,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
             match ev {
                 LinkEvent::Message(m) => {
                     let m = String::from_utf8_lossy(&m).into_owned();
-                    trace::record("phone", "app.echo", m.clone());
+                    trace::record(PHONE, "app.echo", m.clone());
                     t.borrow_mut().echoes.push(m);
                 }
                 LinkEvent::Datagram(_) => t.borrow_mut().datagrams_back += 1,
@@ -312,10 +313,10 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
                     let now_ms = time::now().as_millis() as u64;
                     let moved = phone_moves.iter().any(|m| (dialled_at..=now_ms).contains(m));
                     if t.borrow().echoes.is_empty() && moved && t.borrow().redials < DIALS_MAX {
-                        trace::record("phone", "app.redial", format!("connection lost to a move before its first echo: {c:?}"));
+                        trace::record(PHONE, "app.redial", format!("connection lost to a move before its first echo: {c:?}"));
                         t.borrow_mut().redials += 1;
                         dialled_at = now_ms;
-                        link = match dial_through_moves("phone", &ep, &client, &phone_moves, &t).await {
+                        link = match dial_through_moves(PHONE, &ep, &client, &phone_moves, &t).await {
                             Ok(l) => l,
                             Err(e) => {
                                 t.borrow_mut().phone_lost = Some(e);
@@ -515,7 +516,7 @@ pub fn run_resume_with(spec: &RunSpec) -> (RunReport, ResumeSummary) {
     let tally = Rc::new(RefCell::new(ResumeTally::default()));
 
     let t = tally.clone();
-    world.host("cloud", addr::CLOUD, move || {
+    world.host(CLOUD, addr::CLOUD, move || {
         let t = t.clone();
         async move {
             let door = cloud_door(seed, cfg).await?;
@@ -539,23 +540,23 @@ pub fn run_resume_with(spec: &RunSpec) -> (RunReport, ResumeSummary) {
     });
 
     let t = tally.clone();
-    world.host("phone", addr::PHONE, move || {
+    world.host(PHONE, addr::PHONE, move || {
         let t = t.clone();
         async move {
-            let rng = seed.crypto("phone");
+            let rng = seed.crypto(PHONE);
             let provider = crypto_provider(&rng.sub("tls"));
             let client = quic_client_config(
                 &provider,
-                &sim_clock("phone"),
+                &sim_clock(PHONE),
                 &cloud_certs(),
                 ClientResumption::Disabled,
                 rng.sub_seed("quic/initial-dcid"),
                 &QuicTransportParams::default(),
             );
-            let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, "phone", 0), None).await?;
+            let ep = QuicEndpoint::bind(PHONE, "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, PHONE, 0), None).await?;
             time::sleep(Duration::from_millis(300)).await;
-            let (had, _, ms) = first_reply_ms(&ep, client, PHONE_TARGET, "phone").await?;
-            trace::record("phone", "app.first-reply", format!("{ms} ms, 0-RTT keys: {had}"));
+            let (had, _, ms) = first_reply_ms(&ep, client, PHONE_TARGET, PHONE).await?;
+            trace::record(PHONE, "app.first-reply", format!("{ms} ms, 0-RTT keys: {had}"));
             {
                 let mut t = t.borrow_mut();
                 t.sum.phone_had_0rtt = had;
@@ -567,19 +568,19 @@ pub fn run_resume_with(spec: &RunSpec) -> (RunReport, ResumeSummary) {
     });
 
     let t = tally.clone();
-    world.client("box", addr::BOX, async move {
-        let rng = seed.crypto("box");
+    world.client(BOX, addr::BOX, async move {
+        let rng = seed.crypto(BOX);
         let provider = crypto_provider(&rng.sub("tls"));
         let store = new_client_session_store();
         let client = quic_client_config(
             &provider,
-            &sim_clock("box"),
+            &sim_clock(BOX),
             &cloud_certs(),
             ClientResumption::Store(store),
             rng.sub_seed("quic/initial-dcid"),
             &QuicTransportParams::default(),
         );
-        let ep = QuicEndpoint::bind("box", "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, "box", 0), None).await?;
+        let ep = QuicEndpoint::bind(BOX, "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, BOX, 0), None).await?;
         let conn = ep.connect(client.clone(), addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME)?;
         let mut out = BytesMut::new();
         for part in [TARGET, "first"] {
@@ -596,13 +597,13 @@ pub fn run_resume_with(spec: &RunSpec) -> (RunReport, ResumeSummary) {
                 _ => {}
             }
         };
-        trace::record("box", "app.closed", format!("{lost:?}"));
+        trace::record(BOX, "app.closed", format!("{lost:?}"));
         t.borrow_mut().sum.box_close = Some(lost);
         time::sleep(Duration::from_millis(500)).await;
         // The box restarts its app: a new socket, the same session store.
-        let ep2 = QuicEndpoint::bind("box", "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, "box", 1), None).await?;
+        let ep2 = QuicEndpoint::bind(BOX, "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, BOX, 1), None).await?;
         let (had, accepted, ms) = first_reply_ms(&ep2, client, TARGET, "again").await?;
-        trace::record("box", "app.first-reply", format!("{ms} ms, 0-RTT keys: {had}, accepted: {accepted}"));
+        trace::record(BOX, "app.first-reply", format!("{ms} ms, 0-RTT keys: {had}, accepted: {accepted}"));
         {
             let mut t = t.borrow_mut();
             t.sum.box_had_0rtt = had;

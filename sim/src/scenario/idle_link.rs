@@ -12,6 +12,7 @@ use crate::drive::build::{client_quic, cloud_quic_endpoint};
 use crate::drive::quic::QuicEvent;
 use crate::world::domain::Domain;
 use crate::world::host::addr;
+use crate::world::host::{BOX, CLOUD, PHONE};
 use crate::world::time;
 use crate::world::topology::{world_for, RunSpec, Topology};
 
@@ -32,7 +33,7 @@ pub fn run(spec: &RunSpec) -> RunReport {
     let tally = Rc::new(RefCell::new(Tally::default()));
 
     let t = tally.clone();
-    world.host("cloud", addr::CLOUD, move || {
+    world.host(CLOUD, addr::CLOUD, move || {
         let t = t.clone();
         async move {
             let ep = cloud_quic_endpoint(seed).await?;
@@ -44,7 +45,7 @@ pub fn run(spec: &RunSpec) -> RunReport {
         }
     });
 
-    for (name, ip, is_client) in [("box", addr::BOX, false), ("phone", addr::PHONE, true)] {
+    for (name, ip, is_client) in [(BOX, addr::BOX, false), (PHONE, addr::PHONE, true)] {
         let t = tally.clone();
         let software = move || {
             let t = t.clone();
@@ -78,7 +79,7 @@ pub fn run(spec: &RunSpec) -> RunReport {
     let outcome = world.run();
     let t = tally.borrow();
     let checks = vec![
-        Check { law: &laws::KEEPALIVE_HOLDS, ok: t.lost.is_empty() && t.held.contains(&"phone"), detail: format!("held: {:?}, lost: {:?}", t.held, t.lost) },
+        Check { law: &laws::KEEPALIVE_HOLDS, ok: t.lost.is_empty() && t.held.contains(&PHONE), detail: format!("held: {:?}, lost: {:?}", t.held, t.lost) },
         Check { law: &laws::ONE_CONNECTION, ok: t.accepted == 2, detail: format!("the cloud accepted {} connections (phone and box: 2)", t.accepted) },
     ];
     drop(t);

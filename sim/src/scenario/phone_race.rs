@@ -19,6 +19,7 @@ use super::laws::{demoted_goes_ws_first, should_demote};
 use crate::drive::app::phone::PhoneApp;
 use crate::drive::system::{build, network_at, phone_app, summary, SessionSummary, Setup};
 use crate::world::domain::{Domain, Kind};
+use crate::world::host::PHONE;
 use crate::world::host::{addr, Host};
 use crate::world::plan::kind;
 use crate::world::plan::{FaultKind, FaultPlan, TimedFault};
@@ -88,7 +89,7 @@ fn hourly_run(spec: &RunSpec, setup: &Setup, length: Duration, first_hold: Optio
     let (mut world, shared) = build(spec, setup, length + Duration::from_secs(600));
     let sh = shared.clone();
     let sp = spec.clone();
-    world.client("phone", addr::PHONE, async move {
+    world.client(PHONE, addr::PHONE, async move {
         let mut phone = phone_app(&sp).await?;
         sh.borrow_mut().phone = Some(phone.log.clone());
         if let Some(hold) = first_hold {

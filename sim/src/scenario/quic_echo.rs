@@ -17,6 +17,7 @@ use crate::drive::build::{client_quic, cloud_quic_endpoint};
 use crate::drive::quic::{Lost, QuicEvent};
 use crate::world::domain::Domain;
 use crate::world::host::addr;
+use crate::world::host::{CLOUD, PHONE};
 use crate::world::time;
 use crate::world::topology::{world_for, RunSpec, Topology};
 use crate::world::trace;
@@ -56,7 +57,7 @@ pub fn run_n(spec: &RunSpec, messages: usize) -> RunReport {
     let tally = Rc::new(RefCell::new(Tally::default()));
 
     let t = tally.clone();
-    world.host("cloud", addr::CLOUD, move || {
+    world.host(CLOUD, addr::CLOUD, move || {
         let t = t.clone();
         async move {
             let ep = cloud_quic_endpoint(seed).await?;
@@ -89,8 +90,8 @@ pub fn run_n(spec: &RunSpec, messages: usize) -> RunReport {
     });
 
     let t = tally.clone();
-    world.client("phone", addr::PHONE, async move {
-        let (ep, client) = client_quic(seed, "phone").await?;
+    world.client(PHONE, addr::PHONE, async move {
+        let (ep, client) = client_quic(seed, PHONE).await?;
         let conn = ep.connect(client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME)?;
         loop {
             match conn.next_event().await {
@@ -108,7 +109,7 @@ pub fn run_n(spec: &RunSpec, messages: usize) -> RunReport {
                 let msg = format!("m{sent};");
                 conn.write(stream, msg.as_bytes())?;
                 let _ = conn.send_datagram(Bytes::from(format!("d{sent}")));
-                trace::record("phone", "app.send", msg);
+                trace::record(PHONE, "app.send", msg);
                 sent += 1;
                 next_send += INTERVAL;
             }
@@ -122,7 +123,7 @@ pub fn run_n(spec: &RunSpec, messages: usize) -> RunReport {
                     pending.push_str(&String::from_utf8_lossy(&data));
                     while let Some(i) = pending.find(';') {
                         let m: String = pending.drain(..=i).collect();
-                        trace::record("phone", "app.echo", m.clone());
+                        trace::record(PHONE, "app.echo", m.clone());
                         t.borrow_mut().echoes.push(m);
                     }
                 }

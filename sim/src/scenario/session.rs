@@ -22,6 +22,7 @@ use super::laws;
 use crate::world::domain::{Domain, Kind};
 use crate::world::host::addr;
 use crate::world::host::Host;
+use crate::world::host::PHONE;
 use crate::world::net::MoveSeen;
 use crate::world::plan::FaultKind;
 use crate::world::plan::{FaultPlan, LinkPlan, TimedFault};
@@ -48,7 +49,7 @@ pub fn run_with(spec: &RunSpec, setup: &Setup) -> (RunReport, SessionSummary) {
     let sh = shared.clone();
     let sp = spec.clone();
     let tap_on_move = setup.tap_on_move;
-    world.client("phone", addr::PHONE, async move {
+    world.client(PHONE, addr::PHONE, async move {
         let mut phone = phone_app(&sp).await?;
         sh.borrow_mut().phone = Some(phone.log.clone());
         // The moves the app hears of (with tap_on_move), popped in time order.
@@ -65,7 +66,7 @@ pub fn run_with(spec: &RunSpec, setup: &Setup) -> (RunReport, SessionSummary) {
             if moves.last().is_some_and(|at| time::now() >= *at) {
                 moves.pop();
                 if phone.session_open() && phone.send_cmd(CMD_OP).is_some() {
-                    trace::record("phone", "phone.life", "the network changed: tap");
+                    trace::record(PHONE, "phone.life", "the network changed: tap");
                 }
                 continue;
             }
@@ -113,7 +114,7 @@ pub fn run_with(spec: &RunSpec, setup: &Setup) -> (RunReport, SessionSummary) {
                     phone.background();
                     phone.run_until(Duration::from_secs(30)).await;
                     if phone.foreground() {
-                        trace::record("phone", "phone.life", "foreground asks for a reconnect");
+                        trace::record(PHONE, "phone.life", "foreground asks for a reconnect");
                     }
                     hidden_done = true;
                 }
@@ -416,7 +417,7 @@ pub fn run_short(spec: &RunSpec, setup: Setup) -> (RunReport, SessionSummary) {
     let (mut world, shared) = build(spec, &setup, SHORT_BOUND + Duration::from_secs(60));
     let sh = shared.clone();
     let sp = spec.clone();
-    world.client("phone", addr::PHONE, async move {
+    world.client(PHONE, addr::PHONE, async move {
         let mut phone = phone_app(&sp).await?;
         sh.borrow_mut().phone = Some(phone.log.clone());
         time::sleep(Duration::from_millis(500)).await;

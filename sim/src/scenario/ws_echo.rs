@@ -28,6 +28,7 @@ use crate::drive::tcp::{tcp_config_for, TcpHost};
 use crate::drive::ws::{client_tls, door_tls, WsClient, WsDoor};
 use crate::world::domain::{Domain, Kind};
 use crate::world::host::addr;
+use crate::world::host::{CLOUD, PHONE};
 use crate::world::plan::kind;
 use crate::world::time;
 use crate::world::topology::{world_for, RunSpec, Topology};
@@ -76,11 +77,11 @@ pub fn run(spec: &RunSpec) -> RunReport {
     let tally = Rc::new(RefCell::new(Tally::default()));
 
     let t = tally.clone();
-    world.host("cloud", addr::CLOUD, move || {
+    world.host(CLOUD, addr::CLOUD, move || {
         let (t, cloud_tcp) = (t.clone(), cloud_tcp.clone());
         async move {
-            let tcp = TcpHost::bind_with("cloud", v4(addr::CLOUD), seed, cloud_tcp).await?;
-            let door = WsDoor::bind(&tcp, addr::CLOUD_PORT, door_tls(seed, "cloud"))?;
+            let tcp = TcpHost::bind_with(CLOUD, v4(addr::CLOUD), seed, cloud_tcp).await?;
+            let door = WsDoor::bind(&tcp, addr::CLOUD_PORT, door_tls(seed, CLOUD))?;
             loop {
                 let (stream, _) = door.accept().await?;
                 t.borrow_mut().accepted += 1;
@@ -106,9 +107,9 @@ pub fn run(spec: &RunSpec) -> RunReport {
     });
 
     let t = tally.clone();
-    world.client("phone", addr::PHONE, async move {
-        let tcp = TcpHost::bind_with("phone", v4(addr::PHONE), seed, phone_tcp).await?;
-        let client = WsClient::new(tcp, client_tls(seed, "phone", ClientResumption::Disabled), seed);
+    world.client(PHONE, addr::PHONE, async move {
+        let tcp = TcpHost::bind_with(PHONE, v4(addr::PHONE), seed, phone_tcp).await?;
+        let client = WsClient::new(tcp, client_tls(seed, PHONE, ClientResumption::Disabled), seed);
         let door = SocketAddrV4::new(v4(addr::CLOUD), addr::CLOUD_PORT);
         let mut link = dial_ws(&client, door, ftw_crypto::consts::CLOUD_SERVER_NAME, TARGET).await.map_err(|e| format!("dial: {e:?}"))?;
         t.borrow_mut().transport = Some(link.transport());
@@ -121,7 +122,7 @@ pub fn run(spec: &RunSpec) -> RunReport {
                 if link.send_datagram(format!("d{sent}").as_bytes())? {
                     t.borrow_mut().sent_as_datagram += 1;
                 }
-                trace::record("phone", "app.send", msg);
+                trace::record(PHONE, "app.send", msg);
                 sent += 1;
                 next_send += INTERVAL;
             }
@@ -133,7 +134,7 @@ pub fn run(spec: &RunSpec) -> RunReport {
             match ev {
                 LinkEvent::Message(m) | LinkEvent::Datagram(m) => {
                     let m = String::from_utf8_lossy(&m).into_owned();
-                    trace::record("phone", "app.echo", m.clone());
+                    trace::record(PHONE, "app.echo", m.clone());
                     let mut t = t.borrow_mut();
                     if m.starts_with('d') {
                         t.datagram_echoes.push(m);
@@ -142,7 +143,7 @@ pub fn run(spec: &RunSpec) -> RunReport {
                     }
                 }
                 LinkEvent::Closed(c) => {
-                    trace::record("phone", "app.link_died", format!("{c:?}"));
+                    trace::record(PHONE, "app.link_died", format!("{c:?}"));
                     t.borrow_mut().phone_saw_death = Some(c);
                     return Ok(());
                 }

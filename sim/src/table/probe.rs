@@ -27,6 +27,7 @@ use crate::drive::quic::QuicEndpoint;
 use crate::drive::system::{Keys, BOX_ID, CMD_OP};
 use crate::drive::tcp::TcpHost;
 use crate::drive::ws::{client_tls, WsClient};
+use crate::world::host::PHONE;
 use crate::world::host::{addr, cloud_certs, sim_clock};
 use crate::world::seed::RunSeed;
 use crate::world::time;
@@ -106,10 +107,10 @@ impl Probe {
     /// Bind the phone's QUIC endpoint and TCP on the current host.
     pub async fn start(seed: RunSeed, tcp: ftw_tcp::TcpConfig) -> std::io::Result<Probe> {
         let keys = Keys::of(seed);
-        let rng = seed.crypto("phone");
+        let rng = seed.crypto(PHONE);
         let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
-        let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
-        let tcp = TcpHost::bind_with("phone", v4(addr::PHONE), seed, tcp).await?;
+        let ep = QuicEndpoint::bind(PHONE, "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
+        let tcp = TcpHost::bind_with(PHONE, v4(addr::PHONE), seed, tcp).await?;
         let cfg = PhoneConfig::new(keys.phone.clone(), keys.cloud.public, keys.box_.public, BOX_ID);
         Ok(Probe { seed, cfg, ep, tcp, dials: 0, cur: None, sessions: 0, log: Vec::new(), notes: Vec::new() })
     }
@@ -120,24 +121,24 @@ impl Probe {
     /// is handed over only once the QUIC handshake is done.
     pub fn dialer(&mut self, ticket: bool) -> Dialer {
         self.dials += 1;
-        let rng = self.seed.crypto("phone");
+        let rng = self.seed.crypto(PHONE);
         let provider = crypto_provider(&rng.sub("tls"));
         let resumption = || if ticket { ClientResumption::Store(new_client_session_store()) } else { ClientResumption::Disabled };
         let quic = quic_client_config(
             &provider,
-            &sim_clock("phone"),
+            &sim_clock(PHONE),
             &cloud_certs(),
             resumption(),
             rng.sub_seed(&format!("quic/initial-dcid/{}", self.dials)),
             &QuicTransportParams::default(),
         );
-        let ws = Rc::new(WsClient::new(self.tcp.clone(), client_tls(self.seed, "phone", resumption()), self.seed));
+        let ws = Rc::new(WsClient::new(self.tcp.clone(), client_tls(self.seed, PHONE, resumption()), self.seed));
         dialer(Some((self.ep.clone(), quic)), Some(ws), door_v4())
     }
 
     /// A race driver over `dial` with an empty memory (a fresh pairing).
     pub fn race(&self, dial: Dialer) -> RaceDriver {
-        RaceDriver::start("phone", PhoneSwitches::default(), CloudTransportMemory::new(), dial)
+        RaceDriver::start(PHONE, PhoneSwitches::default(), CloudTransportMemory::new(), dial)
     }
 
     pub fn session_open(&self) -> bool {

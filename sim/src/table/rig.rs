@@ -23,6 +23,7 @@ use crate::drive::system::{Keys, BOX_ID};
 use crate::drive::tcp::TcpHost;
 use crate::drive::ws::{client_tls, door_tls, WsClient, WsDoor};
 use crate::world::host::{addr, cloud_certs, sim_clock};
+use crate::world::host::{BOX, CLOUD};
 use crate::world::plan::FaultPlan;
 use crate::world::seed::RunSeed;
 use crate::world::topology::{world_for, RunSpec, Topology};
@@ -82,30 +83,29 @@ pub fn build(spec: &RigSpec) -> (World, Rc<RefCell<RigShared>>, (usize, usize)) 
     let cloud_tcp = tcp_cfg.clone();
     let sh = shared.clone();
     let (k, params) = (keys.clone(), spec.quic.clone());
-    world.host("cloud", addr::CLOUD, move || {
+    world.host(CLOUD, addr::CLOUD, move || {
         let (sh, k, params, cloud_tcp) = (sh.clone(), k.clone(), params.clone(), cloud_tcp.clone());
         async move {
             let mut cloud = Cloud::new(CloudConfig::new(k.cloud.clone()), seed.key("model.cloud"));
             cloud.register_box(BOX_ID);
             cloud.pair(k.phone.public, BOX_ID);
-            let driver = CloudDriver::start("cloud", cloud, Tamper::default());
+            let driver = CloudDriver::start(CLOUD, cloud, Tamper::default());
             sh.borrow_mut().cloud = Some(driver.clone());
-            let tcp = TcpHost::bind_with("cloud", v4(addr::CLOUD), seed, cloud_tcp).await?;
-            let door = WsDoor::bind(&tcp, addr::CLOUD_PORT, door_tls(seed, "cloud"))?;
+            let tcp = TcpHost::bind_with(CLOUD, v4(addr::CLOUD), seed, cloud_tcp).await?;
+            let door = WsDoor::bind(&tcp, addr::CLOUD_PORT, door_tls(seed, CLOUD))?;
             driver.serve_ws(door);
-            let rng = seed.crypto("cloud");
+            let rng = seed.crypto(CLOUD);
             let provider = crypto_provider(&rng.sub("tls"));
-            let server =
-                quic_server_config(&provider, &sim_clock("cloud"), &cloud_certs(), new_server_session_store(), rng.sub_seed("quic/token-key"), &params);
+            let server = quic_server_config(&provider, &sim_clock(CLOUD), &cloud_certs(), new_server_session_store(), rng.sub_seed("quic/token-key"), &params);
             let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
-            let ep = QuicEndpoint::bind("cloud", SocketAddr::from(([0, 0, 0, 0], addr::CLOUD_PORT)), ep_cfg, Some(server)).await?;
+            let ep = QuicEndpoint::bind(CLOUD, SocketAddr::from(([0, 0, 0, 0], addr::CLOUD_PORT)), ep_cfg, Some(server)).await?;
             driver.serve_quic(ep).await
         }
     });
 
     let sh = shared.clone();
     let (k, params, via) = (keys, spec.quic.clone(), spec.box_transport);
-    world.host("box", addr::BOX, move || {
+    world.host(BOX, addr::BOX, move || {
         let (sh, k, params, box_tcp) = (sh.clone(), k.clone(), params.clone(), tcp_cfg.clone());
         async move {
             let cfg = BoxConfig::new(BOX_ID, k.box_.clone(), vec![k.phone.public], seed.sub_seed("model.box.site"));
@@ -113,12 +113,12 @@ pub fn build(spec: &RigSpec) -> (World, Rc<RefCell<RigShared>>, (usize, usize)) 
             sh.borrow_mut().boxn = Some(node.clone());
             let dial: BoxDialer = match via {
                 Transport::Quic => {
-                    let rng = seed.crypto("box");
+                    let rng = seed.crypto(BOX);
                     let provider = crypto_provider(&rng.sub("tls"));
                     // One store for the box's life: every reconnect resumes with 0-RTT keys.
                     let client = quic_client_config(
                         &provider,
-                        &sim_clock("box"),
+                        &sim_clock(BOX),
                         &cloud_certs(),
                         ClientResumption::Store(new_client_session_store()),
                         rng.sub_seed("quic/initial-dcid"),
@@ -126,22 +126,22 @@ pub fn build(spec: &RigSpec) -> (World, Rc<RefCell<RigShared>>, (usize, usize)) 
                     );
                     let ep_cfg =
                         quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
-                    let ep = QuicEndpoint::bind("box", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
+                    let ep = QuicEndpoint::bind(BOX, "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
                     Rc::new(move |target: String| {
                         let (ep, client) = (ep.clone(), client.clone());
                         Box::pin(async move { dial_quic(&ep, client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME, &target).await })
                     })
                 }
                 Transport::WebSocket => {
-                    let tcp = TcpHost::bind_with("box", v4(addr::BOX), seed, box_tcp.clone()).await?;
-                    let ws = Rc::new(WsClient::new(tcp, client_tls(seed, "box", ClientResumption::Store(new_client_session_store())), seed));
+                    let tcp = TcpHost::bind_with(BOX, v4(addr::BOX), seed, box_tcp.clone()).await?;
+                    let ws = Rc::new(WsClient::new(tcp, client_tls(seed, BOX, ClientResumption::Store(new_client_session_store())), seed));
                     Rc::new(move |target: String| {
                         let ws = ws.clone();
                         Box::pin(async move { dial_ws(&ws, door_v4(), ftw_crypto::consts::CLOUD_SERVER_NAME, &target).await })
                     })
                 }
             };
-            run_box("box", node, dial).await;
+            run_box(BOX, node, dial).await;
             Ok(())
         }
     });

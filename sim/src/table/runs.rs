@@ -14,6 +14,7 @@ use super::probe::{box_ready, now_ms, Got, Probe, Via, What};
 use super::rig::{build, rig_tcp, RigSpec};
 use crate::drive::system::Keys;
 use crate::world::host::addr;
+use crate::world::host::{BOX, CLOUD, PHONE};
 use crate::world::plan::{FaultPlan, LinkPlan};
 use crate::world::seed::RunSeed;
 use crate::world::time;
@@ -59,7 +60,7 @@ pub fn connects(seed: RunSeed, c: Cond, t: Transport, n: usize) -> (Vec<Sample>,
     let phone_tcp = rig_tcp(&spec.plan);
     let out: Rc<RefCell<(Vec<Sample>, Vec<Sample>)>> = Rc::default();
     let o = out.clone();
-    world.client("phone", addr::PHONE, async move {
+    world.client(PHONE, addr::PHONE, async move {
         let mut p = Probe::start(seed, phone_tcp).await?;
         box_ready(&shared, BOX_READY_BOUND).await;
         let via = Via::Direct(t);
@@ -123,7 +124,7 @@ pub fn stream(seed: RunSeed, c: Cond, t: Transport, n: usize) -> Stream {
     let out: Rc<RefCell<Out>> = Rc::default();
     let o = out.clone();
     let sh = shared.clone();
-    world.client("phone", addr::PHONE, async move {
+    world.client(PHONE, addr::PHONE, async move {
         let mut p = Probe::start(seed, phone_tcp).await?;
         box_ready(&sh, BOX_READY_BOUND).await;
         let via = Via::Direct(t);
@@ -162,7 +163,7 @@ pub fn stream(seed: RunSeed, c: Cond, t: Transport, n: usize) -> Stream {
                     net.nats[old].forget(addr::PHONE);
                 }
             }
-            trace::record("phone", "net.move", format!("now behind {}", if on_cell { "nat-cell" } else { "nat-wifi" }));
+            trace::record(PHONE, "net.move", format!("now behind {}", if on_cell { "nat-cell" } else { "nat-wifi" }));
             let t0 = now_ms();
             let at = match t {
                 // The same connection goes on. The phone taps at the switch: its
@@ -281,7 +282,7 @@ pub fn phone_view(seed: RunSeed, c: Cond, v: PhoneVia, n: usize) -> PhoneView {
     let phone_tcp = rig_tcp(&spec.plan);
     let out: Rc<RefCell<PhoneView>> = Rc::default();
     let o = out.clone();
-    world.client("phone", addr::PHONE, async move {
+    world.client(PHONE, addr::PHONE, async move {
         let mut p = Probe::start(seed, phone_tcp).await?;
         box_ready(&shared, BOX_READY_BOUND).await;
         let make = |p: &mut Probe| {
@@ -347,5 +348,5 @@ pub fn idle_day(seed: RunSeed, c: Cond, t: Transport, mtu_discovery: bool) -> u6
     });
     let outcome = world.run();
     assert!(outcome.result.is_ok(), "table run (idle) failed: {:?}", outcome.result);
-    ["box", "cloud"].iter().map(|h| outcome.bytes_by_host.get(*h).copied().unwrap_or(0)).sum()
+    [BOX, CLOUD].iter().map(|h| outcome.bytes_by_host.get(*h).copied().unwrap_or(0)).sum()
 }
