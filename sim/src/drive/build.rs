@@ -30,21 +30,25 @@ pub async fn cloud_quic_endpoint(seed: RunSeed) -> std::io::Result<QuicEndpoint>
     QuicEndpoint::bind(CLOUD, SocketAddr::from(([0, 0, 0, 0], addr::CLOUD_PORT)), ep_cfg, Some(server)).await
 }
 
-/// A client host's QUIC endpoint on an ephemeral port, and a config for a full
-/// handshake (no resumption: the phone's way), from the stream named `host`.
-pub async fn client_quic(seed: RunSeed, host: &'static str) -> std::io::Result<(QuicEndpoint, quinn_proto::ClientConfig)> {
+/// A QUIC client config for a full handshake (no resumption: the phone's way),
+/// its keys from the stream named `host`.
+pub fn client_config(seed: RunSeed, host: &'static str) -> quinn_proto::ClientConfig {
     let rng = seed.crypto(host);
-    let provider = ftw_crypto::crypto_provider(&rng.sub("tls"));
-    let client = ftw_crypto::quic_client_config(
+    let provider = crypto_provider(&rng.sub("tls"));
+    ftw_crypto::quic_client_config(
         &provider,
         &sim_clock(host),
         &cloud_certs(),
         ftw_crypto::ClientResumption::Disabled,
         rng.sub_seed("quic/initial-dcid"),
-        &ftw_crypto::QuicTransportParams::default(),
-    );
-    let ep = QuicEndpoint::bind(host, SocketAddr::from(([0, 0, 0, 0], 0)), endpoint_config(&rng), None).await?;
-    Ok((ep, client))
+        &QuicTransportParams::default(),
+    )
+}
+
+/// A client host's QUIC endpoint on an ephemeral port, and [`client_config`].
+pub async fn client_quic(seed: RunSeed, host: &'static str) -> std::io::Result<(QuicEndpoint, quinn_proto::ClientConfig)> {
+    let ep = QuicEndpoint::bind(host, SocketAddr::from(([0, 0, 0, 0], 0)), endpoint_config(&seed.crypto(host)), None).await?;
+    Ok((ep, client_config(seed, host)))
 }
 
 /// An endpoint config whose reset key, RNG and connection ids come from `rng`.

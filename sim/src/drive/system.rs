@@ -25,7 +25,7 @@ use ftw_wire::noise::{Key, Keypair};
 use crate::drive::app::cloud::{CloudDriver, CloudLog, RelayFault, Tamper};
 use crate::drive::app::phone::{dialer, PhoneApp, PhoneLog};
 use crate::drive::app::r#box::{run_box, BoxDialer};
-use crate::drive::build::cloud_quic_endpoint;
+use crate::drive::build::{client_quic, cloud_quic_endpoint};
 use crate::drive::link::dial_quic;
 use crate::drive::quic::QuicEndpoint;
 use crate::drive::tcp::{tcp_config_for, TcpHost};
@@ -243,18 +243,7 @@ pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCe
 pub async fn phone_app(spec: &RunSpec) -> std::io::Result<PhoneApp> {
     let seed = spec.seed;
     let keys = Keys::of(seed);
-    let rng = seed.crypto(PHONE);
-    let provider = crypto_provider(&rng.sub("tls"));
-    let client = quic_client_config(
-        &provider,
-        &sim_clock(PHONE),
-        &cloud_certs(),
-        ClientResumption::Disabled,
-        rng.sub_seed("quic/initial-dcid"),
-        &QuicTransportParams::default(),
-    );
-    let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
-    let ep = QuicEndpoint::bind(PHONE, "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
+    let (ep, client) = client_quic(seed, PHONE).await?;
     let tcp = TcpHost::bind_with(PHONE, v4(addr::PHONE), seed, tcp_config_for(&spec.plan, spec.plan.phone.mtu)).await?;
     let ws = Rc::new(WsClient::new(tcp, client_tls(seed, PHONE, ClientResumption::Disabled), seed));
     let door = SocketAddrV4::new(v4(addr::CLOUD), addr::CLOUD_PORT);

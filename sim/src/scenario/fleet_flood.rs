@@ -253,13 +253,13 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> RunReport {
 pub const FLEET_PIN_FLOOD: ScenarioDef = ScenarioDef {
     name: "fleet-pin-flood",
     about: "600 QUIC clients behind one NAT, one reactor; an on-path attacker copies every datagram from a forged port for 5 s: pins stay within 512, every connection carries on",
-    domain: // The crowd's leg impaired, and the attack (forged moves on the crowd's
+    // The crowd's leg impaired, and the attack (forged moves on the crowd's
     // leg, host "box") somewhere in its rounds; 600 clients take about 4 s of
     // wall time a case, so few cases. Loss is in again since quinn-proto restarts its
     // PTO backoff when it discards keys (sim/vendor/quinn-proto/PATCH.md: a Finished
     // lost after a lossy handshake was first probed past the idle timeout,
     // corpus/fleet-pin-flood-initial-hijacked.toml).
-    Domain {
+    domain: Domain {
         kinds: &[Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::ForgedMoves],
         always: &[Kind::ForgedMoves],
         horizon_ms: 8_000,

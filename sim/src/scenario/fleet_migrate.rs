@@ -11,7 +11,7 @@
 //!   reconnects (from a new socket) with 0-RTT and its first flight is answered
 //!   in one round trip; the phone makes a full handshake.
 
-use crate::drive::build::{client_endpoint_config, cloud_door, fleet_config, FleetRun, FLEET_TARGET};
+use crate::drive::build::{client_config, client_endpoint_config, cloud_door, fleet_config, FleetRun, FLEET_TARGET};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
@@ -246,16 +246,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
 
     let t = tally.clone();
     world.client(PHONE, addr::PHONE, async move {
-        let rng = seed.crypto(PHONE);
-        let provider = crypto_provider(&rng.sub("tls"));
-        let client = quic_client_config(
-            &provider,
-            &sim_clock(PHONE),
-            &cloud_certs(),
-            ClientResumption::Disabled,
-            rng.sub_seed("quic/initial-dcid"),
-            &QuicTransportParams::default(),
-        );
+        let client = client_config(seed, PHONE);
         let ep = QuicEndpoint::bind(PHONE, "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, PHONE, 0), None).await?;
         let mut dialled_at = time::now().as_millis() as u64;
         let mut link = match dial_through_moves(PHONE, &ep, &client, &phone_moves, &t).await {
@@ -648,17 +639,36 @@ pub fn run_resume_with(spec: &RunSpec) -> (RunReport, ResumeSummary) {
 pub const FLEET_MIGRATE: ScenarioDef = ScenarioDef {
     name: "fleet-migrate",
     about: "a phone rebinds and moves Wi-Fi to cellular behind the cloud's 4-reactor QUIC fleet (Forward): the same connection, forwarded then pinned",
-    domain: // The fleet's own laws hold for any reactor count; fleet-migrate also draws
+    // The fleet's own laws hold for any reactor count; fleet-migrate also draws
     // the routing (its laws follow it) and forged moves. Its phone gives up 25 s
     // after the plan's last outage, and forwarding-stops-after-pin holds with
     // bounded reordering (corpus/fleet-migrate-*).
-    Domain {
-        kinds: &[Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::Mtu, Kind::Rebind, Kind::SwitchNetwork, Kind::Blackhole, Kind::ForgedMoves],
+    domain: Domain {
+        kinds: &[
+            Kind::Delay,
+            Kind::Jitter,
+            Kind::Loss,
+            Kind::Duplicate,
+            Kind::Reorder,
+            Kind::Mtu,
+            Kind::Rebind,
+            Kind::SwitchNetwork,
+            Kind::Blackhole,
+            Kind::ForgedMoves,
+        ],
         fleet: true,
         fleet_routing: true,
         ..Domain::DEFAULT
     },
-    laws: &[broken(&NO_PANIC, &[Switch::PinGaugeDrift]), broken(&laws::SAME_CONNECTION, &[Switch::NoRouting]), broken(&laws::LONG_HEADERS_STAY, &[Switch::ForwardLongHeaders]), broken(&laws::OWNER_READS_WHAT_WAS_SENT, &[Switch::ForwardReference]), broken(&laws::ONE_PIN_PER_MOVE, &[Switch::ClaimPerPathReport]), judge(&laws::FORWARDING_STOPS_AFTER_PIN), judge(&laws::KERNEL_FILTER_FORWARDS_NOTHING)],
+    laws: &[
+        broken(&NO_PANIC, &[Switch::PinGaugeDrift]),
+        broken(&laws::SAME_CONNECTION, &[Switch::NoRouting]),
+        broken(&laws::LONG_HEADERS_STAY, &[Switch::ForwardLongHeaders]),
+        broken(&laws::OWNER_READS_WHAT_WAS_SENT, &[Switch::ForwardReference]),
+        broken(&laws::ONE_PIN_PER_MOVE, &[Switch::ClaimPerPathReport]),
+        judge(&laws::FORWARDING_STOPS_AFTER_PIN),
+        judge(&laws::KERNEL_FILTER_FORWARDS_NOTHING),
+    ],
     run,
 };
 
@@ -699,9 +709,9 @@ pub const FLEET_STILL: ScenarioDef = ScenarioDef {
 pub const FLEET_RESUME: ScenarioDef = ScenarioDef {
     name: "fleet-resume",
     about: "the cloud closes the box with 4408; the box reconnects with 0-RTT (answered in one round trip), the phone makes a full handshake",
-    domain: // Laws about exact round trips: only the default link holds them; timed
+    // Laws about exact round trips: only the default link holds them; timed
     // faults after the reconnect would test something else.
-    Domain { kinds: &[], fleet: true, ..Domain::DEFAULT },
+    domain: Domain { kinds: &[], fleet: true, ..Domain::DEFAULT },
     laws: &[judge(&laws::CLOSE_CODE_ARRIVES), judge(&laws::BOX_RESUMES_0RTT), judge(&laws::PHONE_FULL_HANDSHAKE)],
     run: run_resume,
 };

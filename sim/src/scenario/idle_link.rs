@@ -90,8 +90,8 @@ pub fn run(spec: &RunSpec) -> RunReport {
 pub const IDLE_LINK: ScenarioDef = ScenarioDef {
     name: "idle-link",
     about: "a phone and a box each hold a QUIC connection to the cloud for a simulated day: keepalives only",
-    domain: // A simulated day (2-3 s of wall time a case): faults anywhere in it, few cases.
-    Domain { horizon_ms: 86_000_000, test_cases: 2, ..Domain::DEFAULT },
+    // A simulated day (2-3 s of wall time a case): faults anywhere in it, few cases.
+    domain: Domain { horizon_ms: 86_000_000, test_cases: 2, ..Domain::DEFAULT },
     laws: &[judge(&laws::KEEPALIVE_HOLDS), judge(&laws::ONE_CONNECTION)],
     run,
 };

@@ -347,14 +347,14 @@ pub fn memory_per_network(s: &SessionSummary, end_ms: u64) -> Check {
 pub const PHONE_RACE: ScenarioDef = ScenarioDef {
     name: "phone-race",
     about: "the phone races every hour for 29 h: UDP blocked for two hours, a move to cellular and back; race, memory and demotion end to end",
-    domain: // Hourly races over 29 simulated hours (2-3 s of wall time a case): UDP
+    // Hourly races over 29 simulated hours (2-3 s of wall time a case): UDP
     // blocked or refused for up to three hours in the first six, moves, and a
     // phone leg of the default 20 ms (about half the cases: the WebSocket opens
     // within the 250 ms lead, which shows ws-first-cancels-probe) or of 44 to
     // 60 ms each way, where the WebSocket's three round trips outlast the lead
     // but QUIC's learning dial (lead + one round trip) is still under way when
     // it opens, which shows losing-dial-cancelled; few cases.
-    Domain {
+    domain: Domain {
         kinds: &[Kind::Delay, Kind::UdpBlocked, Kind::UdpRefused, Kind::SwitchNetwork],
         always: &[Kind::Delay, Kind::UdpBlocked],
         horizon_ms: 6 * 3_600_000,
@@ -368,7 +368,13 @@ pub const PHONE_RACE: ScenarioDef = ScenarioDef {
         fleet: false,
         fleet_routing: false,
     },
-    laws: &[judge(&laws::NEVER_TWO_SESSIONS), judge(&laws::WS_AFTER_250MS_WITHOUT_UDP), broken(&laws::QUIC_BACK_WITHIN_A_DAY, &[Switch::WsFirstCancelsProbe, Switch::LosingDialCancelled]), judge(&laws::MEMORY_PER_NETWORK), judge(&laws::WS_AT_ONCE_WHEN_REFUSED)],
+    laws: &[
+        judge(&laws::NEVER_TWO_SESSIONS),
+        judge(&laws::WS_AFTER_250MS_WITHOUT_UDP),
+        broken(&laws::QUIC_BACK_WITHIN_A_DAY, &[Switch::WsFirstCancelsProbe, Switch::LosingDialCancelled]),
+        judge(&laws::MEMORY_PER_NETWORK),
+        judge(&laws::WS_AT_ONCE_WHEN_REFUSED),
+    ],
     run,
 };
 
@@ -376,13 +382,13 @@ pub const PHONE_RACE: ScenarioDef = ScenarioDef {
 pub const DEMOTION_EXPIRY: ScenarioDef = ScenarioDef {
     name: "demotion-expiry",
     about: "the phone's QUIC path drops a minute in (demoted), then it races every hour for 27 h: the WebSocket first for a day, QUIC first after it",
-    domain: // Property 5 end to end: a path drop starting 2 to 10 s after the first
+    // Property 5 end to end: a path drop starting 2 to 10 s after the first
     // message at 10.2 s. QUIC notices it 30 to 45 s later (idle timeout after
     // the last keepalive), so it ends within the 60 s demotion window (a drop
     // at 25 s ended after 60 s: corpus/demotion-expiry-drop-past-window.toml).
     // The link's impairments and rebinds around it, no move (the law is per
     // network). About 1 s of wall time a case.
-    Domain {
+    domain: Domain {
         kinds: &[Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::Mtu, Kind::Rebind, Kind::PathDrop],
         always: &[Kind::PathDrop],
         horizon_ms: 20_000,
@@ -399,9 +405,9 @@ pub const DEMOTION_EXPIRY: ScenarioDef = ScenarioDef {
 pub const QUIC_REFUSED: ScenarioDef = ScenarioDef {
     name: "quic-refused",
     about: "UDP refused on the phone's leg; the phone races at 10 s, 1 h and 2 h: the WebSocket at once, then remembered",
-    domain: // Three races against a cloud without a QUIC door: the phone's leg delay
+    // Three races against a cloud without a QUIC door: the phone's leg delay
     // only (the law times the WebSocket's handshake exactly).
-    Domain { kinds: &[Kind::Delay], one_way_min_ms: 1, one_way_max_ms: 120, hosts: &[Host::Phone], test_cases: 8, ..Domain::DEFAULT },
+    domain: Domain { kinds: &[Kind::Delay], one_way_min_ms: 1, one_way_max_ms: 120, hosts: &[Host::Phone], test_cases: 8, ..Domain::DEFAULT },
     laws: &[judge(&laws::NEVER_TWO_SESSIONS), broken(&laws::WS_AT_ONCE_WHEN_REFUSED, &[Switch::RefusedWaitsForLead])],
     run: run_quic_refused,
 };

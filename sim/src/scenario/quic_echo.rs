@@ -205,8 +205,8 @@ pub const QUIC_ECHO: ScenarioDef = ScenarioDef {
 pub const QUIC_STREAM: ScenarioDef = ScenarioDef {
     name: "quic-stream",
     about: "a 90 s streaming session at 1 Hz (stream messages and datagrams), as quic-echo",
-    domain: // A 90 s session: faults anywhere in it.
-    Domain { horizon_ms: 85_000, ..Domain::DEFAULT },
+    // A 90 s session: faults anywhere in it.
+    domain: Domain { horizon_ms: 85_000, ..Domain::DEFAULT },
     laws: &[judge(&laws::ECHO_IN_ORDER), judge(&laws::ONE_CONNECTION), judge(&laws::DATAGRAMS_ECHOED), judge(&laws::CLEAN_CLOSE)],
     run: run_stream,
 };

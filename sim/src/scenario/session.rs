@@ -475,22 +475,50 @@ pub fn run_short(spec: &RunSpec, setup: Setup) -> (RunReport, SessionSummary) {
 pub const SESSION: ScenarioDef = ScenarioDef {
     name: "session",
     about: "phone, cloud and box end to end: pairing, hello, snapshot, live, a command round trip, background and back, through the plan's faults",
-    domain: // The session end to end: the network's faults, UDP blocked (the WebSocket
+    // The session end to end: the network's faults, UDP blocked (the WebSocket
     // carries it) or refused (only the client hears a refusal:
     // corpus/session-udp-refused-half-dead-quic.toml), the relay's replays and
     // overtaking bursts, a table change overtaken by later lives, the app's
     // life, a dropped path. A case is about 0.1 s of wall time.
-    Domain {
+    domain: Domain {
         kinds: &[
-            Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::Mtu, Kind::Rebind, Kind::SwitchNetwork, Kind::Blackhole,
-            Kind::UdpBlocked, Kind::UdpRefused,
-            Kind::PathDrop, Kind::ReplayDatagram, Kind::ReplayStream, Kind::OvertakeControl, Kind::LateTable, Kind::Background, Kind::Relaunch, Kind::Sleep,
+            Kind::Delay,
+            Kind::Jitter,
+            Kind::Loss,
+            Kind::Duplicate,
+            Kind::Reorder,
+            Kind::Mtu,
+            Kind::Rebind,
+            Kind::SwitchNetwork,
+            Kind::Blackhole,
+            Kind::UdpBlocked,
+            Kind::UdpRefused,
+            Kind::PathDrop,
+            Kind::ReplayDatagram,
+            Kind::ReplayStream,
+            Kind::OvertakeControl,
+            Kind::LateTable,
+            Kind::Background,
+            Kind::Relaunch,
+            Kind::Sleep,
         ],
         faults_max: 12,
         test_cases: 32,
         ..Domain::DEFAULT
     },
-    laws: &[judge(&laws::VALUES_ARE_SENT_VALUES), judge(&laws::CMD_ROUND_TRIP), judge(&laws::LIVE_GAP_NOT_VALUE), judge(&laws::BLIND_RELAY), judge(&laws::STREAMS_AFTER_HEAL), broken(&laws::REPLAYED_DATAGRAM_DROPPED, &[Switch::DatagramReplayEndsSession]), broken(&laws::STREAM_REPLAY_ENDS_SESSION, &[Switch::StreamReplayOnlyDropped]), broken(&laws::NO_FALSE_REPLAY, &[Switch::ReplayWindow64]), broken(&laws::LATE_LIVE_TABLE_KEPT, &[Switch::LateLiveTableDropped]), broken(&laws::DEMOTED_GOES_WS_FIRST, &[Switch::NoCloseDemotes]), judge(&laws::MOVE_RECOVERS_WITHIN_PTO)],
+    laws: &[
+        judge(&laws::VALUES_ARE_SENT_VALUES),
+        judge(&laws::CMD_ROUND_TRIP),
+        judge(&laws::LIVE_GAP_NOT_VALUE),
+        judge(&laws::BLIND_RELAY),
+        judge(&laws::STREAMS_AFTER_HEAL),
+        broken(&laws::REPLAYED_DATAGRAM_DROPPED, &[Switch::DatagramReplayEndsSession]),
+        broken(&laws::STREAM_REPLAY_ENDS_SESSION, &[Switch::StreamReplayOnlyDropped]),
+        broken(&laws::NO_FALSE_REPLAY, &[Switch::ReplayWindow64]),
+        broken(&laws::LATE_LIVE_TABLE_KEPT, &[Switch::LateLiveTableDropped]),
+        broken(&laws::DEMOTED_GOES_WS_FIRST, &[Switch::NoCloseDemotes]),
+        judge(&laws::MOVE_RECOVERS_WITHIN_PTO),
+    ],
     run,
 };
 

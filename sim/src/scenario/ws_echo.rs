@@ -223,10 +223,16 @@ fn plan_can_kill_a_link(plan: &crate::world::plan::FaultPlan) -> bool {
 pub const WS_ECHO: ScenarioDef = ScenarioDef {
     name: "ws-echo",
     about: "quic-echo over the WebSocket door (TCP, TLS 1.3, upgrade) through Link: ten echoes and ten datagrams sent as messages",
-    domain: // A WebSocket has no migration: a rebind or a move gives its TCP flow a new
+    // A WebSocket has no migration: a rebind or a move gives its TCP flow a new
     // outside port and the cloud resets it (as behind a real NAT), and ws-echo
     // has no reconnect. Its laws hold under everything else.
-    Domain { kinds: &[Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::Mtu, Kind::Blackhole], ..Domain::DEFAULT },
-    laws: &[judge(&laws::ECHO_IN_ORDER), judge(&laws::DEATH_NEEDS_A_FAULT), judge(&laws::ONE_CONNECTION), judge(&laws::WS_DATAGRAMS_AS_MESSAGES), judge(&laws::CLEAN_CLOSE)],
+    domain: Domain { kinds: &[Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::Mtu, Kind::Blackhole], ..Domain::DEFAULT },
+    laws: &[
+        judge(&laws::ECHO_IN_ORDER),
+        judge(&laws::DEATH_NEEDS_A_FAULT),
+        judge(&laws::ONE_CONNECTION),
+        judge(&laws::WS_DATAGRAMS_AS_MESSAGES),
+        judge(&laws::CLEAN_CLOSE),
+    ],
     run,
 };

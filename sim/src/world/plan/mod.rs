@@ -13,7 +13,7 @@ use crate::world::host::Host;
 pub mod kind;
 
 use crate::world::net::fault::{Chain, Delay, Duplicate, ForgeMoves, Jitter, Loss, Mtu, Reorder, Window};
-pub use kind::{Actor, FaultKind, TimedKind};
+pub use kind::{Actor, FaultKind, TimedFault, TimedKind};
 
 /// Link settings of one leg (phone's or box's), both directions.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -38,14 +38,6 @@ impl Default for LinkPlan {
     fn default() -> Self {
         LinkPlan { one_way_ms: 20, jitter_ms: 0, loss_pct: 0.0, duplicate_pct: 0.0, reorder_pct: 0.0, reorder_k: 3, reorder_hold_max_ms: 200, mtu: 1500 }
     }
-}
-
-/// A fault at a time.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-pub struct TimedFault {
-    pub at_ms: u64,
-    #[serde(flatten)]
-    pub fault: FaultKind,
 }
 
 /// The simulated hosts' TCP (`tcp = "linux"` / `tcp = "smoltcp"`; ftw-tcp's

@@ -2,8 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Actor, Draw, TimedKind};
-use crate::world::domain::Kind;
+use super::{Actor, Draw, Kind, TimedKind};
 use crate::world::host::Host;
 
 /// An on-path attacker on the host's leg (RFC 9000 section 9.3.3) copies

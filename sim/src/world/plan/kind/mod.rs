@@ -7,7 +7,6 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::world::domain::Kind;
 use crate::world::host::Host;
 use crate::world::net::fault::Outage;
 
@@ -38,7 +37,7 @@ pub use reverse_datagrams::ReverseDatagrams;
 pub use sleep::Sleep;
 pub use switch_network::SwitchNetwork;
 pub use table_change::TableChange;
-pub use udp_blocked::UdpBlocked;
+pub use udp_blocked::{UdpBlocked, PATH_DROP_MAX_MS, PATH_DROP_MIN_MS};
 pub use udp_refused::UdpRefused;
 
 /// Who carries a timed fault out.
@@ -153,5 +152,138 @@ impl FaultKind {
     /// A fault of the phone's app life (the scenario's phone carries it out).
     pub fn is_app_life(&self) -> bool {
         self.actor() == Actor::AppLife
+    }
+}
+
+/// A fault at a time.
+#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
+pub struct TimedFault {
+    pub at_ms: u64,
+    #[serde(flatten)]
+    pub fault: FaultKind,
+}
+
+/// A kind of fault the generator can switch on (the unit of swarm testing).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
+pub enum Kind {
+    /// A one-way delay other than the default 20 ms.
+    Delay,
+    Jitter,
+    Loss,
+    Duplicate,
+    Reorder,
+    /// A path MTU below 1500 (never below QUIC's 1280-byte floor).
+    Mtu,
+    /// NAT rebinds (new outside port, same inside flow).
+    Rebind,
+    /// The phone moves Wi-Fi to cellular (and back).
+    SwitchNetwork,
+    /// A leg drops everything for a while.
+    Blackhole,
+    /// UDP dropped for a while (TCP passes): only scenarios with a WebSocket survive it.
+    UdpBlocked,
+    /// UDP refused at once for a while (TCP passes).
+    UdpRefused,
+    /// The phone's UDP goes silent past QUIC's 30 s idle timeout (UDP blocked on
+    /// the phone's leg for 31 to 60 s): the QUIC path drops, which demotes QUIC.
+    PathDrop,
+    /// The relay sends a phone-bound datagram twice.
+    ReplayDatagram,
+    /// The relay sends a phone-bound control-lane stream message twice.
+    ReplayStream,
+    /// The relay holds a phone-bound stream message behind a burst of later ones.
+    OvertakeControl,
+    /// The box's table changes and the relay sends the next datagrams newest
+    /// first: the live carrying the new table comes late (Freshness case 17).
+    LateTable,
+    /// The phone's app goes to the background for a while.
+    Background,
+    /// The phone's app is killed and launched again.
+    Relaunch,
+    /// The phone sleeps for hours (its wall clock jumps) and reconnects.
+    Sleep,
+    /// An on-path attacker copies a host's datagrams from forged ports, the
+    /// copy first (RFC 9000 section 9.3.3).
+    ForgedMoves,
+}
+
+/// Every kind, in the order the generator draws them.
+pub const KINDS: &[Kind] = &[
+    Kind::Delay,
+    Kind::Jitter,
+    Kind::Loss,
+    Kind::Duplicate,
+    Kind::Reorder,
+    Kind::Mtu,
+    Kind::Rebind,
+    Kind::SwitchNetwork,
+    Kind::Blackhole,
+    Kind::UdpBlocked,
+    Kind::UdpRefused,
+    Kind::PathDrop,
+    Kind::ReplayDatagram,
+    Kind::ReplayStream,
+    Kind::OvertakeControl,
+    Kind::LateTable,
+    Kind::Background,
+    Kind::Relaunch,
+    Kind::Sleep,
+    Kind::ForgedMoves,
+];
+
+impl Kind {
+    /// A timed fault (drawn with a time and a host), not a link setting.
+    pub fn is_timed(self) -> bool {
+        !matches!(self, Kind::Delay | Kind::Jitter | Kind::Loss | Kind::Duplicate | Kind::Reorder | Kind::Mtu)
+    }
+    pub fn name(self) -> &'static str {
+        match self {
+            Kind::Delay => "delay",
+            Kind::Jitter => "jitter",
+            Kind::Loss => "loss",
+            Kind::Duplicate => "duplicate",
+            Kind::Reorder => "reorder",
+            Kind::Mtu => "mtu",
+            Kind::Rebind => "rebind",
+            Kind::SwitchNetwork => "switch_network",
+            Kind::Blackhole => "blackhole",
+            Kind::UdpBlocked => "udp_blocked",
+            Kind::UdpRefused => "udp_refused",
+            Kind::PathDrop => "path_drop",
+            Kind::ReplayDatagram => "replay_datagram",
+            Kind::ReplayStream => "replay_stream_message",
+            Kind::OvertakeControl => "overtake_control",
+            Kind::LateTable => "late_table",
+            Kind::Background => "background",
+            Kind::Relaunch => "relaunch",
+            Kind::Sleep => "sleep",
+            Kind::ForgedMoves => "forged_moves",
+        }
+    }
+    /// The timed faults this swarm kind makes of one drawn case's values (each
+    /// kind's `drawn` says how); empty for the link settings.
+    pub fn draw(self, d: &Draw) -> Vec<TimedFault> {
+        let one = |fault| vec![TimedFault { at_ms: d.at_ms, fault }];
+        match self {
+            Kind::Delay | Kind::Jitter | Kind::Loss | Kind::Duplicate | Kind::Reorder | Kind::Mtu => vec![],
+            Kind::Rebind => one(FaultKind::Rebind(Rebind::drawn(d))),
+            Kind::SwitchNetwork => one(FaultKind::SwitchNetwork(SwitchNetwork::drawn(d))),
+            Kind::Blackhole => one(FaultKind::Blackhole(Blackhole::drawn(d))),
+            Kind::UdpBlocked => one(FaultKind::UdpBlocked(UdpBlocked::drawn(d))),
+            Kind::UdpRefused => one(FaultKind::UdpRefused(UdpRefused::drawn(d))),
+            Kind::PathDrop => one(FaultKind::UdpBlocked(UdpBlocked::drawn_path_drop(d))),
+            Kind::ReplayDatagram => one(FaultKind::ReplayDatagram(ReplayDatagram::drawn(d))),
+            Kind::ReplayStream => one(FaultKind::ReplayStreamMessage(ReplayStreamMessage::drawn(d))),
+            Kind::OvertakeControl => one(FaultKind::OvertakeControl(OvertakeControl::drawn(d))),
+            Kind::LateTable => {
+                let mut v = one(FaultKind::TableChange(TableChange::drawn(d)));
+                v.extend(one(FaultKind::ReverseDatagrams(ReverseDatagrams::drawn(d))));
+                v
+            }
+            Kind::Background => one(FaultKind::Background(Background::drawn(d))),
+            Kind::Relaunch => one(FaultKind::Relaunch(Relaunch::drawn(d))),
+            Kind::Sleep => one(FaultKind::Sleep(Sleep::drawn(d))),
+            Kind::ForgedMoves => one(FaultKind::ForgedMoves(ForgedMoves::drawn(d))),
+        }
     }
 }

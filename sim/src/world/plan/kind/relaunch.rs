@@ -2,8 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Actor, Draw, TimedKind};
-use crate::world::domain::Kind;
+use super::{Actor, Draw, Kind, TimedKind};
 use crate::world::host::Host;
 
 /// The phone's app is killed and launched again.

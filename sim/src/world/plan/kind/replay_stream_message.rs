@@ -2,8 +2,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use super::{Actor, Draw, TimedKind};
-use crate::world::domain::Kind;
+use super::{Actor, Draw, Kind, TimedKind};
 use crate::world::host::Host;
 
 /// The relay sends the first phone-bound control-lane stream message at or

@@ -2,10 +2,15 @@
 
 use serde::{Deserialize, Serialize};
 
+use super::Kind;
 use super::{Actor, Draw, TimedKind};
-use crate::world::domain::{Kind, PATH_DROP_MAX_MS, PATH_DROP_MIN_MS};
 use crate::world::host::Host;
 use crate::world::net::fault::Outage;
+
+/// The shortest drawn path drop: past QUIC's 30 s idle timeout (sim/crypto).
+pub const PATH_DROP_MIN_MS: u64 = 31_000;
+/// The longest drawn path drop.
+pub const PATH_DROP_MAX_MS: u64 = 60_000;
 
 /// UDP dropped on the host's leg for `for_ms` (TCP passes).
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
