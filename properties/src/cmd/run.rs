@@ -17,7 +17,8 @@ use crate::{corpus, timeline};
 /// One run of a scenario from a seed.
 #[derive(clap::Args)]
 pub struct Args {
-    #[arg(long, default_value = "quic-echo")]
+    /// The scenario (`ftwsim list`); the default runs the whole system: phone, box and cloud end to end.
+    #[arg(long, default_value = "session")]
     scenario: String,
     /// The run seed: decimal, or hex with 0x.
     #[arg(long, default_value = "1")]
