@@ -50,3 +50,35 @@ fn names_are_unique_and_every_switch_breaks_a_declared_law() {
         }
     }
 }
+
+/// Each timed fault kind is declared once (its file under `world/plan/kind/`):
+/// what a swarm kind draws names that swarm kind back, names a host its kind
+/// allows, and is written and read back in TOML unchanged.
+#[test]
+fn every_fault_kind_draws_itself_back_and_round_trips_toml() {
+    use ftw_sim::world::domain::KINDS;
+    use ftw_sim::world::host::Host;
+    use ftw_sim::world::plan::kind::Draw;
+    use ftw_sim::world::plan::{FaultPlan, TimedFault};
+    let mut drawn: Vec<TimedFault> = Vec::new();
+    for k in KINDS.iter().copied().filter(|k| k.is_timed()) {
+        for host in [Host::Phone, Host::Box] {
+            for extra in [1, 64, 128] {
+                let faults = k.draw(&Draw { host, at_ms: 3_000, for_ms: 500, extra });
+                assert!(!faults.is_empty(), "{k:?} draws nothing");
+                for f in &faults {
+                    assert_eq!(f.fault.def().swarm(), k, "{k:?} drew {f:?}, which names another swarm kind");
+                    if let Some(only) = f.fault.def().only_host() {
+                        assert_eq!(f.fault.host(), only, "{f:?}");
+                    }
+                }
+                drawn.extend(faults);
+            }
+        }
+    }
+    let plan = FaultPlan { faults: drawn, ..FaultPlan::default() };
+    plan.validate().expect("drawn faults are valid");
+    let text = toml::to_string(&plan).expect("TOML");
+    let back: FaultPlan = toml::from_str(&text).expect("reads back");
+    assert_eq!(back, plan);
+}
