@@ -6,11 +6,30 @@ use ftw_sim::scenario::{self, Verdict};
 use ftw_sim::world::topology::RunSpec;
 use ftw_sim::RunSeed;
 
-/// Measure speed: a simulated idle day (idle-link) and a 90 s session (quic-stream).
+/// Measure speed: a simulated idle day (idle-link), a 90 s session (quic-stream), the table, fuzz throughput.
 #[derive(clap::Args)]
 pub struct Args {
     #[arg(long)]
     json: bool,
+}
+
+/// Fuzz throughput over the whole mix: 60 s of `ftwsim fuzz --jobs 1` (equal
+/// time share, every scenario, seeds from 1), as cases per second per core.
+fn fuzz_cases_per_core_s() -> f64 {
+    let opts = crate::fuzz::FuzzOpts {
+        stop: crate::fuzz::Stop::Time(60),
+        property: None,
+        scenarios: ftw_sim::scenario::SCENARIOS.iter().map(|s| s.name.to_string()).collect(),
+        switches: Default::default(),
+        shard: (0, 1),
+        seed_from: 1,
+        out_dir: std::env::temp_dir().join("ftwsim-bench-found"),
+        determinism_every: u64::MAX,
+        jobs: 1,
+        progress: false,
+    };
+    let s = crate::fuzz::fuzz(&opts).expect("known scenarios");
+    s.cases as f64 / s.wall_s
 }
 
 /// One scenario's seed 1: (verdict, simulated s, wall s, steps).
@@ -27,6 +46,7 @@ pub fn main(a: Args) -> ExitCode {
     let table_wall = std::time::Instant::now(); // the tool's own wall clock, never seen by the runs
     let table_rows = ftw_sim::table::run(&ftw_sim::table::TableOpts::default()).rows.len();
     let table_wall_s = table_wall.elapsed().as_secs_f64();
+    let fuzz_rate = fuzz_cases_per_core_s();
     if a.json {
         println!(
             "{}",
@@ -38,6 +58,7 @@ pub fn main(a: Args) -> ExitCode {
                 "session_wall_s": ses_wall,
                 "session_steps": ses_steps,
                 "table_wall_s": table_wall_s,
+                "fuzz_cases_per_core_s": fuzz_rate,
                 "verdicts": [format!("{v1:?}"), format!("{v2:?}")],
             })
         );
@@ -51,6 +72,7 @@ pub fn main(a: Args) -> ExitCode {
             ses_sim / ses_wall
         );
         println!("ftwsim table (seed 1, 30 samples, {table_rows} rows): {table_wall_s:.1} wall s");
+        println!("fuzz throughput (60 s, one core, every scenario, equal time share): {fuzz_rate:.1} cases per second per core");
     }
     ExitCode::SUCCESS
 }
