@@ -156,7 +156,7 @@ pub fn replay(files: &[PathBuf]) -> Vec<Replayed> {
         .map(|f| Replayed {
             path: f.clone(),
             outcome: load(f).and_then(|e| {
-                let report = scenario::run(&e.spec)?;
+                let report = crate::reference::run(&e.spec)?;
                 let hash = report.outcome.trace.hash();
                 Ok((e, report.verdict(), hash))
             }),

@@ -213,7 +213,7 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
         let spot = replay_only || k.is_multiple_of(opts.determinism_every);
         let mut replay_failure = None;
         if spot {
-            let again = scenario::run(&run.spec).expect("ran once already");
+            let again = crate::reference::run(&run.spec).expect("ran once already");
             let (ha, hb) = (run.report.outcome.trace.hash(), again.outcome.trace.hash());
             if ha != hb {
                 let d = ftw_sim::world::trace::first_divergence(run.report.outcome.trace.events(), again.outcome.trace.events());

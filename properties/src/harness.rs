@@ -8,7 +8,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use ftw_sim::scenario::{self, RunReport, Verdict};
+use ftw_sim::scenario::{RunReport, Verdict};
 use ftw_sim::world::switch::Switches;
 use ftw_sim::world::topology::RunSpec;
 use ftw_sim::{parse_seed, RunSeed};
@@ -207,7 +207,7 @@ pub struct CaseRun {
 /// Run one case under a law.
 pub fn run_case(check: &Check, case: &Case, law: Law) -> Result<CaseRun, String> {
     let spec = spec_of(&check.scenario, &check.switches, case);
-    let report = scenario::run(&spec)?;
+    let report = crate::reference::run(&spec)?;
     let verdict = law(&spec, &report);
     Ok(CaseRun { spec, verdict, report })
 }
@@ -304,8 +304,8 @@ pub fn check(scenario: &str, switches: &Switches, cases: u32) -> Result<u32, Box
 /// Replay law: the case run twice gives the same trace hash; on a mismatch,
 /// the first divergence.
 pub fn replays_exactly(spec: &RunSpec) -> Result<String, String> {
-    let a = scenario::run(spec)?;
-    let b = scenario::run(spec)?;
+    let a = crate::reference::run(spec)?;
+    let b = crate::reference::run(spec)?;
     let (ha, hb) = (a.outcome.trace.hash(), b.outcome.trace.hash());
     if ha == hb {
         return Ok(ha);

@@ -6,6 +6,7 @@
 //! - [`coverage`]: event kinds counted across cases; the expected list.
 //! - [`timeline`]: one run as an SVG or HTML picture.
 //! - [`laws`]: which scenario and property catch each bug switch.
+//! - [`reference`]: reference models in lockstep with the models.
 //! - [`corpus`]: failures and hard cases kept as data.
 
 pub mod cmd;
@@ -14,5 +15,6 @@ pub mod coverage;
 pub mod fuzz;
 pub mod harness;
 pub mod laws;
+pub mod reference;
 pub mod strategy;
 pub mod timeline;

@@ -2,7 +2,7 @@
 
 use std::process::ExitCode;
 
-use ftw_sim::scenario::{self, Verdict};
+use ftw_sim::scenario::Verdict;
 use ftw_sim::world::topology::RunSpec;
 use ftw_sim::RunSeed;
 
@@ -35,7 +35,7 @@ fn fuzz_cases_per_core_s() -> f64 {
 /// One scenario's seed 1: (verdict, simulated s, wall s, steps).
 fn timed(name: &str) -> (Verdict, f64, f64, u64) {
     let wall = std::time::Instant::now(); // the tool's own wall clock, never seen by the run
-    let r = scenario::run(&RunSpec::new(name, RunSeed(1))).expect("known scenario");
+    let r = crate::reference::run(&RunSpec::new(name, RunSeed(1))).expect("known scenario");
     let wall_s = wall.elapsed().as_secs_f64();
     (r.verdict(), r.outcome.sim_elapsed.as_secs_f64(), wall_s, r.outcome.steps)
 }

@@ -59,8 +59,8 @@ fn opts(a: Args) -> Result<(FuzzOpts, bool), String> {
     let seed_from = parse_seed(&a.seed_from).map_err(|e| format!("--seed-from: {e}"))?.0;
     let switches = Switches::parse(a.switches.iter().map(String::as_str)).map_err(|e| format!("--switch: {e}"))?;
     if let Some(p) = &a.property {
-        if p != "run" && p != "replay" && scenario::law(p).is_none() {
-            let known: Vec<&str> = scenario::all_laws().iter().map(|l| l.name).collect();
+        if p != "run" && p != "replay" && crate::reference::law(p).is_none() {
+            let known: Vec<&str> = crate::reference::all_laws().iter().map(|l| l.name).collect();
             return Err(format!("--property: unknown property {p:?}; known properties: run, replay, {}", known.join(", ")));
         }
     }

@@ -3,7 +3,7 @@
 
 use std::process::ExitCode;
 
-use ftw_sim::scenario::{self, SCENARIOS};
+use ftw_sim::scenario::SCENARIOS;
 use ftw_sim::world::switch::Switch;
 
 /// Scenarios, properties (laws) and bug switches, one a line.
@@ -14,7 +14,7 @@ pub fn main(_: Args) -> ExitCode {
     for s in SCENARIOS {
         println!("scenario {}  {}", s.name, s.about);
     }
-    for l in scenario::all_laws() {
+    for l in crate::reference::all_laws() {
         println!("property {}  {}", l.name, l.about);
     }
     for s in Switch::ALL {

@@ -10,6 +10,7 @@
 
 pub mod domain;
 pub mod host;
+pub mod journal;
 pub mod net;
 pub mod panic;
 pub mod plan;

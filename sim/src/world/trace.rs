@@ -41,6 +41,9 @@ pub struct Trace {
     /// Typed decisions (`kind~tag`, the tag a model's enum name), counted
     /// beside the events and never hashed: what coverage and laws count.
     tags: std::collections::BTreeMap<String, u64>,
+    /// Every model step, for the reference models (never hashed; kept even
+    /// when events are not).
+    journal: Vec<super::journal::Entry>,
 }
 
 impl std::fmt::Debug for Trace {
@@ -57,7 +60,7 @@ impl Default for Trace {
 
 impl Trace {
     pub fn new(keep_events: bool) -> Self {
-        Trace { hasher: Sha256::new(), events: Vec::new(), keep_events, count: 0, counts: Default::default(), tags: Default::default() }
+        Trace { hasher: Sha256::new(), events: Vec::new(), keep_events, count: 0, counts: Default::default(), tags: Default::default(), journal: Vec::new() }
     }
 
     pub fn record(&mut self, ev: Event) {
@@ -94,6 +97,11 @@ impl Trace {
     /// How many typed decisions of each `kind~tag` ([`tag`]).
     pub fn tags(&self) -> &std::collections::BTreeMap<String, u64> {
         &self.tags
+    }
+
+    /// Every model step the drivers journaled, in order ([`super::journal`]).
+    pub fn journal(&self) -> &[super::journal::Entry] {
+        &self.journal
     }
 
     /// The trace as JSON lines, one event a line.
@@ -164,6 +172,15 @@ pub fn tag(kind: &str, tag: &'static str) {
     CURRENT.with(|c| {
         if let Some(tr) = c.borrow_mut().as_mut() {
             *tr.tags.entry(format!("{kind}~{tag}")).or_default() += 1;
+        }
+    });
+}
+
+/// Append a model step to the current trace's journal (not hashed).
+pub(crate) fn journal(entry: super::journal::Entry) {
+    CURRENT.with(|c| {
+        if let Some(tr) = c.borrow_mut().as_mut() {
+            tr.journal.push(entry);
         }
     });
 }

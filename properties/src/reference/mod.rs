@@ -1,0 +1,81 @@
+//! Reference models in lockstep (issue 14 section 2).
+//!
+//! For each model whose rules can be written small, a second implementation
+//! straight from the SPEC's words: deliberately simple (a `BTreeSet` where the
+//! model has a bitmap, a table where it has a match), sharing no code with the
+//! model. Every run journals what each model was given and what it decided
+//! (`ftw_sim::world::journal`); after the run its reference replays the same
+//! inputs and compares every decision. The law `<model>-agrees-with-spec`
+//! fails at the first step where they differ and names it.
+//!
+//! TigerBeetle checks its state machine against a simple model this way;
+//! FoundationDB's workloads check against in-memory references.
+
+use ftw_sim::scenario::{self, Check, Law, RunReport};
+use ftw_sim::world::journal::Entry;
+use ftw_sim::world::topology::RunSpec;
+
+/// A reference model and the law it judges.
+pub struct Reference {
+    pub law: Law,
+    /// Replays the journal: `None` when the run gave its model nothing to do.
+    pub check: fn(&[Entry]) -> Option<Lockstep>,
+}
+
+/// How a reference fared against its model over one run.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Lockstep {
+    /// Every decision agreed (`steps` of the model's steps compared).
+    Agreed { steps: usize },
+    /// The first step where the model and the SPEC differ.
+    Differs { index: usize, entry: String, model: String, spec: String },
+}
+
+impl Lockstep {
+    fn detail(&self) -> String {
+        match self {
+            Lockstep::Agreed { steps } => format!("{steps} steps agree with the SPEC"),
+            Lockstep::Differs { index, entry, model, spec } => {
+                format!("journal step #{index} ({entry}): the model decided {model}; the SPEC says {spec}")
+            }
+        }
+    }
+}
+
+/// Every reference model, in the order their laws are listed.
+pub const REFERENCES: &[&Reference] = &[];
+
+/// The laws the references judge.
+pub fn laws() -> Vec<&'static Law> {
+    REFERENCES.iter().map(|r| &r.law).collect()
+}
+
+/// Every law: the scenarios' (universal ones first) then the references'.
+pub fn all_laws() -> Vec<&'static Law> {
+    let mut out = scenario::all_laws();
+    out.extend(laws());
+    out
+}
+
+/// The law named `name`, a scenario's or a reference's.
+pub fn law(name: &str) -> Option<&'static Law> {
+    all_laws().into_iter().find(|l| l.name == name)
+}
+
+/// Add a check for every reference whose model took part in the run.
+pub fn judge(report: &mut RunReport) {
+    let journal = report.outcome.trace.journal().to_vec();
+    for r in REFERENCES {
+        if let Some(l) = (r.check)(&journal) {
+            report.checks.push(Check { law: &r.law, ok: matches!(l, Lockstep::Agreed { .. }), detail: l.detail() });
+        }
+    }
+}
+
+/// Run a spec (as `ftw_sim::scenario::run`) and judge the references on it:
+/// what every command, test and the fuzzer run.
+pub fn run(spec: &RunSpec) -> Result<RunReport, String> {
+    let mut report = scenario::run(spec)?;
+    judge(&mut report);
+    Ok(report)
+}
