@@ -7,6 +7,7 @@
 //! - [`timeline`]: one run as an SVG or HTML picture.
 //! - [`laws`]: which scenario and property catch each bug switch.
 //! - [`reference`]: reference models in lockstep with the models.
+//! - [`rules`]: the rule table: every rule of the SPEC and the laws that check it.
 //! - [`corpus`]: failures and hard cases kept as data.
 
 pub mod cmd;
@@ -16,5 +17,6 @@ pub mod fuzz;
 pub mod harness;
 pub mod laws;
 pub mod reference;
+pub mod rules;
 pub mod strategy;
 pub mod timeline;

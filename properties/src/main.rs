@@ -26,6 +26,8 @@ enum Cmd {
     Replay(cmd::replay::Args),
     /// Scenarios, properties and bug switches, one a line.
     List(cmd::list::Args),
+    /// The rule table: every rule of the SPEC, its laws, where they are judged, what breaks them (Markdown).
+    Rules(cmd::rules::Args),
     /// Measure speed: a simulated idle day (idle-link) and a 90 s session (quic-stream).
     Bench(cmd::bench::Args),
     /// The seed's tables in the simulated rig: the system, the phone's view, an idle box's bytes.
@@ -40,6 +42,7 @@ fn main() -> ExitCode {
         Cmd::Fuzz(a) => cmd::fuzz::main(a),
         Cmd::Replay(a) => cmd::replay::main(a),
         Cmd::List(a) => cmd::list::main(a),
+        Cmd::Rules(a) => cmd::rules::main(a),
         Cmd::Bench(a) => cmd::bench::main(a),
         Cmd::Table(a) => cmd::table::main(a),
     }

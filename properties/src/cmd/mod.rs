@@ -6,6 +6,7 @@ pub mod bench;
 pub mod fuzz;
 pub mod list;
 pub mod replay;
+pub mod rules;
 pub mod run;
 pub mod table;
 pub mod timeline;

@@ -13,11 +13,14 @@
 
 use ftw_sim::scenario::{self, Check, Law, RunReport};
 use ftw_sim::world::journal::Entry;
+use ftw_sim::world::switch::Switch;
 use ftw_sim::world::topology::RunSpec;
 
 /// A reference model and the law it judges.
 pub struct Reference {
     pub law: Law,
+    /// The bug switches that make its model disagree (shown in the rule table).
+    pub broken_by: &'static [Switch],
     /// Replays the journal: `None` when the run gave its model nothing to do.
     pub check: fn(&[Entry]) -> Option<Lockstep>,
 }

@@ -47,6 +47,10 @@ pub const SERVICE_CLOSE_KEEPS_QUIC: Law = Law { name: "service-close-keeps-quic"
 pub const REPLAYED_DATAGRAM_DROPPED: Law = Law { name: "replayed-datagram-dropped", about: "a replay that came as a datagram is dropped: the session goes on" };
 pub const STREAM_REPLAY_ENDS_SESSION: Law =
     Law { name: "stream-replay-ends-session", about: "a replay on a stream ends the session: it is never only dropped" };
+pub const NOTHING_BROKEN_UNTAMPERED: Law = Law {
+    name: "nothing-broken-untampered",
+    about: "no message fails to open unless someone broke it: frames, buckets, envelopes and both Noise layers agree end to end, so no session ends broken",
+};
 pub const NO_FALSE_REPLAY: Law = Law {
     name: "no-false-replay",
     about: "a burst overtaking a control message never causes a false replay: every replay the carrier saw is one the relay made",

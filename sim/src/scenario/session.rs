@@ -144,6 +144,7 @@ pub fn run_with(spec: &RunSpec, setup: &Setup) -> (RunReport, SessionSummary) {
         stream_replay_ends_session(&s),
         no_false_replay(&s),
         late_live_table_kept(&s),
+        nothing_broken_untampered(&s),
         demoted_goes_ws_first(&s),
         move_recovers_within_pto(&s, &spec.plan, &net.borrow().moves, length),
     ];
@@ -327,6 +328,27 @@ pub fn stream_replay_ends_session(s: &SessionSummary) -> Check {
     }
 }
 
+/// SPEC section 2 end to end: the phone's codec and both Noise layers agree
+/// with the box's and the cloud's, so a message fails to open only when
+/// someone broke it. No fault kind of any plan corrupts a session's bytes
+/// (the relay replays, holds back and reorders; the network's forged packets
+/// never pass QUIC's or TLS's AEAD), so a session ending `broken` is a bug in
+/// a frame, a bucket, an envelope or a Noise layer.
+pub fn nothing_broken_untampered(s: &SessionSummary) -> Check {
+    let broken: Vec<String> = s
+        .phone
+        .sessions
+        .iter()
+        .filter(|r| r.end == Some(End::Broken))
+        .map(|r| format!("session #{} over {} at {:?} ms", r.no, r.transport.name(), r.ended_at_ms))
+        .collect();
+    Check {
+        law: &laws::NOTHING_BROKEN_UNTAMPERED,
+        ok: broken.is_empty(),
+        detail: format!("{} of {} sessions ended with a message that did not open: {}", broken.len(), s.phone.sessions.len(), broken.join("; ")),
+    }
+}
+
 /// A burst overtaking a control message never causes a false replay: every
 /// replay the carrier saw is one the relay made.
 pub fn no_false_replay(s: &SessionSummary) -> Check {
@@ -501,6 +523,7 @@ pub const SESSION: ScenarioDef = ScenarioDef {
             Kind::Background,
             Kind::Relaunch,
             Kind::Sleep,
+            Kind::CloudClose,
         ],
         faults_max: 12,
         test_cases: 32,
@@ -516,6 +539,7 @@ pub const SESSION: ScenarioDef = ScenarioDef {
         broken(&laws::STREAM_REPLAY_ENDS_SESSION, &[Switch::StreamReplayOnlyDropped]),
         broken(&laws::NO_FALSE_REPLAY, &[Switch::ReplayWindow64]),
         broken(&laws::LATE_LIVE_TABLE_KEPT, &[Switch::LateLiveTableDropped]),
+        judge(&laws::NOTHING_BROKEN_UNTAMPERED),
         broken(&laws::DEMOTED_GOES_WS_FIRST, &[Switch::NoCloseDemotes]),
         judge(&laws::MOVE_RECOVERS_WITHIN_PTO),
     ],
@@ -550,6 +574,7 @@ pub const SESSION_MOVES: ScenarioDef = ScenarioDef {
         judge(&laws::STREAM_REPLAY_ENDS_SESSION),
         judge(&laws::NO_FALSE_REPLAY),
         judge(&laws::LATE_LIVE_TABLE_KEPT),
+        judge(&laws::NOTHING_BROKEN_UNTAMPERED),
         judge(&laws::DEMOTED_GOES_WS_FIRST),
         broken(&laws::MOVE_RECOVERS_WITHIN_PTO, &[Switch::MtudOnUnvalidatedPath]),
     ],

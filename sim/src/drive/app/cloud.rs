@@ -295,6 +295,7 @@ impl CloudDriver {
         let mut guard = self.inner.borrow_mut();
         let i = &mut *guard;
         let now = now_ms();
+        let mut closes: Vec<(LinkId, u16)> = Vec::new();
         while let Some(t) = i.cloud.poll_transmit() {
             let Some(slot) = i.links.get_mut(&t.link) else { continue };
             let mut repeat = false;
@@ -340,6 +341,10 @@ impl CloudDriver {
                                 (FaultKind::ReverseDatagrams(kind::ReverseDatagrams { for_ms, .. }), SendKind::Datagram) if now < f.at_ms + for_ms => {
                                     reverse = true;
                                 }
+                                (FaultKind::CloudClose(kind::CloudClose { code, .. }), _) if !f.done => {
+                                    f.done = true;
+                                    closes.push((t.link, *code));
+                                }
                                 _ => {}
                             }
                         }
@@ -349,6 +354,13 @@ impl CloudDriver {
                     i.log.closes.push((t.link, *code));
                     trace::record(&i.host, "cloud.close", format!("link={} code={code}", t.link));
                 }
+            }
+            if let Some(&(_, code)) = closes.iter().find(|c| c.0 == t.link) {
+                // The plan's `cloud_close`: this message never goes; the link closes.
+                trace::record(&i.host, "cloud.tamper", format!("link={} closed with {code} by the plan", t.link));
+                i.log.closes.push((t.link, code));
+                let _ = slot.ops.send(LinkOp::Close { code, reason: "cloud_close".into() });
+                continue;
             }
             if reverse {
                 trace::record(&i.host, "cloud.tamper", format!("link={} holds a datagram to send newest first", t.link));
@@ -397,7 +409,16 @@ impl CloudDriver {
                 let _ = slot.ops.send(t.op);
             }
         }
+        let closed_some = !closes.is_empty();
+        for (link, code) in closes {
+            // The model hears the link it was made to close as closed.
+            i.cloud.handle_closed(now, link, code);
+        }
         drop(guard);
+        if closed_some {
+            // What the model sends on hearing it (the box told the phone left).
+            self.flush();
+        }
         self.wake.notify_one();
     }
 

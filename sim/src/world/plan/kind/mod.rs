@@ -12,6 +12,7 @@ use crate::world::net::fault::Outage;
 
 mod background;
 mod blackhole;
+mod cloud_close;
 mod forged_moves;
 mod overtake_control;
 mod rebind;
@@ -27,6 +28,7 @@ mod udp_refused;
 
 pub use background::Background;
 pub use blackhole::Blackhole;
+pub use cloud_close::{CloudClose, CLOSE_CODES};
 pub use forged_moves::ForgedMoves;
 pub use overtake_control::{OvertakeControl, HOLD_MAX_MS};
 pub use rebind::Rebind;
@@ -111,6 +113,7 @@ pub enum FaultKind {
     Relaunch(Relaunch),
     Sleep(Sleep),
     ForgedMoves(ForgedMoves),
+    CloudClose(CloudClose),
 }
 
 impl FaultKind {
@@ -131,6 +134,7 @@ impl FaultKind {
             FaultKind::Relaunch(k) => k,
             FaultKind::Sleep(k) => k,
             FaultKind::ForgedMoves(k) => k,
+            FaultKind::CloudClose(k) => k,
         }
     }
 
@@ -205,6 +209,9 @@ pub enum Kind {
     /// An on-path attacker copies a host's datagrams from forged ports, the
     /// copy first (RFC 9000 section 9.3.3).
     ForgedMoves,
+    /// The cloud ends the phone's session with one of the closes its service
+    /// sends (1000, 1001, 1005, 1011, 1013, 4403, 4408, 4429).
+    CloudClose,
 }
 
 /// Every kind, in the order the generator draws them.
@@ -229,6 +236,7 @@ pub const KINDS: &[Kind] = &[
     Kind::Relaunch,
     Kind::Sleep,
     Kind::ForgedMoves,
+    Kind::CloudClose,
 ];
 
 impl Kind {
@@ -258,6 +266,7 @@ impl Kind {
             Kind::Relaunch => "relaunch",
             Kind::Sleep => "sleep",
             Kind::ForgedMoves => "forged_moves",
+            Kind::CloudClose => "cloud_close",
         }
     }
     /// The timed faults this swarm kind makes of one drawn case's values (each
@@ -284,6 +293,7 @@ impl Kind {
             Kind::Relaunch => one(FaultKind::Relaunch(Relaunch::drawn(d))),
             Kind::Sleep => one(FaultKind::Sleep(Sleep::drawn(d))),
             Kind::ForgedMoves => one(FaultKind::ForgedMoves(ForgedMoves::drawn(d))),
+            Kind::CloudClose => one(FaultKind::CloudClose(CloudClose::drawn(d))),
         }
     }
 }
