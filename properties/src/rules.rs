@@ -47,6 +47,7 @@ pub const RULES: &[Rule] = &[
     r("SPEC §4", "the settings line reads \"Connected · QUIC\" or \"Connected · WebSocket\", naming the transport that carries the session", &["carrier-agrees-with-spec"]),
     r("SPEC §4", "after the plan's faults heal the phone streams again (box backoff at most 60 s, a race, the handshakes)", &["streams-after-heal"]),
     r("SPEC §1", "the cloud relays between phone and box and never reads the end-to-end session", &["blind-relay", "no-box-bytes", "cloud-agrees-with-spec"]),
+    r("SPEC §1", "the cloud relays between a phone and its box only while the phone is there: once it has closed, the box holds no session and the cloud no link or relay for it (the state after the end)", &["nothing-held-after-end", "cloud-agrees-with-spec", "box-agrees-with-spec"]),
     r("SPEC §1", "a phone the cloud has not paired gets 4403 and no byte of box data; sessions off: the door finishes the handshake and closes with 1013", &["unpaired-4403", "no-box-bytes", "sessions-off-1013", "cloud-agrees-with-spec"]),
     r("SPEC §5", "the kernel picks a reactor by hashing the sender's address and port; every server-minted connection id carries its owner (cid[0] % N)", &["fleet-agrees-with-spec"]),
     r("SPEC §5", "Forward: a short header for an id a reactor does not hold goes, as a copy, to the owner byte 0 names; KernelFilter: nothing forwarded; no routing is the bug", &["same-connection", "owner-reads-what-was-sent", "kernel-filter-forwards-nothing", "fleet-agrees-with-spec"]),

@@ -99,6 +99,17 @@ pub struct BoxConfig {
     pub control_bucket: ControlBucket,
     /// Seed of the simulated site.
     pub site_seed: u64,
+    /// Planted bugs (off by default).
+    pub bugs: BoxBugs,
+}
+
+/// Bugs planted in the box to show a law can fail (not from the seeds).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct BoxBugs {
+    /// A session the cloud closes (its phone left) stays in the box's table:
+    /// the state after the end is wrong, and four such sessions fill the
+    /// session limit.
+    pub keeps_closed_sessions: bool,
 }
 
 impl BoxConfig {
@@ -112,6 +123,7 @@ impl BoxConfig {
             wall_base_ms: consts::WALL_BASE_MS_DEFAULT,
             control_bucket: ControlBucket::default(),
             site_seed,
+            bugs: BoxBugs::default(),
         }
     }
 }
@@ -409,7 +421,9 @@ impl BoxNode {
             Kind::Open => self.open_session(m.chan, &m.payload),
             Kind::Data => self.session_data(now_ms, m.chan, &m.payload),
             Kind::Close => {
-                self.sessions.remove(&m.chan);
+                if !self.cfg.bugs.keeps_closed_sessions {
+                    self.sessions.remove(&m.chan);
+                }
                 self.pending.retain(|p| p.chan != m.chan);
             }
             Kind::Bulk | Kind::Dgram => self.stats.dropped += 1,

@@ -112,6 +112,17 @@ pub struct Shared {
     pub memory: Option<ftw_phone::memory::CloudTransportMemory>,
 }
 
+/// The state after the end: what the box and the cloud still hold once the
+/// world stops.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct AtEnd {
+    pub box_sessions: usize,
+    pub cloud_links: usize,
+    /// Phones the cloud still relays to the box.
+    pub cloud_phones: usize,
+    pub box_uplink_up: bool,
+}
+
 /// What a run saw, for the checks and the tests.
 #[derive(Clone, Debug, Default)]
 pub struct SessionSummary {
@@ -122,6 +133,8 @@ pub struct SessionSummary {
     pub cloud: CloudLog,
     pub cloud_stats: CloudStats,
     pub memory: Option<ftw_phone::memory::CloudTransportMemory>,
+    /// What each party still holds when the run ends (`nothing-held-after-end`).
+    pub at_end: AtEnd,
 }
 
 /// The network the phone is on at `t`, from the plan's network switches.
@@ -158,6 +171,7 @@ pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCe
     let keys = Keys::of(seed);
     let shared = Rc::new(RefCell::new(Shared::default()));
     let wire_sw = spec.switches.wire();
+    let box_bugs = spec.switches.boxn();
     let relay = RelayFault::of(&spec.plan.faults);
     let table_changes: Vec<Duration> = spec
         .plan
@@ -204,6 +218,7 @@ pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCe
             let paired = if st.paired { vec![k.phone.public] } else { vec![] };
             let mut cfg = BoxConfig::new(BOX_ID, k.box_.clone(), paired, site_seed(seed, !table_changes.is_empty()));
             cfg.switches = wire_sw;
+            cfg.bugs = box_bugs;
             let node = Rc::new(RefCell::new(BoxNode::new(cfg, seed.key("model.box"))));
             sh.borrow_mut().boxn = Some(node.clone());
             // The plan's table changes: the site gets a battery (srcRev + 1).
@@ -264,10 +279,14 @@ pub fn summary(spec: &RunSpec, shared: &Rc<RefCell<Shared>>) -> SessionSummary {
         let b = b.borrow();
         s.lives_sent = b.lives_sent().to_vec();
         s.box_stats = b.stats();
+        s.at_end.box_sessions = b.session_count();
+        s.at_end.box_uplink_up = matches!(b.uplink(), ftw_box::UplinkState::Up { .. });
     }
     if let Some(c) = &sh.cloud {
         s.cloud = c.log();
         s.cloud_stats = c.with_cloud(|c| c.stats());
+        s.at_end.cloud_links = c.with_cloud(|c| c.link_count());
+        s.at_end.cloud_phones = c.with_cloud(|c| c.relayed_phones(BOX_ID));
     }
     s
 }

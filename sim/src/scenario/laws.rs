@@ -51,6 +51,10 @@ pub const NOTHING_BROKEN_UNTAMPERED: Law = Law {
     name: "nothing-broken-untampered",
     about: "no message fails to open unless someone broke it: frames, buckets, envelopes and both Noise layers agree end to end, so no session ends broken",
 };
+pub const NOTHING_HELD_AFTER_END: Law = Law {
+    name: "nothing-held-after-end",
+    about: "once the phone has closed and the links settle, the box holds no session and the cloud no phone link and no relay to the box",
+};
 pub const NO_FALSE_REPLAY: Law = Law {
     name: "no-false-replay",
     about: "a burst overtaking a control message never causes a false replay: every replay the carrier saw is one the relay made",

@@ -128,7 +128,9 @@ pub fn run_with(spec: &RunSpec, setup: &Setup) -> (RunReport, SessionSummary) {
         }
         phone.close();
         sh.borrow_mut().memory = Some(phone.race().with_model(|m| m.memory().clone()));
-        time::sleep(Duration::from_millis(300)).await;
+        // The state after the end settles: a lost QUIC close reaches the cloud
+        // as its idle timeout, and the cloud tells the box.
+        time::sleep(AFTER_END).await;
         Ok(())
     });
     let outcome = world.run();
@@ -145,6 +147,7 @@ pub fn run_with(spec: &RunSpec, setup: &Setup) -> (RunReport, SessionSummary) {
         no_false_replay(&s),
         late_live_table_kept(&s),
         nothing_broken_untampered(&s, &spec.plan),
+        nothing_held_after_end(&s),
         demoted_goes_ws_first(&s),
         move_recovers_within_pto(&s, &spec.plan, &net.borrow().moves, length),
     ];
@@ -372,6 +375,34 @@ pub fn nothing_broken_untampered(s: &SessionSummary, plan: &FaultPlan) -> Check 
     }
 }
 
+/// How long a `session` run goes on after the phone's last close: QUIC's 30 s
+/// idle timeout (when the close itself is lost) and a few round trips for the
+/// cloud to tell the box, under the plan's loss.
+pub const AFTER_END: Duration = Duration::from_secs(40);
+
+/// The state after the end (issue 14 section 3; SPEC section 1: the cloud
+/// relays between a phone and its box only while the phone is there): once
+/// the phone has closed and the links have settled, the box holds no session
+/// and the cloud no phone link and no relay to the box. Judged when the box's
+/// uplink is up at the end (otherwise the cloud cannot tell the box; the
+/// plan's faults have healed by then: the run lasts past them).
+pub fn nothing_held_after_end(s: &SessionSummary) -> Check {
+    let e = &s.at_end;
+    let held = e.box_uplink_up && (e.box_sessions > 0 || e.cloud_phones > 0 || e.cloud_links > 1);
+    Check {
+        law: &laws::NOTHING_HELD_AFTER_END,
+        ok: !held,
+        detail: format!(
+            "{} s after the phone's last close: the box holds {} sessions (uplink up: {}), the cloud {} links and relays {} phones to the box",
+            AFTER_END.as_secs(),
+            e.box_sessions,
+            e.box_uplink_up,
+            e.cloud_links,
+            e.cloud_phones
+        ),
+    }
+}
+
 /// A burst overtaking a control message never causes a false replay: every
 /// replay the carrier saw is one the relay made.
 pub fn no_false_replay(s: &SessionSummary) -> Check {
@@ -562,6 +593,7 @@ pub const SESSION: ScenarioDef = ScenarioDef {
         broken(&laws::STREAM_REPLAY_ENDS_SESSION, &[Switch::StreamReplayOnlyDropped]),
         broken(&laws::NO_FALSE_REPLAY, &[Switch::ReplayWindow64]),
         broken(&laws::LATE_LIVE_TABLE_KEPT, &[Switch::LateLiveTableDropped]),
+        broken(&laws::NOTHING_HELD_AFTER_END, &[Switch::BoxKeepsClosedSessions]),
         judge(&laws::NOTHING_BROKEN_UNTAMPERED),
         broken(&laws::DEMOTED_GOES_WS_FIRST, &[Switch::NoCloseDemotes]),
         judge(&laws::MOVE_RECOVERS_WITHIN_PTO),
@@ -597,6 +629,7 @@ pub const SESSION_MOVES: ScenarioDef = ScenarioDef {
         judge(&laws::STREAM_REPLAY_ENDS_SESSION),
         judge(&laws::NO_FALSE_REPLAY),
         judge(&laws::LATE_LIVE_TABLE_KEPT),
+        judge(&laws::NOTHING_HELD_AFTER_END),
         judge(&laws::NOTHING_BROKEN_UNTAMPERED),
         judge(&laws::DEMOTED_GOES_WS_FIRST),
         broken(&laws::MOVE_RECOVERS_WITHIN_PTO, &[Switch::MtudOnUnvalidatedPath]),

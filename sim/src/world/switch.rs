@@ -47,6 +47,7 @@ switches! {
     ClaimPerPathReport = "claim-per-path-report": "pin claimed on every path report instead of from the sweep (pin work)",
     ForwardReference = "forward-reference": "forward a reference to the receive buffer instead of a copy (#205)",
     MtudOnUnvalidatedPath = "mtud-on-unvalidated-path": "quinn-proto as upstream: MTU probes to a migrated, not yet validated path overspend its anti-amplification budget (issue 15 section 4; sim/vendor/quinn-proto/PATCH.md)",
+    BoxKeepsClosedSessions = "box-keeps-closed-sessions": "planted, not from the seeds: the box keeps a session the cloud closed (proves nothing-held-after-end can fail)",
     PinGaugeDrift = "pin-gauge-drift": "planted, not from the seeds: a new pin is not counted in PinsOpen, so the fleet's own invariant check panics (proves a panic is a finding: no-panic)",
 }
 
@@ -115,6 +116,11 @@ impl Switches {
     /// The wire model's switches.
     pub fn wire(&self) -> BugSwitches {
         BugSwitches { replay_window_64: self.on(Switch::ReplayWindow64) }
+    }
+
+    /// The box's planted bugs.
+    pub fn boxn(&self) -> ftw_box::BoxBugs {
+        ftw_box::BoxBugs { keeps_closed_sessions: self.on(Switch::BoxKeepsClosedSessions) }
     }
 
     /// The reactor fleet's switches.
