@@ -379,13 +379,15 @@ impl Door {
 
     fn event(&mut self, e: &FleetEvent) -> Result<(), Miss> {
         match e {
-            FleetEvent::Forwarded { datagram, from, to, by_reference } => {
+            // Whether the post is a copy is judged by what the owner reads (see
+            // `delivery`), not by the event's own `by_reference` flag.
+            FleetEvent::Forwarded { datagram, from, to, .. } => {
                 let q = self.read(datagram.0, *from, Decision::Forward(*to))?;
                 let waiting = self.posted[to.index()].len();
-                if *by_reference || waiting >= FORWARD_QUEUE {
+                if waiting >= FORWARD_QUEUE {
                     return miss(
-                        format!("{datagram} posted r{}->r{} (by reference: {by_reference}) with {waiting} waiting", from.index(), to.index()),
-                        format!("a copy is posted (SPEC section 5), and only below {FORWARD_QUEUE} waiting forwards (consts.rs)"),
+                        format!("{datagram} posted r{}->r{} with {waiting} waiting", from.index(), to.index()),
+                        format!("dropped: at most {FORWARD_QUEUE} forwards wait at an owner (consts.rs)"),
                     );
                 }
                 self.posted[to.index()].insert(datagram.0, Posted { from: *from, src: q.src, bytes: q.bytes });
