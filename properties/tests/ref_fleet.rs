@@ -31,7 +31,7 @@ fn judged(journal: &[Entry]) -> Lockstep {
     (FLEET.check)(journal).expect("the journal has fleet steps")
 }
 
-/// 1. Every fleet scenario, drawn cases (faults, reactor counts, routing): the
+/// Every fleet scenario, drawn cases (faults, reactor counts, routing): the
 /// law is judged and holds on the correct models.
 #[test]
 fn agrees_on_drawn_cases_of_every_fleet_scenario() {
@@ -72,7 +72,7 @@ fn planted(journal: &[Entry], what: &str, alter: impl Fn(&mut FleetStep) -> bool
     }
 }
 
-/// 2. One decision altered in a real run's journal: the check fails at it.
+/// One decision altered in a real run's journal: the check fails at it.
 #[test]
 fn a_planted_disagreement_is_named_at_its_step() {
     let j = journal_of("fleet-migrate", 1);
@@ -149,7 +149,7 @@ fn a_missing_claim_is_named_at_its_sweep() {
     }
 }
 
-/// 3. The fleet's bug switches (SPEC section 7) fail the law on fleet-migrate,
+/// The fleet's bug switches (SPEC section 7) fail the law on fleet-migrate,
 /// seed 1, each at the rule it breaks.
 #[test]
 fn the_fleet_switches_fail_the_law() {

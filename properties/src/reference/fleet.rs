@@ -285,7 +285,10 @@ impl Door {
     fn arrival(&mut self, at: usize, src: SocketAddr, b: &Bytes, hashed: ReactorId, d: u64, socket: SocketId, queued: bool) -> Result<(), Miss> {
         let want = self.kernel(src, b, hashed);
         if socket != want {
-            return miss(format!("d{d} from {src} landed on {socket}"), format!("it lands on {want} (pins, then the kernel filter, then the hash; SPEC section 5)"));
+            return miss(
+                format!("d{d} from {src} landed on {socket}"),
+                format!("it lands on {want} (pins, then the kernel filter, then the hash; SPEC section 5)"),
+            );
         }
         let used = self.occupancy.get(&socket).copied().unwrap_or(0);
         let fits = used + b.len <= RECV_BUFFER_BYTES;
@@ -397,7 +400,10 @@ impl Door {
                 self.read(datagram.0, *from, Decision::Forward(*to))?;
                 let waiting = self.posted[to.index()].len();
                 if waiting < FORWARD_QUEUE {
-                    return miss(format!("{datagram} dropped with {waiting} forwards waiting at r{}", to.index()), format!("posted: the bound is {FORWARD_QUEUE}"));
+                    return miss(
+                        format!("{datagram} dropped with {waiting} forwards waiting at r{}", to.index()),
+                        format!("posted: the bound is {FORWARD_QUEUE}"),
+                    );
                 }
                 self.counts[from.index()].forwards_dropped += 1;
             }
@@ -462,7 +468,10 @@ impl Door {
         let Some(first) = self.moved().filter(|(_, c)| !c.optional).filter_map(|(_, c)| c.moved_at).min() else { return Ok(()) };
         let due = self.swept_upto.max(grid(first)) + PIN_SWEEP_MS;
         if self.sweep.is_none() && t_ms >= due + PIN_SWEEP_MS {
-            return miss(format!("no pin sweep since {} ms with a client moved at {first} ms", self.swept_upto), format!("a sweep every {PIN_SWEEP_MS} ms, due at {due} ms (SPEC section 5)"));
+            return miss(
+                format!("no pin sweep since {} ms with a client moved at {first} ms", self.swept_upto),
+                format!("a sweep every {PIN_SWEEP_MS} ms, due at {due} ms (SPEC section 5)"),
+            );
         }
         Ok(())
     }
@@ -596,7 +605,11 @@ impl Door {
             return Err(Miss { index: Some(at), model: m, spec: "a pin is released when its connection ends (SPEC section 5)".into() });
         }
         if let Some((d, q)) = self.queued.iter().next() {
-            return Err(Miss { index: Some(q.at), model: format!("d{d} on {} never read", q.socket), spec: "every datagram a buffer took is read (or counted lost)".into() });
+            return Err(Miss {
+                index: Some(q.at),
+                model: format!("d{d} on {} never read", q.socket),
+                spec: "every datagram a buffer took is read (or counted lost)".into(),
+            });
         }
         if let Some((r, (d, _))) = self.posted.iter().enumerate().find_map(|(r, p)| p.iter().next().map(|x| (r, x))) {
             return miss(format!("the forward of d{d} to r{r} never read"), "every forward posted is read by its owner");
