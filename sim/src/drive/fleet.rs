@@ -17,6 +17,14 @@
 //! forwarded (`forward-long-headers`), and the times of moves and forwards, so
 //! scenarios can state the laws. Trace kinds: `fleet.forward`, `fleet.pin`,
 //! `fleet.unpin`, `fleet.stale`, `fleet.drop`, `fleet.move`, `fleet.counters`.
+//!
+//! The journal ([`crate::world::journal::fleet`], never hashed) gets every input
+//! the fleet is given and every decision it makes, in order: its configuration,
+//! the ids each reactor minted (the driver drains the generators' logs and
+//! registers them just before each read, where the fleet would have drained
+//! them itself), each arrival with the kernel's hash for its sender, each read,
+//! each event as soon as the call that made it returns, the endpoints' notes,
+//! the sweep timer, and the counters whenever they changed.
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
