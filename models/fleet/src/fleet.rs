@@ -362,6 +362,13 @@ impl Fleet {
         self.events.pop_front()
     }
 
+    /// The events not yet taken by [`Fleet::poll_event`], oldest first, left in place.
+    /// A pure look (changes nothing): a driver journals each event as soon as the call
+    /// that made it returns, in the order the fleet decided, and still drains them later.
+    pub fn pending_events(&self) -> impl Iterator<Item = &FleetEvent> {
+        self.events.iter()
+    }
+
     fn r(&mut self, r: ReactorId) -> &mut Reactor {
         assert!(r.index() < self.reactors.len(), "{r} not in a fleet of {}", self.reactors.len());
         &mut self.reactors[r.index()]

@@ -17,6 +17,14 @@
 //! forwarded (`forward-long-headers`), and the times of moves and forwards, so
 //! scenarios can state the laws. Trace kinds: `fleet.forward`, `fleet.pin`,
 //! `fleet.unpin`, `fleet.stale`, `fleet.drop`, `fleet.move`, `fleet.counters`.
+//!
+//! The journal ([`crate::world::journal::fleet`], never hashed) gets every input
+//! the fleet is given and every decision it makes, in order: its configuration,
+//! the ids each reactor minted (the driver drains the generators' logs and
+//! registers them just before each read, where the fleet would have drained
+//! them itself), each arrival with the kernel's hash for its sender, each read,
+//! each event as soon as the call that made it returns, the endpoints' notes,
+//! the sweep timer, and the counters whenever they changed.
 
 use std::cell::RefCell;
 use std::collections::{BTreeMap, VecDeque};
@@ -31,6 +39,7 @@ use tokio::sync::Notify;
 use turmoil::net::UdpSocket;
 
 use crate::drive::quic::{EpNote, QuicConn, QuicEndpoint};
+use crate::world::journal::{self, fleet::Bytes, fleet::FleetStep, Step};
 use crate::world::time;
 use crate::world::trace;
 
@@ -102,6 +111,49 @@ struct DoorState {
     /// (emptied after every batch).
     arrived: BTreeMap<u64, Vec<u8>>,
     last_counters: Counters,
+    /// Each reactor's log of the ids its generator minted. The driver hands
+    /// them to the fleet ([`Fleet::register_cid`]) before every read, where the
+    /// fleet would have read the log itself, so the journal sees each id.
+    minted: Vec<MintedCids>,
+    /// How many of the fleet's pending events are journaled already.
+    events_journaled: usize,
+    /// The counters last journaled, per reactor.
+    journaled_counters: Vec<Counters>,
+}
+
+impl DoorState {
+    /// Journal a step of the fleet at `now_ms` (never traced, never hashed).
+    fn journal(&self, now_ms: u64, step: FleetStep) {
+        journal::record_at(std::time::Duration::from_millis(now_ms), &self.host, Step::Fleet(step));
+    }
+
+    /// Journal the events the fleet made since the last call, in its order.
+    fn journal_events(&mut self, now_ms: u64) {
+        let new: Vec<FleetEvent> = self.fleet.pending_events().skip(self.events_journaled).cloned().collect();
+        self.events_journaled += new.len();
+        for e in new {
+            self.journal(now_ms, FleetStep::Event(e));
+        }
+    }
+
+    /// Give the fleet (and the journal) the ids minted since the last call.
+    fn register_minted(&mut self, now_ms: u64) {
+        for r in 0..self.minted.len() {
+            for cid in self.minted[r].drain() {
+                self.journal(now_ms, FleetStep::Minted { reactor: ReactorId::new(r), cid: cid.to_vec() });
+                self.fleet.register_cid(ReactorId::new(r), &cid);
+            }
+        }
+    }
+
+    /// Journal every reactor's counters if any changed since the last time.
+    fn journal_counters(&mut self, now_ms: u64) {
+        let now: Vec<Counters> = (0..self.fleet.reactor_count()).map(|r| self.fleet.counters(ReactorId::new(r))).collect();
+        if now != self.journaled_counters {
+            self.journal(now_ms, FleetStep::Counters(now.clone()));
+            self.journaled_counters = now;
+        }
+    }
 }
 
 /// The cloud's QUIC door: N reactors behind one port.
@@ -146,12 +198,28 @@ impl FleetDoor {
             client_forwards: Vec::new(),
             notes: VecDeque::new(),
             last_counters: Counters::default(),
+            minted: Vec::with_capacity(n),
+            events_journaled: 0,
+            journaled_counters: vec![Counters::default(); n],
         }));
+        {
+            let st = st.borrow();
+            let c = st.fleet.config();
+            let step = FleetStep::Config {
+                reactors: c.reactor_count,
+                routing: c.routing,
+                pins_per_reactor_max: c.pins_per_reactor_max,
+                pin_sweep_ms: c.pin_sweep_ms,
+                recv_buffer_bytes: c.recv_buffer_bytes,
+                forward_queue_len_max: c.forward_queue_len_max,
+            };
+            st.journal(now_ms(), step);
+        }
         let mut gens = ShardCidGenerator::for_fleet(n, cid_seed);
         let mut reactors = Vec::with_capacity(n);
         for r in 0..n {
             let log = MintedCids::new();
-            st.borrow_mut().fleet.attach_minted(ReactorId::new(r), log.clone());
+            st.borrow_mut().minted.push(log.clone());
             let gen = Mutex::new(Some(gens.remove(0).with_minted_log(log)));
             let factory: CidFactory = Arc::new(move || Box::new(gen.lock().expect("single-threaded").take().expect("one endpoint per reactor")));
             let observer = {
@@ -267,7 +335,12 @@ impl FleetDoor {
                 _ = sleep => {
                     let now_ms = now_ms();
                     trace::record(&self.st.borrow().host, "timer", "fleet.sweep");
-                    self.st.borrow_mut().fleet.handle_timeout(now_ms);
+                    {
+                        let mut st = self.st.borrow_mut();
+                        st.journal(now_ms, FleetStep::Timeout);
+                        st.fleet.handle_timeout(now_ms);
+                        st.journal_events(now_ms);
+                    }
                     self.after(now_ms);
                 }
                 _ = self.note_notify.notified() => {}
@@ -277,7 +350,11 @@ impl FleetDoor {
 
     fn arrive(&self, now_ms: u64, from: SocketAddr, bytes: &[u8]) {
         let mut st = self.st.borrow_mut();
+        let hashed = st.fleet.kernel().hash_reactor(from);
         let a = st.fleet.on_datagram(now_ms, from, bytes);
+        let step = FleetStep::Arrival { src: from, bytes: Bytes::of(bytes), hashed, datagram: a.datagram.0, socket: a.socket, queued: a.queued };
+        st.journal(now_ms, step);
+        st.journal_events(now_ms);
         if !a.queued {
             let host = st.host.clone();
             trace::record(&host, "fleet.drop", format!("d{} rcvbuf full at {}", a.datagram.0, a.socket));
@@ -290,7 +367,17 @@ impl FleetDoor {
     /// Read everything queued into the reactors' endpoints.
     fn deliver(&self, now_ms: u64) {
         loop {
-            let d = self.st.borrow_mut().fleet.poll_delivery(now_ms);
+            let d = {
+                let mut st = self.st.borrow_mut();
+                st.register_minted(now_ms);
+                let d = st.fleet.poll_delivery(now_ms);
+                st.journal_events(now_ms);
+                if let Some(d) = &d {
+                    let step = FleetStep::Delivery { datagram: d.datagram.0, reactor: d.reactor, src: d.src, bytes: Bytes::of(&d.bytes), via: d.via };
+                    st.journal(now_ms, step);
+                }
+                d
+            };
             let Some(d) = d else { break };
             let r = d.reactor.index();
             {
@@ -344,6 +431,7 @@ impl FleetDoor {
             let rid = ReactorId::new(r);
             match note {
                 EpNote::Opened { conn, peer } => {
+                    st.journal(now_ms, FleetStep::Opened { reactor: rid, conn, peer });
                     st.fleet.connection_opened(now_ms, rid, conn, peer);
                     st.peers.insert((r, conn), peer);
                     st.ever_peers.insert(peer);
@@ -359,10 +447,14 @@ impl FleetDoor {
                         let host = st.host.clone();
                         trace::record(&host, "fleet.move", format!("r{r} conn {} {} -> {remote} (hashed to r{hashed})", conn.0, was.expect("known")));
                     }
+                    st.journal(now_ms, FleetStep::PathReport { reactor: rid, conn, addr: remote });
                     st.fleet.path_report(now_ms, rid, conn, remote);
+                    st.journal_events(now_ms);
                 }
                 EpNote::Drained { conn } => {
+                    st.journal(now_ms, FleetStep::Closed { reactor: rid, conn });
                     st.fleet.connection_closed(now_ms, rid, conn);
+                    st.journal_events(now_ms);
                     st.peers.remove(&(r, conn));
                     st.stats.drained_by_reactor[r] += 1;
                 }
@@ -375,6 +467,9 @@ impl FleetDoor {
     fn after(&self, now_ms: u64) {
         let mut st = self.st.borrow_mut();
         let host = st.host.clone();
+        st.journal_events(now_ms);
+        st.events_journaled = 0;
+        st.journal_counters(now_ms);
         while let Some(e) = st.fleet.poll_event() {
             let kind = match &e {
                 FleetEvent::Forwarded { .. } => "fleet.forward",

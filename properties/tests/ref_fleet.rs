@@ -1,0 +1,214 @@
+//! The fleet's lockstep reference (law `fleet-agrees-with-spec`, SPEC section
+//! 5): it agrees with the model on drawn cases of every fleet scenario, it
+//! names the very step where a journal was altered, and it fails on the fleet's
+//! bug switches, which it was not written against.
+
+use ftw_properties::harness::spec_of;
+use ftw_properties::reference::{self, fleet::FLEET, Lockstep};
+use ftw_properties::strategy::{domain_for, draw};
+use ftw_sim::scenario::{Check, RunReport};
+use ftw_sim::world::journal::fleet::{FleetEvent, FleetStep, SocketId};
+use ftw_sim::world::journal::{Entry, Step};
+use ftw_sim::world::switch::Switches;
+use ftw_sim::world::topology::RunSpec;
+use ftw_sim::RunSeed;
+
+const LAW: &str = "fleet-agrees-with-spec";
+
+fn run(spec: &RunSpec) -> RunReport {
+    reference::run(spec).unwrap_or_else(|e| panic!("{} seed {:?}: {e}", spec.scenario, spec.seed))
+}
+
+fn law_check(r: &RunReport) -> &Check {
+    r.checks.iter().find(|c| c.law.name == LAW).unwrap_or_else(|| panic!("{LAW} not judged"))
+}
+
+fn journal_of(scenario: &str, seed: u64) -> Vec<Entry> {
+    run(&RunSpec::new(scenario, RunSeed(seed))).outcome.trace.journal().to_vec()
+}
+
+fn judged(journal: &[Entry]) -> Lockstep {
+    (FLEET.check)(journal).expect("the journal has fleet steps")
+}
+
+/// Every fleet scenario, drawn cases (faults, reactor counts, routing): the
+/// law is judged and holds on the correct models.
+#[test]
+fn agrees_on_drawn_cases_of_every_fleet_scenario() {
+    for (scenario, cases) in [("fleet-migrate", 14), ("fleet-migrate-kernel-filter", 10), ("fleet-still", 10), ("fleet-resume", 10), ("fleet-pin-flood", 2)] {
+        for n in 1..=cases {
+            let case = draw(&domain_for(scenario), RunSeed(n)).current();
+            let r = run(&spec_of(scenario, &Switches::default(), &case));
+            let c = law_check(&r);
+            assert!(c.ok, "{scenario} case {n}: {}\nplan:\n{}", c.detail, toml::to_string(&case.plan).unwrap());
+        }
+    }
+}
+
+/// A run with no fleet gives the law nothing to judge.
+#[test]
+fn not_judged_without_a_fleet() {
+    let j = journal_of("quic-echo", 1);
+    assert!(j.iter().all(|e| !matches!(e.step, Step::Fleet(_))));
+    assert_eq!((FLEET.check)(&j), None);
+}
+
+fn fleet_step(e: &mut Entry) -> Option<&mut FleetStep> {
+    match &mut e.step {
+        Step::Fleet(s) => Some(s),
+        _ => None,
+    }
+}
+
+/// Alters the first step `alter` changes (returning true) and asserts the
+/// check names exactly that step.
+fn planted(journal: &[Entry], what: &str, alter: impl Fn(&mut FleetStep) -> bool) {
+    assert!(matches!(judged(journal), Lockstep::Agreed { .. }), "the unaltered journal agrees");
+    let mut j = journal.to_vec();
+    let index = j.iter_mut().position(|e| fleet_step(e).is_some_and(&alter)).unwrap_or_else(|| panic!("no step to alter for {what}"));
+    match judged(&j) {
+        Lockstep::Differs { index: i, model, spec, .. } => assert_eq!(i, index, "{what}: {model} / {spec}"),
+        l => panic!("{what}: altered step {index} not caught: {l:?}"),
+    }
+}
+
+/// One decision altered in a real run's journal: the check fails at it.
+#[test]
+fn a_planted_disagreement_is_named_at_its_step() {
+    let j = journal_of("fleet-migrate", 1);
+    planted(&j, "the kernel's socket", |s| match s {
+        FleetStep::Arrival { socket: socket @ SocketId::Listener(_), hashed, .. } => {
+            *socket = SocketId::Listener(ftw_sim::world::journal::fleet::ReactorId::new((hashed.index() + 1) % 4));
+            true
+        }
+        _ => false,
+    });
+    planted(&j, "a buffer drop", |s| match s {
+        FleetStep::Arrival { queued: q @ true, .. } => {
+            *q = false;
+            true
+        }
+        _ => false,
+    });
+    planted(&j, "the delivered bytes", |s| match s {
+        FleetStep::Delivery { bytes, .. } => {
+            bytes.digest ^= 1;
+            true
+        }
+        _ => false,
+    });
+    planted(&j, "a forward's owner", |s| match s {
+        FleetStep::Event(FleetEvent::Forwarded { to, from, .. }) => {
+            *to = *from;
+            true
+        }
+        _ => false,
+    });
+    planted(&j, "a pin's address", |s| match s {
+        FleetStep::Event(FleetEvent::Pinned { peer, .. }) => {
+            peer.set_port(peer.port().wrapping_add(1));
+            true
+        }
+        _ => false,
+    });
+    planted(&j, "ForwardsSent", |s| match s {
+        FleetStep::Counters(c) if c.iter().any(|c| c.forwards_sent > 0) => {
+            c[0].forwards_sent += 1;
+            true
+        }
+        _ => false,
+    });
+    planted(&j, "PinsOpen", |s| match s {
+        FleetStep::Counters(c) if c.iter().any(|c| c.pins_open > 0) => {
+            c.iter_mut().for_each(|c| c.pins_open = 0);
+            true
+        }
+        _ => false,
+    });
+    planted(&j, "a minted id's stamp", |s| match s {
+        FleetStep::Minted { cid, .. } => {
+            cid[0] = cid[0].wrapping_add(1);
+            true
+        }
+        _ => false,
+    });
+}
+
+/// A pin's release and the sweep's claim, removed from a journal: the
+/// reference notices what did not happen, at the step that called for it.
+#[test]
+fn a_missing_claim_is_named_at_its_sweep() {
+    let j = journal_of("fleet-migrate", 1);
+    let pinned = j.iter().position(|e| matches!(e.step, Step::Fleet(FleetStep::Event(FleetEvent::Pinned { .. })))).expect("a pin");
+    let sweep = j[..pinned].iter().rposition(|e| matches!(e.step, Step::Fleet(FleetStep::Timeout))).expect("its sweep");
+    let mut cut = j.clone();
+    cut.remove(pinned);
+    match judged(&cut) {
+        Lockstep::Differs { index, model, .. } => assert_eq!(index, sweep, "{model}"),
+        l => panic!("a sweep without its claim agreed: {l:?}"),
+    }
+}
+
+/// The fleet's bug switches (SPEC section 7) fail the law on fleet-migrate,
+/// seed 1, each at the rule it breaks.
+#[test]
+fn the_fleet_switches_fail_the_law() {
+    for (switch, says) in [
+        ("no-routing", "the SPEC says Forward"),
+        ("forward-long-headers", "the SPEC says Local"),
+        ("claim-per-path-report", "only by the owner's 250 ms sweep"),
+        ("forward-reference", "a forward posts a copy"),
+    ] {
+        let mut spec = RunSpec::new("fleet-migrate", RunSeed(1));
+        spec.switches = Switches::parse([switch]).unwrap();
+        let r = run(&spec);
+        let c = law_check(&r);
+        assert!(!c.ok && c.detail.contains(says), "switch {switch}: {}", c.detail);
+    }
+}
+
+/// The planted pin-gauge-drift panics inside the model (law no-panic) before
+/// its pin is journaled; the reference then sees a sweep that claimed nothing.
+#[test]
+fn pin_gauge_drift_fails_the_law_too() {
+    let mut spec = RunSpec::new("fleet-migrate", RunSeed(1));
+    spec.switches = Switches::parse(["pin-gauge-drift"]).unwrap();
+    let r = run(&spec);
+    let c = law_check(&r);
+    assert!(!c.ok && c.detail.contains("unclaimed"), "{}", c.detail);
+}
+
+/// Claiming on every path report fails the law in the flood too, at the first pin.
+#[test]
+fn claim_per_path_report_fails_in_the_flood() {
+    let mut spec = RunSpec::new("fleet-pin-flood", RunSeed(1));
+    spec.switches = Switches::parse(["claim-per-path-report"]).unwrap();
+    let r = run(&spec);
+    let c = law_check(&r);
+    assert!(!c.ok && c.detail.contains("never on a path report"), "{}", c.detail);
+}
+
+/// The pin ceiling: the flood run with a ceiling of 600, its journal then
+/// saying the fleet was built with the SPEC's 512: the reference fails at a
+/// reactor's 513th pin (without the edit, at the configuration).
+#[test]
+fn a_fleet_past_the_pin_ceiling_fails_the_law() {
+    use ftw_sim::drive::build::FleetRun;
+    use ftw_sim::scenario::fleet_flood::{run_with, FLOOD_REACTORS};
+    let spec = RunSpec::new("fleet-pin-flood", RunSeed(1));
+    let raised = FleetRun { reactor_count: FLOOD_REACTORS, default_moves: false, pins_per_reactor_max: 600, ..FleetRun::default() };
+    let mut j = run_with(&spec, &raised).outcome.trace.journal().to_vec();
+    let config = j.iter().position(|e| matches!(e.step, Step::Fleet(FleetStep::Config { .. }))).expect("configured");
+    assert!(matches!(judged(&j), Lockstep::Differs { index, .. } if index == config));
+    if let Some(FleetStep::Config { pins_per_reactor_max, .. }) = fleet_step(&mut j[config]) {
+        *pins_per_reactor_max = 512;
+    }
+    let pins = |upto: usize| j[..upto].iter().filter(|e| matches!(e.step, Step::Fleet(FleetStep::Event(FleetEvent::Pinned { .. })))).count();
+    match judged(&j) {
+        Lockstep::Differs { index, spec, .. } => {
+            assert!(spec.contains("at most 512 pins per reactor"), "{spec}");
+            assert!(matches!(j[index].step, Step::Fleet(FleetStep::Event(FleetEvent::Pinned { .. }))) && pins(index) >= 512, "{}", j[index].describe());
+        }
+        l => panic!("600 pins on one reactor agreed: {l:?}"),
+    }
+}
