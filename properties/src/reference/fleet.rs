@@ -25,6 +25,7 @@ use std::net::SocketAddr;
 use ftw_sim::scenario::Law;
 use ftw_sim::world::journal::fleet::{Bytes, ConnectionHandle, Counters, FleetEvent, FleetStep, PinReleaseReason, ReactorId, Routing, SocketId, Via};
 use ftw_sim::world::journal::{Entry, Step};
+use ftw_sim::world::switch::Switch;
 
 use super::{Lockstep, Reference};
 
@@ -57,6 +58,7 @@ pub const FLEET: Reference = Reference {
                 hold to the owner cid[0] % N as a copy, stale drops, pins claimed only by the 250 ms sweep (one per address change, at most \
                 512 per reactor) and released when their connection ends, and the counters",
     },
+    broken_by: &[Switch::NoRouting, Switch::ForwardLongHeaders, Switch::ClaimPerPathReport, Switch::ForwardReference],
     check,
 };
 
