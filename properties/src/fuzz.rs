@@ -45,6 +45,8 @@ pub struct FuzzOpts {
     pub determinism_every: u64,
     pub jobs: usize,
     pub progress: bool,
+    /// Stop at the first failure, unshrunk (`ftwsim bench --catch`: time to first catch).
+    pub first_only: bool,
 }
 
 /// One failure found.
@@ -185,7 +187,7 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
             Stop::Cases(n) => k >= n,
             Stop::Time(s) => start.elapsed() >= Duration::from_secs(s),
         };
-        if over {
+        if over || (opts.first_only && !sh.lock().expect("lock").failures.is_empty()) {
             break;
         }
         let i = shard_i + k * shard_n;
@@ -259,6 +261,9 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
                 // Under --time S, shrinking ends with the run (at least SHRINK_MIN after the find).
                 if let Stop::Time(s) = opts.stop {
                     check.shrink_deadline = Some((start + Duration::from_secs(s)).max(Instant::now() + SHRINK_MIN));
+                }
+                if opts.first_only {
+                    check.shrink_runs_max = 0;
                 }
                 match harness::shrink(&check, seed, property, detail, &law) {
                     Ok(f) => record_failure(&sh, opts, k, found_after_s, f),

@@ -3,6 +3,7 @@
 use std::process::ExitCode;
 
 use ftw_sim::scenario::Verdict;
+use ftw_sim::world::switch::Switch;
 use ftw_sim::world::topology::RunSpec;
 use ftw_sim::RunSeed;
 
@@ -11,12 +12,54 @@ use ftw_sim::RunSeed;
 pub struct Args {
     #[arg(long)]
     json: bool,
+    /// Instead: time to first catch per bug switch (median over seed blocks, fuzzing stopped at the first failure).
+    #[arg(long)]
+    catch: bool,
+    /// With --catch: seed blocks per switch.
+    #[arg(long, default_value_t = 5, value_parser = clap::value_parser!(u64).range(1..=50))]
+    blocks: u64,
+    /// With --catch: wall seconds each block may fuzz.
+    #[arg(long, default_value_t = 60, value_parser = clap::value_parser!(u64).range(1..=3600))]
+    limit: u64,
+    /// With --catch: only these switches (default: every switch).
+    #[arg(long = "switch")]
+    switches: Vec<String>,
+    /// With --catch: fuzzing threads.
+    #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=256))]
+    jobs: u64,
+}
+
+/// `--catch`: one line (or one JSON object) per switch.
+fn catch_main(a: &Args) -> ExitCode {
+    let switches: Vec<Switch> = if a.switches.is_empty() {
+        Switch::ALL.to_vec()
+    } else {
+        match a.switches.iter().map(|s| Switch::parse(s)).collect::<Result<Vec<_>, _>>() {
+            Ok(v) => v,
+            Err(e) => return super::bad_input(&format!("--switch: {e}")),
+        }
+    };
+    let mut all = Vec::new();
+    for w in switches {
+        let c = crate::catch::catch(w, a.blocks, a.limit, a.jobs as usize);
+        if !a.json {
+            let shown: Vec<String> = c.found_after_s.iter().map(|f| f.map_or(format!(">{}", a.limit), |s| format!("{s:.1}"))).collect();
+            let median = c.median_s.map_or(format!("> {} s", a.limit), |m| format!("{m:.1} s"));
+            println!("{:<28} median {median:<9} blocks [{}]  ({})", c.switch, shown.join(", "), c.scenarios.join(", "));
+        }
+        all.push(c);
+    }
+    if a.json {
+        println!("{}", serde_json::json!({ "blocks": a.blocks, "limit_s": a.limit, "jobs": a.jobs, "catches": all }));
+    }
+    ExitCode::SUCCESS
 }
 
 /// Fuzz throughput over the whole mix: 60 s of `ftwsim fuzz --jobs 1` (equal
 /// time share, every scenario, seeds from 1), as cases per second per core.
 fn fuzz_cases_per_core_s() -> f64 {
     let opts = crate::fuzz::FuzzOpts {
+        first_only: false,
         stop: crate::fuzz::Stop::Time(60),
         property: None,
         scenarios: ftw_sim::scenario::SCENARIOS.iter().map(|s| s.name.to_string()).collect(),
@@ -41,6 +84,9 @@ fn timed(name: &str) -> (Verdict, f64, f64, u64) {
 }
 
 pub fn main(a: Args) -> ExitCode {
+    if a.catch {
+        return catch_main(&a);
+    }
     let (v1, day_sim, day_wall, day_steps) = timed("idle-link");
     let (v2, ses_sim, ses_wall, ses_steps) = timed("quic-stream");
     let table_wall = std::time::Instant::now(); // the tool's own wall clock, never seen by the runs

@@ -81,6 +81,7 @@ fn opts(a: Args) -> Result<(FuzzOpts, bool), String> {
         return Err("--determinism-every: must be at least 1".into());
     }
     let opts = FuzzOpts {
+        first_only: false,
         stop,
         property: a.property,
         scenarios,

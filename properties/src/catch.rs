@@ -1,0 +1,67 @@
+//! Time to first catch, per switch (issue 14 section 7): for each bug switch,
+//! `ftwsim fuzz --switch S` on the scenarios whose laws it breaks, from five
+//! seed blocks (block b starts at b x 2^32), stopping at the first failure;
+//! the median wall time to it. What `ftwsim bench --catch` prints.
+
+use ftw_sim::world::switch::{Switch, Switches};
+
+use crate::fuzz::{fuzz, FuzzOpts, Stop};
+
+/// One switch's catches.
+#[derive(Clone, Debug, serde::Serialize)]
+pub struct Catch {
+    pub switch: &'static str,
+    pub scenarios: Vec<&'static str>,
+    /// Wall seconds to the first failure in each block (None: not within the limit).
+    pub found_after_s: Vec<Option<f64>>,
+    /// The median over the blocks (None when half or more were not caught).
+    pub median_s: Option<f64>,
+}
+
+/// The seed block `b` starts here: far apart, so blocks never overlap.
+const BLOCK: u64 = 1 << 32;
+
+/// Time to first catch of `switch` from `blocks` seed blocks, each run at most `limit_s`.
+pub fn catch(switch: Switch, blocks: u64, limit_s: u64, jobs: usize) -> Catch {
+    let scenarios = crate::laws::scenarios_for([switch.name()]);
+    let found: Vec<Option<f64>> = (1..=blocks).map(|b| first_find(switch, &scenarios, b * BLOCK, limit_s, jobs)).collect();
+    Catch { switch: switch.name(), scenarios, median_s: median(&found), found_after_s: found }
+}
+
+fn first_find(switch: Switch, scenarios: &[&str], seed_from: u64, limit_s: u64, jobs: usize) -> Option<f64> {
+    let opts = FuzzOpts {
+        stop: Stop::Time(limit_s),
+        property: None,
+        scenarios: scenarios.iter().map(|s| s.to_string()).collect(),
+        switches: Switches([switch].into_iter().collect()),
+        shard: (0, 1),
+        seed_from,
+        out_dir: std::env::temp_dir().join("ftwsim-catch-found"),
+        determinism_every: u64::MAX,
+        jobs,
+        progress: false,
+        first_only: true,
+    };
+    let s = fuzz(&opts).ok()?;
+    s.failures.iter().map(|f| f.found_after_s).min_by(|a, b| a.total_cmp(b))
+}
+
+/// The median of the catches, counting a miss as longer than any catch.
+fn median(found: &[Option<f64>]) -> Option<f64> {
+    let mut v: Vec<f64> = found.iter().map(|f| f.unwrap_or(f64::INFINITY)).collect();
+    v.sort_by(|a, b| a.total_cmp(b));
+    let m = if v.is_empty() { f64::INFINITY } else { v[(v.len() - 1) / 2] };
+    m.is_finite().then_some(m)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::median;
+
+    #[test]
+    fn the_median_counts_misses_as_longest() {
+        assert_eq!(median(&[Some(3.0), None, Some(1.0)]), Some(3.0));
+        assert_eq!(median(&[None, None, Some(1.0)]), None);
+        assert_eq!(median(&[Some(2.0), Some(4.0), Some(1.0), Some(9.0), Some(5.0)]), Some(4.0));
+    }
+}
