@@ -3,8 +3,8 @@
 //! [`BoxNote`]s, drained right after each call) and every output its driver carries out.
 
 pub use ftw_box::{BoxNote, Sent};
-use ftw_box::uplink::SendKind;
-use ftw_wire::noise::Key;
+pub use ftw_box::uplink::SendKind;
+pub use ftw_wire::noise::Key;
 
 /// An input or a decision of the box.
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -7,9 +7,9 @@
 //! transport message's `seq`, an uplink message's `kind | chan`).
 
 pub use ftw_cloud::CloudNote;
-use ftw_box::uplink::SendKind;
-use ftw_cloud::LinkId;
-use ftw_wire::noise::Key;
+pub use ftw_box::uplink::SendKind;
+pub use ftw_cloud::LinkId;
+pub use ftw_wire::noise::Key;
 
 /// An input or a decision of the cloud.
 #[derive(Clone, Debug, PartialEq, Eq)]
