@@ -291,6 +291,9 @@ impl Ref {
             BoxStep::Redial { next_dial_ms } => self.redial(t, *next_dial_ms),
             BoxStep::CloseUplink { code } => differs(format!("close the uplink ({code})"), "the box ends its uplink only when told to (no driver tells it)"),
             BoxStep::Config { .. } => Ok(()),
+            // Per-session state is released when a session ends (issue 14 §3: the state after the end).
+            BoxStep::Holds { sessions } if *sessions == self.sessions.len() => Ok(()),
+            BoxStep::Holds { sessions } => differs(format!("holds {sessions} sessions"), format!("{} sessions open", self.sessions.len())),
             input => {
                 self.finish_call()?;
                 if let Some(r) = self.redial {

@@ -12,6 +12,7 @@
 //! FoundationDB's workloads check against in-memory references.
 
 pub mod r#box;
+pub mod cloud;
 
 use ftw_sim::scenario::{self, Check, Law, RunReport};
 use ftw_sim::world::journal::Entry;
@@ -45,7 +46,7 @@ impl Lockstep {
 }
 
 /// Every reference model, in the order their laws are listed.
-pub const REFERENCES: &[&Reference] = &[&r#box::BOX];
+pub const REFERENCES: &[&Reference] = &[&r#box::BOX, &cloud::CLOUD];
 
 /// The laws the references judge.
 pub fn laws() -> Vec<&'static Law> {

@@ -38,6 +38,7 @@ fn jot_notes(host: &str, now: u64, b: &mut BoxNode) {
     while let Some(n) = b.poll_note() {
         jot(host, now, BoxStep::Note(n));
     }
+    jot(host, now, BoxStep::Holds { sessions: b.session_count() });
 }
 
 fn jot_redial(host: &str, now: u64, b: &BoxNode) {

@@ -26,6 +26,8 @@ pub enum BoxStep {
     Redial { next_dial_ms: u64 },
     /// What the box read or decided during the call before (`BoxNode::poll_note`).
     Note(BoxNote),
+    /// After each call and its notes: how many sessions the box holds (`session_count()`).
+    Holds { sessions: usize },
     /// `BoxOutput::Dial`.
     Dial { target: String },
     /// `BoxOutput::Link(Send)`: how, and the uplink message's clear header and length

@@ -26,6 +26,8 @@ pub enum CloudStep {
     Timeout,
     /// What the cloud read during the call before (`Cloud::poll_note`).
     Note(CloudNote),
+    /// After each call and its notes: how many links the cloud holds (`link_count()`).
+    Holds { links: usize },
     /// One `Transmit`: a send on `link`.
     Send { link: LinkId, kind: SendKind, bytes: Bytes },
     /// One `Transmit`: close `link` with `code`.
