@@ -6,13 +6,13 @@
 use ftw_properties::harness::{case_seeds, spec_of};
 use ftw_properties::reference::{self, cloud, r#box, Lockstep, Reference};
 use ftw_properties::strategy::{domain_for, draw};
-use proptest::strategy::ValueTree;
 use ftw_sim::world::journal::cloud::CloudStep;
 use ftw_sim::world::journal::r#box::{BoxNote, BoxStep, Sent};
 use ftw_sim::world::journal::{Entry, Step};
 use ftw_sim::world::switch::Switches;
 use ftw_sim::world::topology::RunSpec;
 use ftw_sim::RunSeed;
+use proptest::strategy::ValueTree;
 
 fn journal_of(spec: &RunSpec) -> Vec<Entry> {
     let report = reference::run(spec).expect("scenario runs");
@@ -142,4 +142,24 @@ fn cloud_catches_planted_disagreements() {
         }
         _ => false,
     });
+}
+
+/// The box's leg dark for 150 s: the uplink dies, dials fail and back off to the
+/// cap, the phone waits for a box that is not there (4408), then all recovers.
+/// Random plans rarely reach the backoff's cap or the 10 s wait: both laws judge
+/// them here.
+#[test]
+fn agree_through_a_box_outage() {
+    use ftw_sim::world::host::Host;
+    use ftw_sim::world::plan::{kind, FaultKind, TimedFault};
+    let mut spec = RunSpec::new("session", RunSeed(1));
+    spec.plan.faults.push(TimedFault { at_ms: 10_000, fault: FaultKind::Blackhole(kind::Blackhole { host: Host::Box, for_ms: 150_000 }) });
+    let j = journal_of(&spec);
+    agreed(&r#box::BOX, &j, "box outage");
+    agreed(&cloud::CLOUD, &j, "box outage");
+    let redials = j.iter().filter(|e| matches!(e.step, Step::Box(BoxStep::Redial { .. }))).count();
+    let timed_out = j.iter().filter(|e| matches!(e.step, Step::Cloud(CloudStep::Close { code: 4408, .. }))).count();
+    eprintln!("box outage: {redials} redials, {timed_out} phones timed out (4408)");
+    assert!(redials >= 5, "the outage makes the box back off ({redials} redials)");
+    assert!(timed_out >= 1, "a phone waits for the box in vain");
 }

@@ -162,15 +162,40 @@ pub enum Sent {
     /// The box session's handshake message 2 (`Data`).
     Msg2,
     /// `Close(chan, code)`.
-    Close { code: u16 },
-    HelloOk { id: Option<u32> },
-    Snap { rev: u64 },
+    Close {
+        code: u16,
+    },
+    HelloOk {
+        id: Option<u32>,
+    },
+    Snap {
+        rev: u64,
+    },
     /// A lane-0 telemetry frame (`tick` or `delta`) with its `seq`, built at table `rev`.
-    Lane0 { seq: u64, rev: u64 },
-    Live { live_seq: u64, rev: u64, wall_ms: u64, table: bool },
-    Hb { live_seq: u64 },
-    Ack { id: Option<u32>, cmd_id: String, accepted: bool, code: Option<String> },
-    Result { id: Option<u32>, cmd_id: String, ok: bool },
+    Lane0 {
+        seq: u64,
+        rev: u64,
+    },
+    Live {
+        live_seq: u64,
+        rev: u64,
+        wall_ms: u64,
+        table: bool,
+    },
+    Hb {
+        live_seq: u64,
+    },
+    Ack {
+        id: Option<u32>,
+        cmd_id: String,
+        accepted: bool,
+        code: Option<String>,
+    },
+    Result {
+        id: Option<u32>,
+        cmd_id: String,
+        ok: bool,
+    },
 }
 
 /// Most notes kept undrained ([`BoxNote`]).

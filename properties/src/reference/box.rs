@@ -141,7 +141,13 @@ enum Want {
     Exact(u32, Sent),
     /// A `snap` of any revision (the site's table is the box's own).
     Snap(u32),
-    Ack { chan: u32, id: Option<u32>, cmd_id: String, accepted: bool, codes: Vec<Option<String>> },
+    Ack {
+        chan: u32,
+        id: Option<u32>,
+        cmd_id: String,
+        accepted: bool,
+        codes: Vec<Option<String>>,
+    },
 }
 
 /// What the call being replayed allows.
@@ -150,9 +156,15 @@ enum Call {
     None,
     Timeout,
     /// An `Open(chan)` on a new channel: the box must read its message 1.
-    Open { chan: u32, read: bool },
+    Open {
+        chan: u32,
+        read: bool,
+    },
     /// A `Data(chan)` of a session: it may decode to one `hello` or `cmd`.
-    Data { chan: u32, decoded: bool },
+    Data {
+        chan: u32,
+        decoded: bool,
+    },
 }
 
 struct Ref {
@@ -351,7 +363,10 @@ impl Ref {
         };
         let delay = next.saturating_sub(at);
         if next < t || delay < ceil / 2 || delay > ceil {
-            return differs(format!("redial after {delay} ms"), format!("a delay in [{}, {ceil}] ms (ceiling 1 s doubling to 60 s, reset after 60 s up)", ceil / 2));
+            return differs(
+                format!("redial after {delay} ms"),
+                format!("a delay in [{}, {ceil}] ms (ceiling 1 s doubling to 60 s, reset after 60 s up)", ceil / 2),
+            );
         }
         self.uplink = Uplink::Down { next_ms: next };
         Ok(())
@@ -534,7 +549,10 @@ impl Ref {
                 let p = self.pending.remove(i);
                 let ok_right = p.op != "site.mode.set" || *ok;
                 if p.due_ms != t || p.id != *id || p.cmd_id != *cmd_id || !ok_right {
-                    return differs(format!("cmd.result {cmd_id} id {id:?} ok {ok} at {t} ms"), format!("cmd.result {} id {:?} at {} ms", p.cmd_id, p.id, p.due_ms));
+                    return differs(
+                        format!("cmd.result {cmd_id} id {id:?} ok {ok} at {t} ms"),
+                        format!("cmd.result {} id {:?} at {} ms", p.cmd_id, p.id, p.due_ms),
+                    );
                 }
                 Ok(())
             }
@@ -561,7 +579,10 @@ impl Ref {
             return differs(format!("lane-0 at {t} ms"), format!("lane-0 between {lo} and {hi} ms (1 Hz visible, 0.2 Hz hidden: SPEC §6)"));
         }
         if seq != s.lane0_seq + 1 || s.snap_rev != Some(rev) {
-            return differs(format!("lane-0 seq {seq} at table {rev}"), format!("seq {} at the table last given, {:?} (a new table goes first as a snap)", s.lane0_seq + 1, s.snap_rev));
+            return differs(
+                format!("lane-0 seq {seq} at table {rev}"),
+                format!("seq {} at the table last given, {:?} (a new table goes first as a snap)", s.lane0_seq + 1, s.snap_rev),
+            );
         }
         s.lane0_seq = seq;
         s.base_ms = t;

@@ -73,7 +73,8 @@ mod kind {
 pub const CLOUD: Reference = Reference {
     law: Law {
         name: "cloud-agrees-with-spec",
-        about: "the cloud, replayed against a reference written from the SPEC: pairing, close codes, the 10 s box wait, relay routing, blindness, state released",
+        about:
+            "the cloud, replayed against a reference written from the SPEC: pairing, close codes, the 10 s box wait, relay routing, blindness, state released",
     },
     check,
 };
@@ -122,13 +123,26 @@ enum Want {
     /// The outer handshake's message 2 (a stream message).
     Msg2,
     /// `Open(chan, m1)` for the phone on `phone`, chan of the cloud's choosing.
-    Open { phone: LinkId, m1: Vec<u8> },
+    Open {
+        phone: LinkId,
+        m1: Vec<u8>,
+    },
     /// `Data(chan, inner)` on the uplink.
-    Data { chan: u32, inner: Vec<u8> },
+    Data {
+        chan: u32,
+        inner: Vec<u8>,
+    },
     /// `Close(chan, code)` on the uplink.
-    CloseChan { chan: u32, code: u16 },
+    CloseChan {
+        chan: u32,
+        code: u16,
+    },
     /// A tunnel message to the phone: how, its length and seq.
-    ToPhone { kind: SendKind, len: usize, seq: u64 },
+    ToPhone {
+        kind: SendKind,
+        len: usize,
+        seq: u64,
+    },
 }
 
 struct Ref {
@@ -421,7 +435,10 @@ impl Ref {
             return Ok(());
         };
         if inner.len() + SEQ_LEN + TAG_LEN != bytes.len {
-            return differs(format!("opened {} bytes of a {}-byte tunnel message", inner.len(), bytes.len), "the tunnel message less its seq and tag (SPEC §2)");
+            return differs(
+                format!("opened {} bytes of a {}-byte tunnel message", inner.len(), bytes.len),
+                "the tunnel message less its seq and tag (SPEC §2)",
+            );
         }
         let Some(Link::Phone(p)) = self.links.get(&link) else { unreachable!("a phone link") };
         if let (Phase::Relaying(chan), Some(&up)) = (&p.phase, self.uplinks.get(&p.box_id)) {

@@ -2,8 +2,8 @@
 //! every input its driver gives it, what it read and decided in plaintext terms (its
 //! [`BoxNote`]s, drained right after each call) and every output its driver carries out.
 
-pub use ftw_box::{BoxNote, Sent};
 pub use ftw_box::uplink::SendKind;
+pub use ftw_box::{BoxNote, Sent};
 pub use ftw_wire::noise::Key;
 
 /// An input or a decision of the box.

@@ -6,8 +6,8 @@
 //! messages a phone sends up); elsewhere a length and the clear 8-byte head (an outer
 //! transport message's `seq`, an uplink message's `kind | chan`).
 
-pub use ftw_cloud::CloudNote;
 pub use ftw_box::uplink::SendKind;
+pub use ftw_cloud::CloudNote;
 pub use ftw_cloud::LinkId;
 pub use ftw_wire::noise::Key;
 
@@ -37,7 +37,7 @@ pub enum CloudStep {
 /// Some bytes: their length, their first eight bytes, and the whole of them when short
 /// (at most [`WHOLE_MAX`]: every message 2 and every box-session message a phone sends
 /// fits; the references compare those byte for byte).
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, PartialEq, Eq)]
 pub struct Bytes {
     pub len: usize,
     pub head: Vec<u8>,
@@ -50,5 +50,12 @@ pub const WHOLE_MAX: usize = 2048;
 impl Bytes {
     pub fn of(b: &[u8]) -> Bytes {
         Bytes { len: b.len(), head: b[..b.len().min(8)].to_vec(), whole: (b.len() <= WHOLE_MAX).then(|| b.to_vec()) }
+    }
+}
+
+impl std::fmt::Debug for Bytes {
+    /// Short: the length and the clear head (a disagreement's line stays readable).
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{} bytes, head {:02x?}", self.len, self.head)
     }
 }
