@@ -134,6 +134,16 @@ fn cloud_catches_planted_disagreements() {
         }
         _ => false,
     });
+    // A phone's box-session message altered on its way to the box (not blind).
+    planted(&cloud::CLOUD, journal("session", 1), |s| match s {
+        Step::Cloud(CloudStep::Send { bytes, .. }) if bytes.head.first() == Some(&2) && bytes.whole.is_some() => {
+            let w = bytes.whole.as_mut().expect("whole");
+            let last = w.len() - 1;
+            w[last] ^= 1;
+            true
+        }
+        _ => false,
+    });
     // A relayed box message one byte longer than the box sent (not blind).
     planted(&cloud::CLOUD, journal("session", 1), |s| match s {
         Step::Cloud(CloudStep::Send { bytes, kind: ftw_sim::world::journal::cloud::SendKind::Bulk, .. }) => {
@@ -144,10 +154,10 @@ fn cloud_catches_planted_disagreements() {
     });
 }
 
-/// The box's leg dark for 150 s: the uplink dies, dials fail and back off to the
-/// cap, the phone waits for a box that is not there (4408), then all recovers.
-/// Random plans rarely reach the backoff's cap or the 10 s wait: both laws judge
-/// them here.
+/// The box's leg dark for 150 s: the uplink dies, dials fail and back off (the
+/// ceiling doubling), the phone waits for a box that is not there (4408), then all
+/// recovers. Random plans rarely reach the backoff or the 10 s wait: both laws
+/// judge them here.
 #[test]
 fn agree_through_a_box_outage() {
     use ftw_sim::world::host::Host;
