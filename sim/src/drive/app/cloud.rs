@@ -149,6 +149,13 @@ fn jot(host: &str, now: u64, step: CloudStep) {
     journal::record_at(Duration::from_millis(now), host, Step::Cloud(step));
 }
 
+/// Tell the model `link` closed, journaled (every `handle_closed` goes through here).
+fn closed(i: &mut Inner, now: u64, link: LinkId, code: u16) {
+    jot(&i.host, now, CloudStep::Closed { link, code });
+    i.cloud.handle_closed(now, link, code);
+    jot_notes(&i.host, now, &mut i.cloud);
+}
+
 /// Journal what the cloud read in the call just made (its notes).
 fn jot_notes(host: &str, now: u64, cloud: &mut Cloud) {
     while let Some(n) = cloud.poll_note() {
@@ -300,9 +307,7 @@ impl CloudDriver {
                                 let host = i.host.clone();
                                 trace::record(&host, "cloud.link_closed", format!("link={id} code={} by_peer={}", c.code, c.by_peer));
                                 if i.links.remove(&id).is_some() {
-                                    jot(&host, now, CloudStep::Closed { link: id, code: c.code });
-                                    i.cloud.handle_closed(now, id, c.code);
-                                    jot_notes(&host, now, &mut i.cloud);
+                                    closed(i, now, id, c.code);
                                 }
                                 true
                             }
