@@ -151,6 +151,68 @@ pub struct SentLive {
     pub table: Option<Vec<String>>,
 }
 
+/// What the box read or decided, in plaintext terms, for a lockstep reference
+/// (`ftw-properties` `reference::box`): the session's messages are sealed, so a driver
+/// cannot see them. Pure observation: queued as the box decides, drained with
+/// [`BoxNode::poll_note`], never read by the box itself. A driver that does not drain them
+/// keeps at most [`NOTES_MAX`] (the oldest go).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum BoxNote {
+    /// `Open(chan, m1)` read: the phone's static key (`None`: not a readable message 1).
+    Read { chan: u32, phone: Option<Key> },
+    /// A `hello` opened on `chan` (its envelope id and subscription flags).
+    Hello { chan: u32, id: Option<u32>, hidden: bool, live: bool },
+    /// A `cmd` opened on `chan`.
+    Cmd { chan: u32, id: Option<u32>, cmd_id: String, op: String, not_valid_after_ms: u64 },
+    /// One uplink message queued for `chan`, in the order of [`BoxNode::poll_output`].
+    Sent { chan: u32, what: Sent },
+}
+
+/// What one uplink message of a session is ([`BoxNote::Sent`]).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Sent {
+    /// The box session's handshake message 2 (`Data`).
+    Msg2,
+    /// `Close(chan, code)`.
+    Close {
+        code: u16,
+    },
+    HelloOk {
+        id: Option<u32>,
+    },
+    Snap {
+        rev: u64,
+    },
+    /// A lane-0 telemetry frame (`tick` or `delta`) with its `seq`, built at table `rev`.
+    Lane0 {
+        seq: u64,
+        rev: u64,
+    },
+    Live {
+        live_seq: u64,
+        rev: u64,
+        wall_ms: u64,
+        table: bool,
+    },
+    Hb {
+        live_seq: u64,
+    },
+    Ack {
+        id: Option<u32>,
+        cmd_id: String,
+        accepted: bool,
+        code: Option<String>,
+    },
+    Result {
+        id: Option<u32>,
+        cmd_id: String,
+        ok: bool,
+    },
+}
+
+/// Most notes kept undrained ([`BoxNote`]).
+pub const NOTES_MAX: usize = 4096;
+
 /// Counters.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct BoxStats {
@@ -224,6 +286,7 @@ pub struct BoxNode {
     pending: Vec<PendingResult>,
     stats: BoxStats,
     last_now_ms: u64,
+    notes: VecDeque<BoxNote>,
 }
 
 impl BoxNode {
@@ -246,6 +309,7 @@ impl BoxNode {
             pending: Vec::new(),
             stats: BoxStats::default(),
             last_now_ms: 0,
+            notes: VecDeque::new(),
         }
     }
 
@@ -289,6 +353,22 @@ impl BoxNode {
     /// The uplink target.
     pub fn target(&self) -> String {
         format!("{}{}", consts::UPLINK_TARGET_PREFIX, self.cfg.box_id)
+    }
+
+    /// Next note of what the box read or decided ([`BoxNote`]; observation only).
+    pub fn poll_note(&mut self) -> Option<BoxNote> {
+        self.notes.pop_front()
+    }
+
+    fn note(&mut self, n: BoxNote) {
+        if self.notes.len() >= NOTES_MAX {
+            self.notes.pop_front();
+        }
+        self.notes.push_back(n);
+    }
+
+    fn note_sent(&mut self, chan: u32, what: Sent) {
+        self.note(BoxNote::Sent { chan, what });
     }
 
     /// Next thing for the driver to do.
@@ -335,6 +415,7 @@ impl BoxNode {
         while self.pending.first().is_some_and(|p| p.due_ms <= now_ms) {
             let p = self.pending.remove(0);
             if self.sessions.contains_key(&p.chan) {
+                self.note_sent(p.chan, Sent::Result { id: p.id, cmd_id: p.result.cmd_id.clone(), ok: p.result.ok });
                 self.send_msg(p.chan, &Msg::CmdResult(p.result), p.id, Kind::Data);
             }
         }
@@ -445,13 +526,17 @@ impl BoxNode {
         let responder = Responder::new(&params).expect("box responder builds");
         let Ok((got, _payload)) = responder.read_msg1(m1) else {
             self.stats.dropped += 1;
+            self.note(BoxNote::Read { chan, phone: None });
+            self.note_sent(chan, Sent::Close { code: close::BAD_REQUEST });
             self.send_up(UpMsg::close(chan, close::BAD_REQUEST), SendKind::Message);
             return;
         };
         let phone = got.remote_static();
+        self.note(BoxNote::Read { chan, phone: Some(phone) });
         if !self.cfg.paired.contains(&phone) {
             // Replying to a stranger would confirm a box is here: no message 2.
             self.stats.refused_unpaired += 1;
+            self.note_sent(chan, Sent::Close { code: close::FORBIDDEN });
             self.send_up(UpMsg::close(chan, close::FORBIDDEN), SendKind::Message);
             return;
         }
@@ -461,10 +546,12 @@ impl BoxNode {
         for old in stale {
             self.sessions.remove(&old);
             self.pending.retain(|p| p.chan != old);
+            self.note_sent(old, Sent::Close { code: close::NORMAL });
             self.send_up(UpMsg::close(old, close::NORMAL), SendKind::Message);
         }
         if self.sessions.len() >= consts::SESSIONS_MAX {
             self.stats.refused_busy += 1;
+            self.note_sent(chan, Sent::Close { code: close::BUSY });
             self.send_up(UpMsg::close(chan, close::BUSY), SendKind::Message);
             return;
         }
@@ -472,6 +559,7 @@ impl BoxNode {
         self.sessions.insert(chan, Sess { phone, session, open: None, lane0_seq: 0 });
         assert!(self.sessions.len() <= consts::SESSIONS_MAX);
         self.stats.sessions_opened += 1;
+        self.note_sent(chan, Sent::Msg2);
         self.send_up(UpMsg { kind: Kind::Data, chan, payload: m2 }, SendKind::Message);
     }
 
@@ -489,8 +577,15 @@ impl BoxNode {
             return;
         };
         match m {
-            Msg::Hello(h) => self.hello(now_ms, chan, id, h.sub),
-            Msg::Cmd(c) => self.cmd(now_ms, chan, id, c),
+            Msg::Hello(h) => {
+                self.note(BoxNote::Hello { chan, id, hidden: h.sub.hidden, live: h.sub.live });
+                self.hello(now_ms, chan, id, h.sub)
+            }
+            Msg::Cmd(c) => {
+                let n = BoxNote::Cmd { chan, id, cmd_id: c.cmd_id.clone(), op: c.op.clone(), not_valid_after_ms: c.not_valid_after_ms };
+                self.note(n);
+                self.cmd(now_ms, chan, id, c)
+            }
             _ => {} // unknown and unexpected types are ignored (SPEC.md §2)
         }
     }
@@ -504,6 +599,7 @@ impl BoxNode {
             boot: self.cfg.box_id.clone(),
             hint: None,
         };
+        self.note_sent(chan, Sent::HelloOk { id });
         self.send_msg(chan, &Msg::HelloOk(hello_ok), id, Kind::Bulk);
         let snap = self.snap(now_ms);
         let rev = self.site.src_rev();
@@ -523,6 +619,7 @@ impl BoxNode {
                 s.open = Some(Open { sub, next_tick_ms: now_ms + period, last_fields: fields, table_rev_sent: rev, live_table_rev_sent: None });
             }
         }
+        self.note_sent(chan, Sent::Snap { rev });
         self.send_msg(chan, &Msg::Snap(snap), None, Kind::Bulk);
     }
 
@@ -546,6 +643,7 @@ impl BoxNode {
         } else {
             (false, Some("E_UNKNOWN_OP".to_string()))
         };
+        self.note_sent(chan, Sent::Ack { id, cmd_id: c.cmd_id.clone(), accepted, code: code.clone() });
         let ack = CmdAck { cmd_id: c.cmd_id.clone(), accepted, code };
         self.send_msg(chan, &Msg::CmdAck(ack), id, Kind::Data);
         if !accepted {
@@ -606,8 +704,11 @@ impl BoxNode {
         };
         if snap_needed {
             let snap = self.snap(now_ms);
+            self.note_sent(chan, Sent::Snap { rev });
             self.send_msg(chan, &Msg::Snap(snap), None, Kind::Bulk);
         }
+        let seq = self.sessions.get(&chan).map_or(0, |s| s.lane0_seq);
+        self.note_sent(chan, Sent::Lane0 { seq, rev });
         self.send_frame(chan, &frame, Kind::Data);
         self.stats.lane0_sent += 1;
         if let Some((phone, with_table)) = live {
@@ -617,6 +718,8 @@ impl BoxNode {
             let table = with_table.then(|| table_names.clone());
             let live = Live { live_seq, src_rev: rev, wall_ms, values: values.clone() };
             let payload = live_payload(&live, table.as_deref());
+            self.note_sent(chan, Sent::Live { live_seq, rev, wall_ms, table: table.is_some() });
+            self.note_sent(chan, Sent::Hb { live_seq });
             self.send_frame(chan, &Frame::control(payload), Kind::Dgram);
             self.send_msg(chan, &Msg::Hb(Hb { live_seq }), None, Kind::Dgram);
             self.lives.push(SentLive { phone, chan, live_seq, src_rev: rev, wall_ms, sent_at_ms: now_ms, values, table });

@@ -108,6 +108,23 @@ pub struct Transmit {
     pub op: LinkOp,
 }
 
+/// What the cloud read inside a phone's outer tunnel, for a lockstep reference
+/// (`ftw-properties` `reference::cloud`): the driver sees only ciphertext. Pure observation:
+/// queued as the cloud reads, drained with [`Cloud::poll_note`], never read by the cloud
+/// itself. A driver that does not drain them keeps at most [`NOTES_MAX`] (the oldest go).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum CloudNote {
+    /// A phone's first message on `link`, read as the outer message 1: the phone's static key,
+    /// the `now.tun` box id and the box session's message 1 (`None`: not readable).
+    Msg1 { link: LinkId, read: Option<(Key, String, Vec<u8>)> },
+    /// An outer transport message on `link` opened to `inner` (a box-session message; `None`:
+    /// it did not open).
+    Opened { link: LinkId, inner: Option<Vec<u8>> },
+}
+
+/// Most notes kept undrained ([`CloudNote`]).
+pub const NOTES_MAX: usize = 4096;
+
 /// Counters.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct CloudStats {
@@ -169,6 +186,7 @@ pub struct Cloud {
     out: VecDeque<Transmit>,
     stats: CloudStats,
     last_now_ms: u64,
+    notes: VecDeque<CloudNote>,
 }
 
 impl Cloud {
@@ -188,6 +206,7 @@ impl Cloud {
             out: VecDeque::new(),
             stats: CloudStats::default(),
             last_now_ms: 0,
+            notes: VecDeque::new(),
         }
     }
 
@@ -232,6 +251,26 @@ impl Cloud {
     /// Links the cloud holds.
     pub fn link_count(&self) -> usize {
         self.links.len()
+    }
+    /// The registered box ids, in order.
+    pub fn registered_boxes(&self) -> Vec<String> {
+        self.boxes.iter().cloned().collect()
+    }
+    /// Every pairing (phone static key, box id), in order.
+    pub fn pairings(&self) -> Vec<(Key, String)> {
+        self.pairs.iter().cloned().collect()
+    }
+
+    /// Next note of what the cloud read in a tunnel ([`CloudNote`]; observation only).
+    pub fn poll_note(&mut self) -> Option<CloudNote> {
+        self.notes.pop_front()
+    }
+
+    fn note(&mut self, n: CloudNote) {
+        if self.notes.len() >= NOTES_MAX {
+            self.notes.pop_front();
+        }
+        self.notes.push_back(n);
     }
 
     /// Next thing for the driver to do.
@@ -372,6 +411,7 @@ impl Cloud {
                 let opened = p.outer.open_raw(bytes);
                 let relaying = matches!(p.phase, Phase::Relaying);
                 let (box_id, chan) = (p.box_id.clone(), p.chan);
+                self.note(CloudNote::Opened { link, inner: opened.as_ref().ok().cloned() });
                 match opened {
                     Err(_) => {
                         self.stats.dropped += 1;
@@ -400,9 +440,11 @@ impl Cloud {
         let params = HandshakeParams::tunnel_responder(self.cfg.key.clone(), self.resolver.clone()).with_switches(self.cfg.switches);
         let responder = Responder::new(&params).expect("cloud responder builds");
         let Ok((got, tun)) = cloud_read_msg1(responder, bytes) else {
+            self.note(CloudNote::Msg1 { link, read: None });
             self.close_link(link, close::BAD_REQUEST, "not a tunnel message 1");
             return;
         };
+        self.note(CloudNote::Msg1 { link, read: Some((got.remote_static(), tun.box_id.clone(), tun.m1.clone())) });
         if !self.cfg.sessions_enabled {
             let (m2, _outer) = got.write_msg2(b"").expect("message 2 writes");
             self.push(link, LinkOp::Send { kind: SendKind::Message, bytes: m2 });

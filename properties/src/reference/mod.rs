@@ -11,6 +11,8 @@
 //! TigerBeetle checks its state machine against a simple model this way;
 //! FoundationDB's workloads check against in-memory references.
 
+pub mod r#box;
+pub mod cloud;
 pub mod fleet;
 
 use ftw_sim::scenario::{self, Check, Law, RunReport};
@@ -48,7 +50,7 @@ impl Lockstep {
 }
 
 /// Every reference model, in the order their laws are listed.
-pub const REFERENCES: &[&Reference] = &[&fleet::FLEET];
+pub const REFERENCES: &[&Reference] = &[&r#box::BOX, &cloud::CLOUD, &fleet::FLEET];
 
 /// The laws the references judge.
 pub fn laws() -> Vec<&'static Law> {

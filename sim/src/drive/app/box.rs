@@ -15,6 +15,8 @@ use ftw_box::uplink::LinkOp;
 use ftw_box::{BoxNode, BoxOutput};
 
 use crate::drive::link::{DialError, Link, LinkEvent, TransportKind};
+use crate::world::journal::r#box::{close_code, header, BoxStep};
+use crate::world::journal::{self, Step};
 use crate::world::time;
 use crate::world::trace;
 
@@ -25,8 +27,42 @@ fn now_ms() -> u64 {
     time::now().as_millis() as u64
 }
 
+/// Journal a step of the box at `now` (ms).
+fn jot(host: &str, now: u64, step: BoxStep) {
+    journal::record_at(Duration::from_millis(now), host, Step::Box(step));
+}
+
+/// Journal what the box read and decided in the call just made (its notes), and, after a
+/// failure or an uplink end, when it will dial again.
+fn jot_notes(host: &str, now: u64, b: &mut BoxNode) {
+    while let Some(n) = b.poll_note() {
+        jot(host, now, BoxStep::Note(n));
+    }
+    jot(host, now, BoxStep::Holds { sessions: b.session_count() });
+}
+
+fn jot_redial(host: &str, now: u64, b: &BoxNode) {
+    if let ftw_box::UplinkState::Down { next_dial_ms } = b.uplink() {
+        jot(host, now, BoxStep::Redial { next_dial_ms });
+    }
+}
+
+fn jot_output(host: &str, now: u64, out: &BoxOutput) {
+    let step = match out {
+        BoxOutput::Dial { target } => BoxStep::Dial { target: target.clone() },
+        BoxOutput::Link(LinkOp::Send { kind, bytes }) => BoxStep::Send { kind: *kind, header: header(bytes), len: bytes.len(), close: close_code(bytes) },
+        BoxOutput::Link(LinkOp::Close { code, .. }) => BoxStep::CloseUplink { code: *code },
+    };
+    jot(host, now, step);
+}
+
 /// Run the box on the current host for ever (spawn it, or await it in a host).
 pub async fn run_box(host: &str, node: Rc<RefCell<BoxNode>>, dial: BoxDialer) {
+    {
+        let b = node.borrow();
+        let c = b.config();
+        jot(host, now_ms(), BoxStep::Config { box_id: c.box_id.clone(), paired: c.paired.clone(), wall_base_ms: c.wall_base_ms });
+    }
     let mut link: Option<Link> = None;
     let mut lives_traced = 0usize;
     let mut cmds_traced = 0u64;
@@ -35,7 +71,9 @@ pub async fn run_box(host: &str, node: Rc<RefCell<BoxNode>>, dial: BoxDialer) {
         {
             let mut b = node.borrow_mut();
             if b.poll_timeout().is_some_and(|t| t <= now) {
+                jot(host, now, BoxStep::Timeout);
                 b.handle_timeout(now);
+                jot_notes(host, now, &mut b);
             }
         }
         // Carry out what the model asks, dials included (a dial is awaited: with no
@@ -43,6 +81,7 @@ pub async fn run_box(host: &str, node: Rc<RefCell<BoxNode>>, dial: BoxDialer) {
         loop {
             let out = node.borrow_mut().poll_output();
             let Some(out) = out else { break };
+            jot_output(host, now_ms(), &out);
             match out {
                 BoxOutput::Dial { target } => {
                     trace::record(host, "box.dial", target.clone());
@@ -50,12 +89,21 @@ pub async fn run_box(host: &str, node: Rc<RefCell<BoxNode>>, dial: BoxDialer) {
                         Ok(l) => {
                             let datagrams = l.transport() == TransportKind::Quic;
                             trace::record(host, "box.uplink", format!("up over {}", l.transport().name()));
-                            node.borrow_mut().handle_uplink_up(now_ms(), datagrams);
+                            let now = now_ms();
+                            jot(host, now, BoxStep::UplinkUp { datagrams });
+                            let mut b = node.borrow_mut();
+                            b.handle_uplink_up(now, datagrams);
+                            jot_notes(host, now, &mut b);
                             link = Some(l);
                         }
                         Err(e) => {
                             trace::record(host, "box.uplink", format!("dial failed: {e:?}"));
-                            node.borrow_mut().handle_uplink_failed(now_ms());
+                            let now = now_ms();
+                            jot(host, now, BoxStep::UplinkFailed);
+                            let mut b = node.borrow_mut();
+                            b.handle_uplink_failed(now);
+                            jot_notes(host, now, &mut b);
+                            jot_redial(host, now, &b);
                         }
                     }
                 }
@@ -104,14 +152,24 @@ pub async fn run_box(host: &str, node: Rc<RefCell<BoxNode>>, dial: BoxDialer) {
         };
         let Some(ev) = ev else { continue };
         let now = now_ms();
+        let mut b = node.borrow_mut();
         match ev {
-            LinkEvent::Message(b) => node.borrow_mut().handle_message(now, &b),
-            LinkEvent::Datagram(b) => node.borrow_mut().handle_datagram(now, &b),
+            LinkEvent::Message(m) => {
+                jot(host, now, BoxStep::Up { datagram: false, header: header(&m), len: m.len() });
+                b.handle_message(now, &m);
+            }
+            LinkEvent::Datagram(m) => {
+                jot(host, now, BoxStep::Up { datagram: true, header: header(&m), len: m.len() });
+                b.handle_datagram(now, &m);
+            }
             LinkEvent::Closed(c) => {
                 trace::record(host, "box.uplink", format!("closed code={} by_peer={}", c.code, c.by_peer));
                 link = None;
-                node.borrow_mut().handle_closed(now, c.code);
+                jot(host, now, BoxStep::Closed { code: c.code });
+                b.handle_closed(now, c.code);
+                jot_redial(host, now, &b);
             }
         }
+        jot_notes(host, now, &mut b);
     }
 }

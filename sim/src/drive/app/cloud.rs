@@ -28,6 +28,8 @@ use ftw_cloud::{Cloud, LinkId};
 use tokio::sync::{mpsc, Notify};
 
 use crate::drive::link::{Link, LinkEvent, TransportKind};
+use crate::world::journal::cloud::{Bytes, CloudStep};
+use crate::world::journal::{self, Step};
 use crate::world::plan::kind;
 use crate::world::plan::{FaultKind, TimedFault};
 use crate::world::time;
@@ -142,6 +144,26 @@ fn now_ms() -> u64 {
     time::now().as_millis() as u64
 }
 
+/// Journal a step of the cloud at `now` (ms).
+fn jot(host: &str, now: u64, step: CloudStep) {
+    journal::record_at(Duration::from_millis(now), host, Step::Cloud(step));
+}
+
+/// Tell the model `link` closed, journaled (every `handle_closed` goes through here).
+fn closed(i: &mut Inner, now: u64, link: LinkId, code: u16) {
+    jot(&i.host, now, CloudStep::Closed { link, code });
+    i.cloud.handle_closed(now, link, code);
+    jot_notes(&i.host, now, &mut i.cloud);
+}
+
+/// Journal what the cloud read in the call just made (its notes).
+fn jot_notes(host: &str, now: u64, cloud: &mut Cloud) {
+    while let Some(n) = cloud.poll_note() {
+        jot(host, now, CloudStep::Note(n));
+    }
+    jot(host, now, CloudStep::Holds { links: cloud.link_count() });
+}
+
 impl CloudDriver {
     /// Adopt every link the WebSocket door accepts, for as long as the host runs.
     pub fn serve_ws(&self, door: crate::drive::ws::WsDoor) {
@@ -178,6 +200,8 @@ impl CloudDriver {
 
     /// Start the driver with the plan's timed relay faults.
     pub fn start_with_relay(host: &str, cloud: Cloud, tamper: Tamper, relay: Vec<RelayFault>) -> Self {
+        let config = CloudStep::Config { boxes: cloud.registered_boxes(), pairs: cloud.pairings(), sessions_enabled: cloud.config().sessions_enabled };
+        jot(host, now_ms(), config);
         let inner = Rc::new(RefCell::new(Inner { host: host.to_string(), cloud, links: BTreeMap::new(), next_id: 1, log: CloudLog::default(), tamper, relay }));
         let me = CloudDriver { inner, wake: Rc::new(Notify::new()) };
         let timer = me.clone();
@@ -226,7 +250,10 @@ impl CloudDriver {
             *i.log.by_transport.entry(transport.name()).or_default() += 1;
             let host = i.host.clone();
             trace::record(&host, "cloud.accept", format!("link={id} {} target={target}", transport.name()));
-            i.cloud.handle_accept(now_ms(), id, &target, datagrams);
+            let now = now_ms();
+            jot(&host, now, CloudStep::Accept { link: id, target: target.clone(), datagrams });
+            i.cloud.handle_accept(now, id, &target, datagrams);
+            jot_notes(&host, now, &mut i.cloud);
             id
         };
         self.flush();
@@ -259,23 +286,28 @@ impl CloudDriver {
                 ev = link.recv() => {
                     let now = now_ms();
                     let closed = {
-                        let mut i = self.inner.borrow_mut();
+                        let mut guard = self.inner.borrow_mut();
+                        let i = &mut *guard;
                         match &ev {
                             LinkEvent::Message(b) => {
                                 i.log.keep(b);
+                                jot(&i.host, now, CloudStep::In { link: id, datagram: false, bytes: Bytes::of(b) });
                                 i.cloud.handle_message(now, id, b);
+                                jot_notes(&i.host, now, &mut i.cloud);
                                 false
                             }
                             LinkEvent::Datagram(b) => {
                                 i.log.keep(b);
+                                jot(&i.host, now, CloudStep::In { link: id, datagram: true, bytes: Bytes::of(b) });
                                 i.cloud.handle_datagram(now, id, b);
+                                jot_notes(&i.host, now, &mut i.cloud);
                                 false
                             }
                             LinkEvent::Closed(c) => {
                                 let host = i.host.clone();
                                 trace::record(&host, "cloud.link_closed", format!("link={id} code={} by_peer={}", c.code, c.by_peer));
                                 if i.links.remove(&id).is_some() {
-                                    i.cloud.handle_closed(now, id, c.code);
+                                    closed(i, now, id, c.code);
                                 }
                                 true
                             }
@@ -297,6 +329,11 @@ impl CloudDriver {
         let now = now_ms();
         let mut closes: Vec<(LinkId, u16)> = Vec::new();
         while let Some(t) = i.cloud.poll_transmit() {
+            let step = match &t.op {
+                LinkOp::Send { kind, bytes } => CloudStep::Send { link: t.link, kind: *kind, bytes: Bytes::of(bytes) },
+                LinkOp::Close { code, .. } => CloudStep::Close { link: t.link, code: *code },
+            };
+            jot(&i.host, now, step);
             let Some(slot) = i.links.get_mut(&t.link) else { continue };
             let mut repeat = false;
             let mut hold: Option<u32> = None;
@@ -412,7 +449,7 @@ impl CloudDriver {
         let closed_some = !closes.is_empty();
         for (link, code) in closes {
             // The model hears the link it was made to close as closed.
-            i.cloud.handle_closed(now, link, code);
+            closed(i, now, link, code);
         }
         drop(guard);
         if closed_some {
@@ -508,7 +545,12 @@ impl CloudDriver {
                         self.release_reversed();
                     }
                     if model.is_some_and(|m| m <= now_ms()) {
-                        self.inner.borrow_mut().cloud.handle_timeout(now_ms());
+                        let now = now_ms();
+                        let mut guard = self.inner.borrow_mut();
+                        let i = &mut *guard;
+                        jot(&i.host, now, CloudStep::Timeout);
+                        i.cloud.handle_timeout(now);
+                        jot_notes(&i.host, now, &mut i.cloud);
                     }
                     self.flush();
                 }

@@ -1,0 +1,563 @@
+//! The cloud's reference (law `cloud-agrees-with-spec`): a second cloud written
+//! from SPEC.md §1-3 and, where the SPEC says "chosen here", from the cloud model's
+//! written docs (models/cloud/src/lib.rs crate docs, consts.rs). It replays each
+//! cloud's journal (config, inputs, what the cloud read inside the tunnels, its
+//! transmits) and checks every decision:
+//!
+//! * doors and targets: `/box/<id>` of a registered box is its uplink (a new one
+//!   replaces the old, closed 1000), of an unknown box 4403; `/app/v1` a phone;
+//!   anything else 4400;
+//! * a phone's first message: unreadable 4400; sessions off: message 2 then 1013
+//!   (after the handshake, SPEC §3 / seed 000); not paired with the box it names:
+//!   4403, no message 2 and no byte of the box ever (SPEC §3); paired: message 2,
+//!   then `Open(chan, m1)` on the box's uplink with the phone's message 1 unchanged, at
+//!   once or when the uplink comes;
+//! * box not answering: 4408 exactly 10 s after the outer handshake (brief: BOX_WAIT_MS),
+//!   and never later;
+//! * relay routing: a phone's message goes to its own box's uplink on its own channel;
+//!   a box message on a channel goes to the phone of that channel only; nothing before
+//!   the box's message 2;
+//! * blindness: the box-session bytes go through unchanged: `Data(chan, inner)` carries
+//!   exactly what the phone's tunnel message opened to, and that is the tunnel message
+//!   less its 8-byte seq and 16-byte tag; every box message reaches the phone as one
+//!   tunnel message of exactly its length plus 24, seq counting from 0 (SPEC §2: `seq u64
+//!   BE || AEAD`), on the lane its kind says (Data: stream, Bulk: the bulk stream, Dgram:
+//!   a datagram where the link has them);
+//! * close codes propagate: the box's `Close(chan, code)` closes the phone with that code;
+//!   a phone link that ends tells the box `Close(chan, 1000)`; an uplink that ends closes
+//!   its relayed phones 1001 (cloud docs "Relay");
+//! * the state after the end: the cloud holds exactly the links the reference holds after
+//!   every call (a closed link's state is released).
+//!
+//! Where the order of transmits on different links is free, any order passes; on one link
+//! the order is checked, except among the `Open`s of several waiting phones.
+
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
+
+use ftw_sim::scenario::Law;
+use ftw_sim::world::journal::cloud::{Bytes, CloudNote, CloudStep, Key, LinkId, SendKind};
+use ftw_sim::world::journal::{Entry, Step};
+
+use super::{Lockstep, Reference};
+
+/// How long a phone waits for its box (brief: BOX_WAIT_MS, 10 s; cloud consts docs).
+const BOX_WAIT_MS: u64 = 10_000;
+/// The phone's target (cloud consts docs: chosen there).
+const PHONE_TARGET: &str = "/app/v1";
+/// A box's uplink target prefix (box consts docs).
+const UPLINK_PREFIX: &str = "/box/";
+/// What a tunnel transport message adds: `seq u64 BE` and the AEAD tag (SPEC §2, ChaChaPoly).
+const SEQ_LEN: usize = 8;
+const TAG_LEN: usize = 16;
+
+/// Close codes: SPEC §3 (4403, 4408), RFC 6455 (1000, 1001, 1013), the cloud docs (4400).
+mod code {
+    pub const NORMAL: u16 = 1000;
+    pub const GOING_AWAY: u16 = 1001;
+    pub const NO_STATUS: u16 = 1005;
+    pub const TRY_LATER: u16 = 1013;
+    pub const BAD: u16 = 4400;
+    pub const FORBIDDEN: u16 = 4403;
+    pub const TIMED_OUT: u16 = 4408;
+}
+
+/// Uplink message kinds (box uplink.rs's table).
+mod kind {
+    pub const OPEN: u8 = 1;
+    pub const DATA: u8 = 2;
+    pub const BULK: u8 = 3;
+    pub const DGRAM: u8 = 4;
+    pub const CLOSE: u8 = 5;
+}
+
+pub const CLOUD: Reference = Reference {
+    law: Law {
+        name: "cloud-agrees-with-spec",
+        about:
+            "the cloud, replayed against a reference written from the SPEC: pairing, close codes, the 10 s box wait, relay routing, blindness, state released",
+    },
+    broken_by: &[],
+    check,
+};
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Phase {
+    /// Waiting for the box's uplink (message 1 kept).
+    Waiting,
+    /// `Open` sent; the channel is learned when the `Open` is matched.
+    Opened(Option<u32>),
+    Relaying(u32),
+}
+
+#[derive(Debug)]
+struct Phone {
+    box_id: String,
+    datagrams: bool,
+    m1: Vec<u8>,
+    phase: Phase,
+    deadline_ms: u64,
+    /// The seq of the next tunnel message to the phone.
+    out_seq: u64,
+}
+
+impl Phone {
+    fn chan(&self) -> Option<u32> {
+        match self.phase {
+            Phase::Opened(c) => c,
+            Phase::Relaying(c) => Some(c),
+            Phase::Waiting => None,
+        }
+    }
+}
+
+#[derive(Debug)]
+enum Link {
+    Uplink(String),
+    PhoneNew { datagrams: bool },
+    Phone(Phone),
+}
+
+/// A transmit the cloud must make.
+#[derive(Debug, Clone)]
+enum Want {
+    Close(u16),
+    /// The outer handshake's message 2 (a stream message).
+    Msg2,
+    /// `Open(chan, m1)` for the phone on `phone`, chan of the cloud's choosing.
+    Open {
+        phone: LinkId,
+        m1: Vec<u8>,
+    },
+    /// `Data(chan, inner)` on the uplink.
+    Data {
+        chan: u32,
+        inner: Vec<u8>,
+    },
+    /// `Close(chan, code)` on the uplink.
+    CloseChan {
+        chan: u32,
+        code: u16,
+    },
+    /// A tunnel message to the phone: how, its length and seq.
+    ToPhone {
+        kind: SendKind,
+        len: usize,
+        seq: u64,
+    },
+}
+
+struct Ref {
+    boxes: BTreeSet<String>,
+    pairs: BTreeSet<(Key, String)>,
+    sessions_on: bool,
+    links: BTreeMap<LinkId, Link>,
+    uplinks: BTreeMap<String, LinkId>,
+    notes: Vec<CloudNote>,
+    /// The input step of the call being replayed.
+    call: Option<CloudStep>,
+    call_ms: u64,
+    wants: BTreeMap<LinkId, VecDeque<Want>>,
+}
+
+type R = Result<(), (String, String)>;
+
+fn differs(model: impl Into<String>, spec: impl Into<String>) -> R {
+    Err((model.into(), spec.into()))
+}
+
+/// The law's check: `None` when no cloud ran.
+pub fn check(journal: &[Entry]) -> Option<Lockstep> {
+    let mut clouds: BTreeMap<&str, Ref> = BTreeMap::new();
+    let mut steps = 0;
+    for (index, e) in journal.iter().enumerate() {
+        let fail = |(model, spec): (String, String)| Some(Lockstep::Differs { index, entry: e.describe(), model, spec });
+        for c in clouds.values() {
+            if let Err(d) = c.overdue(e.t_ms) {
+                return fail(d);
+            }
+        }
+        let Step::Cloud(s) = &e.step else { continue };
+        steps += 1;
+        let r = match (s, clouds.get_mut(e.host.as_str())) {
+            (CloudStep::Config { boxes, pairs, sessions_enabled }, _) => {
+                clouds.insert(&e.host, Ref::new(boxes, pairs, *sessions_enabled));
+                Ok(())
+            }
+            (_, None) => differs(format!("{s:?}"), "a cloud journals its config first"),
+            (s, Some(c)) => c.step(e.t_ms, s),
+        };
+        if let Err(d) = r {
+            return fail(d);
+        }
+    }
+    if steps == 0 {
+        return None;
+    }
+    for c in clouds.values_mut() {
+        if let Err((model, spec)) = c.finish_call() {
+            let index = journal.len() - 1;
+            return Some(Lockstep::Differs { index, entry: format!("end of the journal ({})", journal[index].describe()), model, spec });
+        }
+    }
+    Some(Lockstep::Agreed { steps })
+}
+
+/// An uplink message's kind, channel and payload length, from its clear head.
+fn up_header(b: &Bytes) -> Option<(u8, u32)> {
+    let chan: [u8; 4] = b.head.get(1..5)?.try_into().ok()?;
+    Some((b.head[0], u32::from_be_bytes(chan)))
+}
+
+/// A tunnel message's clear seq.
+fn seq_of(b: &Bytes) -> Option<u64> {
+    Some(u64::from_be_bytes(b.head.get(..SEQ_LEN)?.try_into().ok()?))
+}
+
+impl Ref {
+    fn new(boxes: &[String], pairs: &[(Key, String)], sessions_on: bool) -> Ref {
+        Ref {
+            boxes: boxes.iter().cloned().collect(),
+            pairs: pairs.iter().cloned().collect(),
+            sessions_on,
+            links: BTreeMap::new(),
+            uplinks: BTreeMap::new(),
+            notes: Vec::new(),
+            call: None,
+            call_ms: 0,
+            wants: BTreeMap::new(),
+        }
+    }
+
+    /// A phone the box did not answer within 10 s must have had its 4408 by now.
+    fn overdue(&self, t: u64) -> R {
+        for (id, l) in &self.links {
+            if let Link::Phone(p) = l {
+                if !matches!(p.phase, Phase::Relaying(_)) && t > p.deadline_ms {
+                    return differs(format!("link {id} still waits for its box"), format!("close 4408 at {} ms, 10 s after the handshake", p.deadline_ms));
+                }
+            }
+        }
+        Ok(())
+    }
+
+    fn step(&mut self, t: u64, s: &CloudStep) -> R {
+        match s {
+            CloudStep::Config { .. } => Ok(()),
+            CloudStep::Note(n) => {
+                self.notes.push(n.clone());
+                Ok(())
+            }
+            CloudStep::Holds { links } => {
+                self.predict(t)?;
+                if *links != self.links.len() {
+                    return differs(format!("holds {links} links"), format!("{} links open", self.links.len()));
+                }
+                Ok(())
+            }
+            CloudStep::Send { link, kind, bytes } => self.matched(*link, Some((*kind, bytes)), None),
+            CloudStep::Close { link, code } => self.matched(*link, None, Some(*code)),
+            input => {
+                self.finish_call()?;
+                self.call = Some(input.clone());
+                self.call_ms = t;
+                Ok(())
+            }
+        }
+    }
+
+    /// The call before is over: every transmit it had to make came.
+    fn finish_call(&mut self) -> R {
+        if let Some((link, w)) = self.wants.iter().find_map(|(l, q)| q.front().map(|w| (*l, w.clone()))) {
+            return differs("nothing more", format!("on link {link}: {w:?}"));
+        }
+        if self.call.is_some() {
+            return differs("no Holds step after the call", "each call journals what the cloud holds");
+        }
+        Ok(())
+    }
+
+    fn want(&mut self, link: LinkId, w: Want) {
+        self.wants.entry(link).or_default().push_back(w);
+    }
+
+    /// The call's notes are in: predict its transmits and the state after it.
+    fn predict(&mut self, t: u64) -> R {
+        let Some(call) = self.call.take() else {
+            return differs("Holds without a call", "a call, then what the cloud holds");
+        };
+        let notes = std::mem::take(&mut self.notes);
+        match call {
+            CloudStep::Accept { link, target, datagrams } => self.accept(link, &target, datagrams, &notes),
+            CloudStep::In { link, datagram, bytes } => self.input(t, link, datagram, &bytes, &notes),
+            CloudStep::Closed { link, .. } => {
+                no_notes(&notes)?;
+                self.forget(link);
+                Ok(())
+            }
+            CloudStep::Timeout => {
+                no_notes(&notes)?;
+                let late: Vec<LinkId> = self
+                    .links
+                    .iter()
+                    .filter(|(_, l)| matches!(l, Link::Phone(p) if !matches!(p.phase, Phase::Relaying(_)) && p.deadline_ms <= t))
+                    .map(|(id, _)| *id)
+                    .collect();
+                for id in late {
+                    self.close(id, code::TIMED_OUT);
+                }
+                Ok(())
+            }
+            other => differs(format!("{other:?}"), "an input"),
+        }
+    }
+
+    /// The cloud closes `link` with `code` and forgets it.
+    fn close(&mut self, link: LinkId, code: u16) {
+        self.want(link, Want::Close(code));
+        self.forget(link);
+    }
+
+    /// A link is gone: tell the other side (cloud docs "Relay").
+    fn forget(&mut self, link: LinkId) {
+        match self.links.remove(&link) {
+            Some(Link::Uplink(box_id)) if self.uplinks.get(&box_id) == Some(&link) => {
+                self.uplinks.remove(&box_id);
+                let phones: Vec<LinkId> = self
+                    .links
+                    .iter()
+                    .filter(|(_, l)| matches!(l, Link::Phone(p) if p.box_id == box_id && p.phase != Phase::Waiting))
+                    .map(|(id, _)| *id)
+                    .collect();
+                for p in phones {
+                    self.close(p, code::GOING_AWAY);
+                }
+            }
+            Some(Link::Phone(p)) => {
+                if let (Some(&up), true) = (self.uplinks.get(&p.box_id), p.phase != Phase::Waiting) {
+                    match p.chan() {
+                        Some(chan) => self.want(up, Want::CloseChan { chan, code: code::NORMAL }),
+                        // Its Open is still to be matched in this call: the channel is unknown.
+                        None => self.want(up, Want::CloseChan { chan: u32::MAX, code: code::NORMAL }),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+
+    fn accept(&mut self, link: LinkId, target: &str, datagrams: bool, notes: &[CloudNote]) -> R {
+        no_notes(notes)?;
+        if self.links.contains_key(&link) {
+            return differs(format!("link {link} accepted again"), "a link id names one link");
+        }
+        if let Some(box_id) = target.strip_prefix(UPLINK_PREFIX) {
+            if !self.boxes.contains(box_id) {
+                self.want(link, Want::Close(code::FORBIDDEN));
+                return Ok(());
+            }
+            if let Some(old) = self.uplinks.get(box_id).copied() {
+                self.close(old, code::NORMAL);
+            }
+            self.links.insert(link, Link::Uplink(box_id.to_string()));
+            self.uplinks.insert(box_id.to_string(), link);
+            let waiting: Vec<LinkId> =
+                self.links.iter().filter(|(_, l)| matches!(l, Link::Phone(p) if p.box_id == box_id && p.phase == Phase::Waiting)).map(|(id, _)| *id).collect();
+            for p in waiting {
+                self.open_at_box(p);
+            }
+        } else if target == PHONE_TARGET {
+            self.links.insert(link, Link::PhoneNew { datagrams });
+        } else {
+            self.want(link, Want::Close(code::BAD));
+        }
+        Ok(())
+    }
+
+    fn open_at_box(&mut self, phone: LinkId) {
+        let Some(Link::Phone(p)) = self.links.get_mut(&phone) else { return };
+        let Some(&up) = self.uplinks.get(&p.box_id) else { return };
+        p.phase = Phase::Opened(None);
+        let m1 = p.m1.clone();
+        self.want(up, Want::Open { phone, m1 });
+    }
+
+    fn input(&mut self, t: u64, link: LinkId, datagram: bool, bytes: &Bytes, notes: &[CloudNote]) -> R {
+        match self.links.get(&link) {
+            None => no_notes(notes),
+            Some(Link::PhoneNew { .. }) if datagram => no_notes(notes),
+            Some(Link::PhoneNew { datagrams }) => {
+                let dg = *datagrams;
+                match notes {
+                    [CloudNote::Msg1 { link: l, read }] if *l == link => self.msg1(t, link, dg, read.clone()),
+                    _ => differs(format!("notes {notes:?}"), "the phone's first message read as message 1"),
+                }
+            }
+            Some(Link::Phone(_)) => match notes {
+                [CloudNote::Opened { link: l, inner }] if *l == link => self.phone_msg(link, datagram, bytes, inner.as_deref()),
+                _ => differs(format!("notes {notes:?}"), "the phone's tunnel message opened (or not)"),
+            },
+            Some(Link::Uplink(box_id)) => {
+                no_notes(notes)?;
+                let box_id = box_id.clone();
+                self.box_msg(&box_id, bytes)
+            }
+        }
+    }
+
+    fn msg1(&mut self, t: u64, link: LinkId, datagrams: bool, read: Option<(Key, String, Vec<u8>)>) -> R {
+        let Some((phone, box_id, m1)) = read else {
+            self.close(link, code::BAD);
+            return Ok(());
+        };
+        if !self.sessions_on {
+            // The door completes the handshake, then closes (seed 000).
+            self.want(link, Want::Msg2);
+            self.close(link, code::TRY_LATER);
+            return Ok(());
+        }
+        if !self.pairs.contains(&(phone, box_id.clone())) {
+            // No message 2 and nothing of the box (SPEC §3).
+            self.close(link, code::FORBIDDEN);
+            return Ok(());
+        }
+        self.want(link, Want::Msg2);
+        let p = Phone { box_id, datagrams, m1, phase: Phase::Waiting, deadline_ms: t + BOX_WAIT_MS, out_seq: 0 };
+        self.links.insert(link, Link::Phone(p));
+        self.open_at_box(link);
+        Ok(())
+    }
+
+    /// A tunnel message from a phone: relayed unchanged once the box answered.
+    fn phone_msg(&mut self, link: LinkId, datagram: bool, bytes: &Bytes, inner: Option<&[u8]>) -> R {
+        let Some(inner) = inner else {
+            if !datagram {
+                self.close(link, code::BAD);
+            }
+            return Ok(());
+        };
+        if inner.len() + SEQ_LEN + TAG_LEN != bytes.len {
+            return differs(
+                format!("opened {} bytes of a {}-byte tunnel message", inner.len(), bytes.len),
+                "the tunnel message less its seq and tag (SPEC §2)",
+            );
+        }
+        let Some(Link::Phone(p)) = self.links.get(&link) else { unreachable!("a phone link") };
+        if let (Phase::Relaying(chan), Some(&up)) = (&p.phase, self.uplinks.get(&p.box_id)) {
+            let chan = *chan;
+            self.want(up, Want::Data { chan, inner: inner.to_vec() });
+        }
+        Ok(())
+    }
+
+    /// An uplink message from a box: routed to the phone of its channel.
+    fn box_msg(&mut self, box_id: &str, bytes: &Bytes) -> R {
+        let Some((k, chan)) = up_header(bytes) else { return Ok(()) };
+        let phone = self.links.iter().find_map(|(id, l)| match l {
+            Link::Phone(p) if p.box_id == box_id && p.chan() == Some(chan) => Some(*id),
+            _ => None,
+        });
+        let Some(phone) = phone else { return Ok(()) };
+        let Some(Link::Phone(p)) = self.links.get_mut(&phone) else { unreachable!("a phone link") };
+        let payload = bytes.len - 5;
+        match k {
+            kind::CLOSE => {
+                let c = match bytes.whole.as_deref() {
+                    Some([_, _, _, _, _, a, b, ..]) => u16::from_be_bytes([*a, *b]),
+                    _ => code::NO_STATUS,
+                };
+                self.links.remove(&phone);
+                self.want(phone, Want::Close(c));
+            }
+            kind::DATA | kind::BULK | kind::DGRAM => {
+                p.phase = Phase::Relaying(chan);
+                let how = match k {
+                    kind::BULK => SendKind::Bulk,
+                    kind::DGRAM if p.datagrams => SendKind::Datagram,
+                    _ => SendKind::Message,
+                };
+                let seq = p.out_seq;
+                p.out_seq += 1;
+                self.want(phone, Want::ToPhone { kind: how, len: payload + SEQ_LEN + TAG_LEN, seq });
+            }
+            _ => {}
+        }
+        Ok(())
+    }
+
+    /// A transmit against what the call had to send on its link.
+    fn matched(&mut self, link: LinkId, send: Option<(SendKind, &Bytes)>, close: Option<u16>) -> R {
+        let q = self.wants.entry(link).or_default();
+        let mut k = 0;
+        while k < q.len() {
+            if fits(&q[k], send, close) {
+                break;
+            }
+            // Only the Opens of several waiting phones may come in any order.
+            if !matches!(q[k], Want::Open { .. }) {
+                k = q.len();
+                break;
+            }
+            k += 1;
+        }
+        let got = match (send, close) {
+            (Some((how, b)), _) => format!("send {how:?} of {} bytes, head {:?}", b.len, b.head),
+            (None, c) => format!("close {c:?}"),
+        };
+        if k >= q.len() {
+            let w = q.front().cloned();
+            return differs(format!("on link {link}: {got}"), format!("{w:?}"));
+        }
+        let w = q.remove(k).expect("in range");
+        if q.is_empty() {
+            self.wants.remove(&link);
+        }
+        if let (Want::Open { phone, .. }, Some((_, b))) = (&w, send) {
+            self.bind(*phone, b)?;
+        }
+        Ok(())
+    }
+
+    /// An `Open` was matched: the phone's channel is the one it names, unique at its box.
+    fn bind(&mut self, phone: LinkId, b: &Bytes) -> R {
+        let (_, chan) = up_header(b).expect("an Open has a header");
+        let Some(Link::Phone(p)) = self.links.get(&phone) else { return Ok(()) };
+        let box_id = p.box_id.clone();
+        let taken = self.links.iter().any(|(id, l)| *id != phone && matches!(l, Link::Phone(o) if o.box_id == box_id && o.chan() == Some(chan)));
+        if taken {
+            return differs(format!("Open on chan {chan}"), "a channel names one phone link at its box");
+        }
+        if let Some(Link::Phone(p)) = self.links.get_mut(&phone) {
+            p.phase = Phase::Opened(Some(chan));
+        }
+        Ok(())
+    }
+}
+
+fn no_notes(notes: &[CloudNote]) -> R {
+    match notes {
+        [] => Ok(()),
+        n => differs(format!("read {n:?}"), "nothing read inside a tunnel in this call"),
+    }
+}
+
+/// Whether a transmit is the one wanted.
+fn fits(w: &Want, send: Option<(SendKind, &Bytes)>, close: Option<u16>) -> bool {
+    let up = send.and_then(|(how, b)| up_header(b).map(|h| (how, h, b)));
+    let payload = |b: &Bytes| b.whole.as_ref().map(|w| w[5..].to_vec());
+    match (w, close) {
+        (Want::Close(c), Some(got)) => *c == got,
+        (_, Some(_)) => false,
+        (Want::Close(_), None) => false,
+        (Want::Msg2, None) => matches!(send, Some((SendKind::Message, _))),
+        (Want::Open { m1, .. }, None) => {
+            matches!(up, Some((SendKind::Message, (kind::OPEN, _), b)) if b.len == 5 + m1.len() && payload(b).is_none_or(|p| &p == m1))
+        }
+        (Want::Data { chan, inner }, None) => {
+            matches!(up, Some((SendKind::Message, (kind::DATA, c), b)) if c == *chan && b.len == 5 + inner.len() && payload(b).is_none_or(|p| &p == inner))
+        }
+        (Want::CloseChan { chan, code }, None) => {
+            matches!(up, Some((SendKind::Message, (kind::CLOSE, c), b)) if (c == *chan || *chan == u32::MAX) && b.whole.as_deref().is_some_and(|w| w[5..] == code.to_be_bytes()))
+        }
+        (Want::ToPhone { kind, len, seq }, None) => matches!(send, Some((how, b)) if how == *kind && b.len == *len && seq_of(b) == Some(*seq)),
+    }
+}
