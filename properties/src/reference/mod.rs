@@ -11,6 +11,10 @@
 //! TigerBeetle checks its state machine against a simple model this way;
 //! FoundationDB's workloads check against in-memory references.
 
+pub mod carrier;
+pub mod replay;
+pub mod view;
+
 use ftw_sim::scenario::{self, Check, Law, RunReport};
 use ftw_sim::world::journal::Entry;
 use ftw_sim::world::topology::RunSpec;
@@ -43,7 +47,7 @@ impl Lockstep {
 }
 
 /// Every reference model, in the order their laws are listed.
-pub const REFERENCES: &[&Reference] = &[];
+pub const REFERENCES: &[&Reference] = &[&carrier::CARRIER, &replay::REPLAY, &view::VIEW];
 
 /// The laws the references judge.
 pub fn laws() -> Vec<&'static Law> {
