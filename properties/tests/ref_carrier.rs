@@ -64,16 +64,19 @@ fn agrees_on_the_race_scenarios() {
 }
 
 /// `unpaired` and `sessions-off` never get a transport message to the phone (4403 / 1013
-/// come before any): no window judges, no carrier verdict, no live; the laws stay silent.
+/// come before any): no window judges, no carrier verdict, no live. The replay and view laws
+/// stay silent; the carrier's judges only how each session ended (never by the carrier).
 #[test]
 fn silent_without_a_session() {
     for scenario in ["unpaired", "sessions-off"] {
         for n in 1..=4 {
             let r = run(scenario, &[], n);
-            assert_eq!(ours(&r), vec![], "{scenario} case {n}");
-            for o in OURS {
-                assert_eq!((o.check)(&journal(&r)), None, "{scenario} case {n}: {}", o.law.name);
-            }
+            let j = journal(&r);
+            assert_eq!((replay::check)(&j), None, "{scenario} case {n}");
+            assert_eq!((view::check)(&j), None, "{scenario} case {n}");
+            assert!(j.iter().all(|e| !matches!(e.step, Step::Carrier(CarrierStep::Judged { .. }))), "{scenario} case {n}");
+            let got = ours(&r);
+            assert!(got.iter().all(|c| c.0 == carrier::CARRIER.law.name && c.1), "{scenario} case {n}: {got:?}");
         }
     }
 }
@@ -254,8 +257,9 @@ fn carrier_table_by_hand() {
         msg(1, Arrival::Datagram, Opened::Replay, Verdict::Drop),
         judged(1, Said::Fresh, false),
         msg(1, Arrival::Datagram, Opened::Broken, Verdict::EndSession),
+        entry(0, Step::Carrier(CarrierStep::Ended { session: 1, by_carrier: true })),
     ];
-    assert_eq!(carrier::check(&j), Some(Lockstep::Agreed { steps: 3 }));
+    assert_eq!(carrier::check(&j), Some(Lockstep::Agreed { steps: 4 }));
     let mut bad = j.clone();
     bad[3] = msg(1, Arrival::Datagram, Opened::Replay, Verdict::EndSession);
     assert_eq!(differs_at(carrier::check, &bad), 3);
@@ -263,9 +267,18 @@ fn carrier_table_by_hand() {
     bad[3] = msg(1, Arrival::Stream, Opened::Replay, Verdict::Drop);
     assert_eq!(differs_at(carrier::check, &bad), 3);
     // After the end the session's windows judge nothing more.
-    let mut bad = j;
+    let mut bad = j.clone();
     bad.push(judged(2, Said::Fresh, true));
+    assert_eq!(differs_at(carrier::check, &bad), 7);
+    // The carrier's EndSession not carried out: named at the verdict.
+    assert_eq!(differs_at(carrier::check, &j[..6]), 5);
+    let mut bad = j.clone();
+    bad[6] = entry(0, Step::Carrier(CarrierStep::Ended { session: 1, by_carrier: false }));
     assert_eq!(differs_at(carrier::check, &bad), 6);
+    // A dropped datagram replay that ended the session anyway.
+    let mut bad = j[..4].to_vec();
+    bad.push(entry(0, Step::Carrier(CarrierStep::Ended { session: 1, by_carrier: true })));
+    assert_eq!(differs_at(carrier::check, &bad), 4);
 }
 
 /// A switch's first failing case among the session's drawn cases: our `law` fails there
@@ -301,4 +314,56 @@ fn stream_replay_only_dropped_fails_the_carrier_law() {
 #[test]
 fn late_live_table_dropped_fails_the_view_law() {
     caught("late-live-table-dropped", "view-agrees-with-spec");
+}
+
+/// Seqs at and around the window's edges: after each new highest `h` (jumps of 1, 1023,
+/// 1024, 1025 and a few pseudo-random ones), probes at `h - 1025 ..= h + 1` and repeats.
+fn edge_seqs() -> Vec<u64> {
+    let mut out = vec![0];
+    let mut h = 0u64;
+    let mut x = 0x9e37_79b9_7f4a_7c15u64;
+    for jump in [1, 1023, 1024, 1025, 64, 63, 65, 2048, 7, 1000] {
+        h += jump;
+        out.push(h);
+        for back in [1025, 1024, 1023, 1022, 65, 64, 63, 1, 0] {
+            out.extend(h.checked_sub(back));
+        }
+        for _ in 0..20 {
+            x = x.wrapping_mul(6_364_136_223_846_793_005).wrapping_add(1_442_695_040_888_963_407);
+            out.extend(h.checked_sub((x >> 33) % 1100));
+        }
+        out.push(h + 1);
+        h += 1;
+    }
+    out
+}
+
+/// The journal of the model's own window judging `seqs` (every fresh one authenticates).
+fn window_journal(len: ftw_wire::WindowLen, seqs: &[u64]) -> Vec<Entry> {
+    let mut w = ftw_wire::ReplayWindow::new(len);
+    seqs.iter()
+        .map(|&seq| {
+            let said = match w.accept(seq) {
+                Ok(()) => Said::Fresh,
+                Err(ftw_wire::Replay::Duplicate { .. }) => Said::Duplicate,
+                Err(ftw_wire::Replay::TooOld { .. }) => Said::TooOld,
+            };
+            judged(seq, said, said == Said::Fresh)
+        })
+        .collect()
+}
+
+/// The model's window driven directly at its edges agrees with the reference; the legacy
+/// 64-seq window (switch replay-window-64) is named at its first refusal of a seq the SPEC's
+/// window still holds.
+#[test]
+fn the_models_window_at_its_edges() {
+    let seqs = edge_seqs();
+    let j = window_journal(ftw_wire::WindowLen::Full1024, &seqs);
+    assert!(j.iter().any(|e| matches!(e.step, Step::Replay(ReplayStep::Judged { said: Said::TooOld, .. }))));
+    assert!(j.iter().any(|e| matches!(e.step, Step::Replay(ReplayStep::Judged { said: Said::Duplicate, .. }))));
+    assert_eq!(replay::check(&j), Some(Lockstep::Agreed { steps: seqs.len() }));
+    let legacy = window_journal(ftw_wire::WindowLen::Legacy64, &seqs);
+    let first = legacy.iter().zip(&j).position(|(a, b)| a != b).expect("the windows differ somewhere");
+    assert_eq!(differs_at(replay::check, &legacy), first);
 }

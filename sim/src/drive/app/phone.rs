@@ -279,6 +279,8 @@ impl PhoneApp {
             let r = &mut log.sessions[c.record];
             r.ended_at_ms = Some(now_ms());
             trace::record(&self.host, "phone.session", format!("close #{} {end}", r.no));
+            let by_carrier = matches!(end, End::Replay | End::Broken);
+            journal::record(&self.host, Step::Carrier(CarrierStep::Ended { session: c.no, by_carrier }));
             r.end = Some(end);
         }
     }

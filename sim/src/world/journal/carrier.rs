@@ -10,4 +10,7 @@ pub enum CarrierStep {
     /// The carrier of the host's session number `session` (over `transport`) judged a message
     /// that came as `arrival` and `opened` so (replay window, then AEAD), and decided `verdict`.
     Judged { session: u64, transport: Transport, arrival: Arrival, opened: Opened, verdict: Verdict },
+    /// The session ended: by the carrier's verdict (`by_carrier`), or otherwise (a close from
+    /// the peer or the link, the app's own close).
+    Ended { session: u64, by_carrier: bool },
 }
