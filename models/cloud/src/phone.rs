@@ -43,7 +43,7 @@ use std::collections::VecDeque;
 use ciborium::Value;
 use ftw_box::uplink::{LinkOp, SendKind};
 use ftw_wire::envelope::{Cmd, Hello, ProtoRange, Subscription};
-use ftw_wire::noise::{HandshakeParams, InitiatorAwaitingMsg2, Key, Keypair, OpenError, PhoneDial, SeededResolver};
+use ftw_wire::noise::{HandshakeParams, InitiatorAwaitingMsg2, Judged, Key, Keypair, OpenError, PhoneDial, SeededResolver};
 use ftw_wire::{BugSwitches, ControlBucket, Msg, Session};
 use rand::SeedableRng;
 use rand_chacha::ChaCha20Rng;
@@ -159,6 +159,17 @@ pub struct PhoneSession {
     events: VecDeque<PhoneEvent>,
     next_id: u32,
     received: Vec<Received>,
+    /// Keep the windows' records ([`PhoneSession::keep_judged`]).
+    keep_judged: bool,
+}
+
+/// Which of the phone's two receive windows judged a seq.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Layer {
+    /// The outer tunnel, cloud to phone.
+    Tunnel,
+    /// The end-to-end box session, box to phone.
+    BoxSession,
 }
 
 impl std::fmt::Debug for PhoneSession {
@@ -184,7 +195,27 @@ impl PhoneSession {
             events: VecDeque::new(),
             next_id: 1,
             received: Vec::new(),
+            keep_judged: false,
         }
+    }
+
+    /// Keep a record of every seq both receive windows judge (outer tunnel and box session),
+    /// for [`take_judged`](Self::take_judged): a pure record for lockstep checks, off by
+    /// default, changing no decision. Call before the first message.
+    pub fn keep_judged(&mut self) {
+        self.keep_judged = true;
+    }
+
+    /// The windows' records since the last call, oldest first, each with its layer.
+    pub fn take_judged(&mut self) -> Vec<(Layer, Judged)> {
+        let mut out: Vec<(Layer, Judged)> = Vec::new();
+        if let Some(s) = self.outer.as_mut() {
+            out.extend(s.take_judged().into_iter().map(|j| (Layer::Tunnel, j)));
+        }
+        if let Some(s) = self.inner.as_mut() {
+            out.extend(s.take_judged().into_iter().map(|j| (Layer::BoxSession, j)));
+        }
+        out
     }
 
     /// The target to dial with.
@@ -269,7 +300,10 @@ impl PhoneSession {
             PhoneState::AwaitTunnel => {
                 let hs = self.outer_hs.take().expect("outer handshake");
                 match hs.read_msg2(bytes) {
-                    Ok((_, s)) => {
+                    Ok((_, mut s)) => {
+                        if self.keep_judged {
+                            s.keep_judged();
+                        }
                         self.outer = Some(s);
                         self.state = PhoneState::AwaitBox;
                         self.events.push_back(PhoneEvent::TunnelUp);
@@ -285,7 +319,10 @@ impl PhoneSession {
                 };
                 let hs = self.inner_hs.take().expect("inner handshake");
                 match hs.read_msg2(&m2) {
-                    Ok((_, s)) => {
+                    Ok((_, mut s)) => {
+                        if self.keep_judged {
+                            s.keep_judged();
+                        }
                         self.inner = Some(s);
                         self.state = PhoneState::Open;
                         self.events.push_back(PhoneEvent::SessionOpen);

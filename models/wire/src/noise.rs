@@ -378,6 +378,17 @@ pub enum SealError {
     TooLarge { len: usize },
 }
 
+/// What the receive window said of one message's sequence number, kept for lockstep checks
+/// (see [`Session::keep_judged`]). A record only: keeping it changes nothing the session does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Judged {
+    pub seq: u64,
+    /// The window's check, before decryption.
+    pub window: Result<(), Replay>,
+    /// Whether the window was marked with `seq` (it passed the check and authenticated).
+    pub marked: bool,
+}
+
 /// An established session: send key and counter, receive key and replay window.
 #[derive(Clone)]
 pub struct Session {
@@ -385,6 +396,8 @@ pub struct Session {
     recv_key: [u8; 32],
     next_seq: u64,
     window: ReplayWindow,
+    /// Every seq the window judged, while [`Session::keep_judged`] is on (`None`: off).
+    judged: Option<Vec<Judged>>,
     handshake_hash: [u8; 32],
     remote_static: Key,
     initiator: bool,
@@ -415,7 +428,24 @@ impl Session {
         let remote_static: Key = hs.get_remote_static().expect("IK knows both statics").try_into().expect("32 bytes");
         let (i_to_r, r_to_i) = hs.dangerously_get_raw_split();
         let (send_key, recv_key) = if initiator { (i_to_r, r_to_i) } else { (r_to_i, i_to_r) };
-        Session { send_key, recv_key, next_seq: 0, window: ReplayWindow::new(window), handshake_hash, remote_static, initiator }
+        Session { send_key, recv_key, next_seq: 0, window: ReplayWindow::new(window), judged: None, handshake_hash, remote_static, initiator }
+    }
+
+    /// From now on keep a [`Judged`] record of every seq the receive window judges, for
+    /// [`take_judged`](Self::take_judged). Off by default; changes no decision.
+    pub fn keep_judged(&mut self) {
+        self.judged.get_or_insert_with(Vec::new);
+    }
+
+    /// The records kept since the last call, oldest first (empty when not kept).
+    pub fn take_judged(&mut self) -> Vec<Judged> {
+        self.judged.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    fn note(&mut self, j: Judged) {
+        if let Some(v) = self.judged.as_mut() {
+            v.push(j);
+        }
     }
 
     /// The handshake hash (session id).
@@ -476,14 +506,23 @@ impl Session {
         if seq == SEQ_RESERVED {
             return Err(OpenError::Broken);
         }
-        match self.window.check(seq) {
+        let window = self.window.check(seq);
+        match window {
             Ok(()) => {}
-            Err(Replay::Duplicate { seq }) => return Err(OpenError::Replay { seq }),
-            Err(Replay::TooOld { seq, highest }) => return Err(OpenError::TooOld { seq, highest }),
+            Err(Replay::Duplicate { seq }) => {
+                self.note(Judged { seq, window, marked: false });
+                return Err(OpenError::Replay { seq });
+            }
+            Err(Replay::TooOld { seq, highest }) => {
+                self.note(Judged { seq, window, marked: false });
+                return Err(OpenError::TooOld { seq, highest });
+            }
         }
         let body = &msg[SEQ_LEN..];
         let mut out = vec![0u8; body.len() - TAG_LEN];
-        let n = cipher(&self.recv_key).decrypt(seq, &ad, body, &mut out).map_err(|_| OpenError::Broken)?;
+        let decrypted = cipher(&self.recv_key).decrypt(seq, &ad, body, &mut out);
+        self.note(Judged { seq, window, marked: decrypted.is_ok() });
+        let n = decrypted.map_err(|_| OpenError::Broken)?;
         assert_eq!(n, out.len());
         // Only an authenticated message moves the window.
         self.window.mark(seq);

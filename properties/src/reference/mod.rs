@@ -12,8 +12,11 @@
 //! FoundationDB's workloads check against in-memory references.
 
 pub mod r#box;
+pub mod carrier;
 pub mod cloud;
 pub mod fleet;
+pub mod replay;
+pub mod view;
 
 use ftw_sim::scenario::{self, Check, Law, RunReport};
 use ftw_sim::world::journal::Entry;
@@ -50,7 +53,7 @@ impl Lockstep {
 }
 
 /// Every reference model, in the order their laws are listed.
-pub const REFERENCES: &[&Reference] = &[&r#box::BOX, &cloud::CLOUD, &fleet::FLEET];
+pub const REFERENCES: &[&Reference] = &[&carrier::CARRIER, &replay::REPLAY, &view::VIEW, &r#box::BOX, &cloud::CLOUD, &fleet::FLEET];
 
 /// The laws the references judge.
 pub fn laws() -> Vec<&'static Law> {

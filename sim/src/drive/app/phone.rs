@@ -31,6 +31,10 @@ use crate::drive::app::race::{Dialer, RaceDriver};
 use crate::drive::link::{close, dial_quic, dial_ws, DialError, Link, LinkEvent};
 use crate::drive::quic::QuicEndpoint;
 use crate::drive::ws::WsClient;
+use crate::world::journal::carrier::CarrierStep;
+use crate::world::journal::replay::{Layer, ReplayStep, Said};
+use crate::world::journal::view::{LiveIn, ShownValue, Shows, ViewStep};
+use crate::world::journal::{self, Step};
 use crate::world::seed::RunSeed;
 use crate::world::time;
 use crate::world::trace;
@@ -153,6 +157,8 @@ pub struct PhoneLog {
 }
 
 struct Cur {
+    /// The session's number (`SessionRecord::no`).
+    no: u64,
     link: Link,
     transport: Transport,
     ps: PhoneSession,
@@ -234,6 +240,7 @@ impl PhoneApp {
         self.session_no += 1;
         let no = self.session_no;
         let mut ps = PhoneSession::new(self.cfg.clone(), self.seed.key(&format!("model.phone.session.{no}")));
+        ps.keep_judged();
         ps.start(now_ms());
         let record = {
             let mut log = self.log.borrow_mut();
@@ -254,7 +261,7 @@ impl PhoneApp {
             log.sessions.len() - 1
         };
         trace::record(&self.host, "phone.session", format!("link #{no} over {} on {net}", t.name()));
-        self.cur = Some(Cur { link, transport: t, ps, carrier: CloudCarrier::new(t, self.sw), record, first_seen: false });
+        self.cur = Some(Cur { no, link, transport: t, ps, carrier: CloudCarrier::new(t, self.sw), record, first_seen: false });
         self.flush();
         true
     }
@@ -272,6 +279,8 @@ impl PhoneApp {
             let r = &mut log.sessions[c.record];
             r.ended_at_ms = Some(now_ms());
             trace::record(&self.host, "phone.session", format!("close #{} {end}", r.no));
+            let by_carrier = matches!(end, End::Replay | End::Broken);
+            journal::record(&self.host, Step::Carrier(CarrierStep::Ended { session: c.no, by_carrier }));
             r.end = Some(end);
         }
     }
@@ -349,6 +358,7 @@ impl PhoneApp {
         trace::record(&self.host, "phone.life", format!("relaunch, memory of {} networks", memory.len()));
         self.race = RaceDriver::start(&self.host, self.sw, memory, self.dial.clone());
         self.view = CloudView::new(self.sw);
+        journal::record(&self.host, Step::View(ViewStep::New));
         self.life = AppLife::new();
     }
 
@@ -377,6 +387,7 @@ impl PhoneApp {
                 _ = time::sleep_until(until) => return,
             };
             feed(&mut c.ps, now_ms(), ev);
+            journal_windows(&self.host, c.no, &mut c.ps);
             self.flush();
             self.events();
             if self.cur.is_none() {
@@ -413,6 +424,8 @@ impl PhoneApp {
                         COpened::Broken => Opened::Broken,
                     };
                     let verdict = c.carrier.judge(arrival, opened);
+                    let step = CarrierStep::Judged { session: c.no, transport, arrival, opened, verdict };
+                    journal::record(&self.host, Step::Carrier(step));
                     if opened == Opened::Replay {
                         let mut log = self.log.borrow_mut();
                         log.replays_seen += 1;
@@ -477,7 +490,18 @@ impl PhoneApp {
                 let table_before = self.view.table().map(|t| t.src_rev);
                 let newest_before = self.view.newest_seq();
                 let shown_before: BTreeMap<String, u64> = self.view.values().iter().map(|(k, s)| (k.clone(), s.live_seq)).collect();
+                journal::record(
+                    &self.host,
+                    Step::View(ViewStep::Live(LiveIn {
+                        live_seq: seq,
+                        src_rev: l.src_rev,
+                        wall_ms: l.wall_ms,
+                        table: live.table.clone(),
+                        values: l.values.clone(),
+                    })),
+                );
                 let outcome = self.view.handle_live(&live);
+                journal::record(&self.host, Step::View(ViewStep::Shows(shows(&self.view))));
                 let table_after = self.view.table().map(|t| t.src_rev);
                 let late = newest_before.is_some_and(|n| seq <= n);
                 let newer_table = live.table.is_some() && table_before.is_none_or(|r| live.src_rev > r);
@@ -515,7 +539,9 @@ impl PhoneApp {
                 self.check_gap_law("live");
             }
             Msg::Hb(hb) => {
+                journal::record(&self.host, Step::View(ViewStep::Hb { live_seq: hb.live_seq }));
                 self.view.handle_hb(hb.live_seq);
+                journal::record(&self.host, Step::View(ViewStep::Shows(shows(&self.view))));
                 let newest = self.view.newest_seq();
                 if newest.is_none_or(|n| n < hb.live_seq) {
                     match self.view.gap() {
@@ -555,6 +581,33 @@ impl PhoneApp {
                 self.log.borrow_mut().gap_breaches.push(format!("after {after}: {k} shows live {} that never arrived", s.live_seq));
             }
         }
+    }
+}
+
+/// Journal every seq the session's two receive windows judged since the last call.
+fn journal_windows(host: &str, session: u64, ps: &mut PhoneSession) {
+    for (layer, j) in ps.take_judged() {
+        let layer = match layer {
+            ftw_cloud::phone::Layer::Tunnel => Layer::Tunnel,
+            ftw_cloud::phone::Layer::BoxSession => Layer::BoxSession,
+        };
+        let said = match j.window {
+            Ok(()) => Said::Fresh,
+            Err(ftw_wire::Replay::Duplicate { .. }) => Said::Duplicate,
+            Err(ftw_wire::Replay::TooOld { .. }) => Said::TooOld,
+        };
+        journal::record(host, Step::Replay(ReplayStep::Judged { session, layer, seq: j.seq, said, marked: j.marked }));
+    }
+}
+
+/// What the view shows, for the journal.
+fn shows(view: &CloudView) -> Shows {
+    Shows {
+        table: view.table().map(|t| (t.src_rev, t.fields.clone())),
+        values: view.values().iter().map(|(k, s)| (k.clone(), ShownValue { value: s.value as i64, live_seq: s.live_seq, src_rev: s.src_rev })).collect(),
+        newest_seq: view.newest_seq(),
+        gap: view.gap().map(|g| (g.shown_seq, g.latest_seq)),
+        table_behind: view.table_behind(),
     }
 }
 
