@@ -11,6 +11,8 @@
 //! TigerBeetle checks its state machine against a simple model this way;
 //! FoundationDB's workloads check against in-memory references.
 
+pub mod race;
+
 use ftw_sim::scenario::{self, Check, Law, RunReport};
 use ftw_sim::world::journal::Entry;
 use ftw_sim::world::topology::RunSpec;
@@ -43,7 +45,7 @@ impl Lockstep {
 }
 
 /// Every reference model, in the order their laws are listed.
-pub const REFERENCES: &[&Reference] = &[];
+pub const REFERENCES: &[&Reference] = &[&race::RACE];
 
 /// The laws the references judge.
 pub fn laws() -> Vec<&'static Law> {
