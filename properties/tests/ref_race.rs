@@ -273,9 +273,15 @@ fn inputs(seed: u64) -> Vec<(u64, In)> {
     ];
     let (q, w) = (Transport::Quic, Transport::WebSocket);
     let mut t = 0;
-    let mut out = vec![];
+    let mut out: Vec<(u64, In)> = vec![];
     for _ in 0..60 {
-        t += g.pick(&gaps);
+        // Often exactly at, or a millisecond around, a deadline counted from an earlier input.
+        let anchor: Option<u64> = (!out.is_empty() && g.next() % 3 == 0).then(|| out[(g.next() % out.len() as u64) as usize].0);
+        let at = anchor.map(|a| a + g.pick(&[250, 10_000, 60_000, DAY]) + g.pick(&[0, 0, 1]) - 1 + g.pick(&[0, 1]));
+        t = match at {
+            Some(at) if at >= t => at,
+            _ => t + g.pick(&gaps),
+        };
         let i = match g.next() % 10 {
             0 | 1 => In::Start(g.pick(&[0, 1])),
             2 => In::Refused,
@@ -355,4 +361,64 @@ fn model_switches_are_caught_at_the_boundaries() {
         let caught = (0..2_000).any(|seed| matches!(race::check(&journal_of_model(sw, &inputs(seed))), Some(Lockstep::Differs { .. })));
         assert!(caught, "switch {name} never caught");
     }
+}
+
+/// The fixed model and the reference agree on `seq`, and the model decided `must` there.
+fn agrees_deciding(seq: &[(u64, In)], must: &[&str]) {
+    let j = journal_of_model(PhoneSwitches::default(), seq);
+    assert!(matches!(race::check(&j), Some(Lockstep::Agreed { .. })), "{:?}\ninputs {seq:?}", race::check(&j));
+    let said: Vec<String> = j
+        .iter()
+        .filter_map(|e| match &e.step {
+            Step::Race(RaceStep { what: RaceInput::Polled { decisions, .. }, .. }) => {
+                Some(decisions.iter().map(|(t, d)| format!("{t} {d:?}")).collect::<Vec<_>>())
+            }
+            _ => None,
+        })
+        .flatten()
+        .collect();
+    for m in must {
+        assert!(said.iter().any(|s| s.contains(m)), "the model never decided {m}: {said:#?}");
+    }
+}
+
+/// Directed sequences at each edge, so an off-by-one at any of them disagrees.
+#[test]
+fn model_agrees_exactly_at_each_edge() {
+    use In::*;
+    use Transport::{Quic as Q, WebSocket as W};
+    let (t, d) = (1_000, 1_000 + DAY); // demoted at t, for a day
+    let demote = [(0, Start(0)), (100, Opened(Q)), (200, First), (t, Ended(SessionEnd::PathDropped))];
+    // A WebSocket win inside the day; the last millisecond of the demotion; the first after.
+    let mut s = demote.to_vec();
+    s.extend([(2_000, Start(0)), (2_100, Opened(W)), (2_250, Timeout), (2_300, Opened(Q)), (3_000, Ended(SessionEnd::LocalClose))]);
+    s.extend([(d - 1, Start(0)), (d - 1 + 100, Opened(W)), (d + 300, Ended(SessionEnd::LocalClose))]);
+    s.extend([(d + 400, Start(0)), (d + 450, Opened(W)), (d + 650, Timeout), (d + 700, Opened(Q)), (d + 800, Ended(SessionEnd::LocalClose))]);
+    s.extend([(d + 900, Start(0))]);
+    agrees_deciding(&s, &["LearningIgnoredDemoted", "Demoted { until_ms: 86401000 }", "LearningWin", "Remembered { written_ms: 86401700 }"]);
+    // A QUIC win at the very end of the demotion is written.
+    let mut s = demote.to_vec();
+    s.extend([(d - 300, Start(0)), (d - 50, Timeout), (d, Opened(Q)), (d + 10, Ended(SessionEnd::LocalClose)), (d + 20, Start(0))]);
+    agrees_deciding(&s, &["MemoryWrite", "Remembered { written_ms: 86401000 }"]);
+    // The same race a millisecond earlier: the win is ignored.
+    let mut s = demote.to_vec();
+    s.extend([(d - 301, Start(0)), (d - 51, Timeout), (d - 1, Opened(Q))]);
+    agrees_deciding(&s, &["WinIgnoredDemoted"]);
+    // The 60 s window: a drop at 59 999 ms demotes, at 60 000 ms it does not.
+    for (gap, want) in [(59_999, "DemotePathDropInWindow"), (60_000, "KeepAfterWindow")] {
+        agrees_deciding(
+            &[(0, Start(1)), (100, Opened(Q)), (200, First), (200 + gap, Ended(SessionEnd::Closed { code: 1006 })), (200 + gap + 1, Start(1))],
+            &[want],
+        );
+    }
+    // The remembered winner: the last millisecond of its day, then nothing remembered.
+    let ws = [(0, Start(1)), (0, Refused), (90, Opened(W)), (100, Ended(SessionEnd::LocalClose))];
+    let mut s = ws.to_vec();
+    s.extend([(90 + DAY - 1, Start(1)), (90 + DAY, Ended(SessionEnd::LocalClose)), (90 + DAY, Start(1))]);
+    agrees_deciding(&s, &["Remembered { written_ms: 90 }", "reason: Default"]);
+    // The lead: the second dial exactly 250 ms after the first; a dial given up after 10 s.
+    agrees_deciding(
+        &[(0, Start(0)), (249, Timeout), (250, Timeout), (10_000, Timeout), (10_250, Timeout)],
+        &["250 LeadTimerFired", "10000 DialFailed", "10250 RaceFailed"],
+    );
 }
