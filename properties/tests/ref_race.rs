@@ -77,7 +77,10 @@ fn journal_of_run(scenario: &str) -> Vec<Entry> {
     r.outcome.trace.journal().to_vec()
 }
 
-fn polled_mut(e: &mut Entry) -> Option<(&mut Vec<Action>, &mut Vec<(u64, Decision)>, &mut Option<u64>)> {
+/// A polled step's actions, decisions and deadline, to alter.
+type PolledMut<'a> = (&'a mut Vec<Action>, &'a mut Vec<(u64, Decision)>, &'a mut Option<u64>);
+
+fn polled_mut(e: &mut Entry) -> Option<PolledMut<'_>> {
     match &mut e.step {
         Step::Race(RaceStep { what: RaceInput::Polled { actions, decisions, deadline_ms, .. }, .. }) => Some((actions, decisions, deadline_ms)),
         _ => None,
@@ -276,7 +279,7 @@ fn inputs(seed: u64) -> Vec<(u64, In)> {
     let mut out: Vec<(u64, In)> = vec![];
     for _ in 0..60 {
         // Often exactly at, or a millisecond around, a deadline counted from an earlier input.
-        let anchor: Option<u64> = (!out.is_empty() && g.next() % 3 == 0).then(|| out[(g.next() % out.len() as u64) as usize].0);
+        let anchor: Option<u64> = (!out.is_empty() && g.next().is_multiple_of(3)).then(|| out[(g.next() % out.len() as u64) as usize].0);
         let at = anchor.map(|a| a + g.pick(&[250, 10_000, 60_000, DAY]) + g.pick(&[0, 0, 1]) - 1 + g.pick(&[0, 1]));
         t = match at {
             Some(at) if at >= t => at,

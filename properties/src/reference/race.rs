@@ -57,6 +57,10 @@ pub const RACE: Reference = Reference {
     check,
 };
 
+/// One network's memory as it counts: the winner written within the day, and the end of
+/// a demotion still in force.
+type InForce = (Option<(Transport, u64)>, Option<u64>);
+
 /// The memory (SPEC 4): a table of winners and a table of demotions, per network.
 #[derive(Clone, Debug, Default)]
 struct Memory {
@@ -121,7 +125,7 @@ impl Memory {
     }
 
     /// What the memory means at `now`: per network, the winner and the demotion in force.
-    fn in_force(&self, now: u64) -> BTreeMap<NetworkId, (Option<(Transport, u64)>, Option<u64>)> {
+    fn in_force(&self, now: u64) -> BTreeMap<NetworkId, InForce> {
         let nets = self.winner.keys().chain(self.demoted_at.keys());
         nets.map(|n| (n.clone(), (self.fresh_winner(n, now), self.demoted_until(n, now)))).filter(|(_, v)| *v != (None, None)).collect()
     }
