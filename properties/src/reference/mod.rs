@@ -15,6 +15,7 @@ pub mod r#box;
 pub mod carrier;
 pub mod cloud;
 pub mod fleet;
+pub mod race;
 pub mod replay;
 pub mod view;
 
@@ -53,7 +54,7 @@ impl Lockstep {
 }
 
 /// Every reference model, in the order their laws are listed.
-pub const REFERENCES: &[&Reference] = &[&carrier::CARRIER, &replay::REPLAY, &view::VIEW, &r#box::BOX, &cloud::CLOUD, &fleet::FLEET];
+pub const REFERENCES: &[&Reference] = &[&race::RACE, &carrier::CARRIER, &replay::REPLAY, &view::VIEW, &r#box::BOX, &cloud::CLOUD, &fleet::FLEET];
 
 /// The laws the references judge.
 pub fn laws() -> Vec<&'static Law> {

@@ -185,6 +185,11 @@ pub(crate) fn journal(entry: super::journal::Entry) {
     });
 }
 
+/// How many of the current trace's journal entries satisfy `f` (0 outside a run).
+pub(crate) fn journal_count(f: impl Fn(&super::journal::Entry) -> bool) -> usize {
+    CURRENT.with(|c| c.borrow().as_ref().map_or(0, |tr| tr.journal.iter().filter(|e| f(e)).count()))
+}
+
 /// Record an event at the running host's current time.
 pub fn record(host: &str, kind: &str, detail: impl Into<String>) {
     let t = turmoil::sim_elapsed().unwrap_or_default();

@@ -20,6 +20,8 @@ use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
 use crate::drive::link::{DialError, Link};
+use crate::world::journal::race::{memory_of, next_instance, RaceInput, RaceStep};
+use crate::world::journal::{self, Step};
 use crate::world::time;
 use crate::world::trace;
 
@@ -34,6 +36,18 @@ struct Inner {
     open: BTreeMap<Transport, Link>,
     chosen: Option<(Transport, Link)>,
     failed: bool,
+    /// This model's number on the host, for the journal.
+    instance: usize,
+    /// An input was journaled since the last `Polled` step.
+    fed: bool,
+}
+
+impl Inner {
+    /// Journal an input given to the model at `now` (never changes what it does).
+    fn journal(&mut self, now: u64, what: RaceInput) {
+        self.fed = true;
+        journal::record_at(Duration::from_millis(now), &self.host, Step::Race(RaceStep { instance: self.instance, what }));
+    }
 }
 
 /// The phone's transport race on one host.
@@ -52,6 +66,9 @@ fn now_ms() -> u64 {
 impl RaceDriver {
     /// Start the driver on the current host with the model's memory.
     pub fn start(host: &str, switches: PhoneSwitches, memory: CloudTransportMemory, dial: Dialer) -> Self {
+        let instance = next_instance(host);
+        let launched = RaceInput::Launched { memory: memory_of(&memory) };
+        journal::record(host, Step::Race(RaceStep { instance, what: launched }));
         let inner = Rc::new(RefCell::new(Inner {
             host: host.to_string(),
             race: CloudSockets::with_memory(switches, memory),
@@ -60,6 +77,8 @@ impl RaceDriver {
             open: BTreeMap::new(),
             chosen: None,
             failed: false,
+            instance,
+            fed: false,
         }));
         let me = RaceDriver { inner, wake: Rc::new(Notify::new()), ready: Rc::new(Notify::new()), dial };
         let pump = me.clone();
@@ -74,7 +93,9 @@ impl RaceDriver {
             let mut i = self.inner.borrow_mut();
             i.chosen = None;
             i.failed = false;
-            i.race.start(now_ms(), network);
+            let now = now_ms();
+            i.journal(now, RaceInput::Start { network: network.clone() });
+            i.race.start(now, network);
         }
         self.wake.notify_one();
         loop {
@@ -93,13 +114,21 @@ impl RaceDriver {
 
     /// The session carried its first message.
     pub fn first_message(&self) {
-        self.inner.borrow_mut().race.first_message(now_ms());
+        let mut i = self.inner.borrow_mut();
+        let now = now_ms();
+        i.journal(now, RaceInput::FirstMessage);
+        i.race.first_message(now);
+        drop(i);
         self.wake.notify_one();
     }
 
     /// The session ended.
     pub fn session_ended(&self, end: SessionEnd) {
-        self.inner.borrow_mut().race.session_ended(now_ms(), end);
+        let mut i = self.inner.borrow_mut();
+        let now = now_ms();
+        i.journal(now, RaceInput::SessionEnded(end));
+        i.race.session_ended(now, end);
+        drop(i);
         self.wake.notify_one();
     }
 
@@ -138,22 +167,31 @@ impl RaceDriver {
             match r {
                 Ok(link) => {
                     i.open.insert(t, link);
+                    i.journal(now, RaceInput::Opened(t));
                     i.race.opened(now, t);
                 }
-                Err(DialError::Refused) if t == Transport::Quic => i.race.quic_refused(now),
+                Err(DialError::Refused) if t == Transport::Quic => {
+                    i.journal(now, RaceInput::QuicRefused);
+                    i.race.quic_refused(now);
+                }
                 Err(e) => {
                     let host = i.host.clone();
                     trace::record(&host, "phone.dial_failed", format!("{} {e:?}", t.name()));
+                    i.journal(now, RaceInput::DialFailed(t));
                     i.race.dial_failed(now, t);
                 }
             }
         }
         if self.inner.borrow().race.poll_timeout().is_some_and(|d| d <= now) {
-            self.inner.borrow_mut().race.handle_timeout(now);
+            let mut i = self.inner.borrow_mut();
+            i.journal(now, RaceInput::Timeout);
+            i.race.handle_timeout(now);
         }
+        let mut actions = Vec::new();
         loop {
             let action = self.inner.borrow_mut().race.poll_action();
             let Some(action) = action else { break };
+            actions.push(action);
             match action {
                 Action::StartDial(t) => self.spawn_dial(t),
                 Action::CloseDial(t) => {
@@ -181,9 +219,16 @@ impl RaceDriver {
         }
         let mut i = self.inner.borrow_mut();
         let host = i.host.clone();
+        let mut decisions = Vec::new();
         while let Some((at, d)) = i.race.poll_decision() {
             trace::tag("phone.race", d.kind());
             trace::record_at(Duration::from_millis(at), &host, "phone.race", d.to_string());
+            decisions.push((at, d));
+        }
+        if i.fed || !actions.is_empty() || !decisions.is_empty() {
+            i.fed = false;
+            let polled = RaceInput::Polled { actions, decisions, deadline_ms: i.race.poll_timeout(), memory: memory_of(i.race.memory()) };
+            journal::record_at(Duration::from_millis(now), &host, Step::Race(RaceStep { instance: i.instance, what: polled }));
         }
     }
 
