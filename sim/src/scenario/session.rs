@@ -336,7 +336,7 @@ pub fn stream_replay_ends_session(s: &SessionSummary) -> Check {
 /// someone broke it. The network's forged packets never pass QUIC's or TLS's
 /// AEAD; the relay's only tampering that can break a message is a repeat
 /// (`replay_datagram`, `replay_stream_message`) or a hold
-/// (`overtake_control`): a repeated handshake message does not open, nor does
+/// (`overtake_control`) or a flipped bit (`corrupt_message`): a repeated handshake message does not open, nor does
 /// a message that overtook the handshake reply it needs (SPEC section 4: it
 /// ends the session, as a broken message does; corpus
 /// session-overtaken-handshake-broken.toml). So each such relay fault
@@ -347,7 +347,9 @@ pub fn nothing_broken_untampered(s: &SessionSummary, plan: &FaultPlan) -> Check 
     let mut repeats: Vec<u64> = plan
         .faults
         .iter()
-        .filter(|f| matches!(f.fault, FaultKind::ReplayDatagram(_) | FaultKind::ReplayStreamMessage(_) | FaultKind::OvertakeControl(_)))
+        .filter(|f| {
+            matches!(f.fault, FaultKind::ReplayDatagram(_) | FaultKind::ReplayStreamMessage(_) | FaultKind::OvertakeControl(_) | FaultKind::CorruptMessage(_))
+        })
         .map(|f| f.at_ms)
         .collect();
     repeats.sort_unstable();
@@ -578,6 +580,7 @@ pub const SESSION: ScenarioDef = ScenarioDef {
             Kind::Relaunch,
             Kind::Sleep,
             Kind::CloudClose,
+            Kind::Corrupt,
         ],
         faults_max: 12,
         // Faults over the first 150 s, not the default 10: a close or a drop

@@ -328,7 +328,7 @@ impl CloudDriver {
         let i = &mut *guard;
         let now = now_ms();
         let mut closes: Vec<(LinkId, u16)> = Vec::new();
-        while let Some(t) = i.cloud.poll_transmit() {
+        while let Some(mut t) = i.cloud.poll_transmit() {
             let step = match &t.op {
                 LinkOp::Send { kind, bytes } => CloudStep::Send { link: t.link, kind: *kind, bytes: Bytes::of(bytes) },
                 LinkOp::Close { code, .. } => CloudStep::Close { link: t.link, code: *code },
@@ -338,6 +338,7 @@ impl CloudDriver {
             let mut repeat = false;
             let mut hold: Option<u32> = None;
             let mut reverse = false;
+            let mut corrupt = false;
             let tamper = if slot.phone { i.tamper } else { Tamper::default() };
             match &t.op {
                 LinkOp::Send { kind, bytes } => {
@@ -378,6 +379,12 @@ impl CloudDriver {
                                 (FaultKind::ReverseDatagrams(kind::ReverseDatagrams { for_ms, .. }), SendKind::Datagram) if now < f.at_ms + for_ms => {
                                     reverse = true;
                                 }
+                                (FaultKind::CorruptMessage(kind::CorruptMessage { datagram, .. }), k)
+                                    if !f.done && *datagram == matches!(k, SendKind::Datagram) =>
+                                {
+                                    f.done = true;
+                                    corrupt = true;
+                                }
                                 (FaultKind::CloudClose(kind::CloudClose { code, .. }), _) if !f.done => {
                                     f.done = true;
                                     closes.push((t.link, *code));
@@ -391,6 +398,15 @@ impl CloudDriver {
                     i.log.closes.push((t.link, *code));
                     trace::record(&i.host, "cloud.close", format!("link={} code={code}", t.link));
                 }
+            }
+            if corrupt {
+                // The plan's `corrupt_message`: the last byte (inside the AEAD tag) goes with its lowest bit flipped.
+                if let LinkOp::Send { bytes, .. } = &mut t.op {
+                    if let Some(b) = bytes.last_mut() {
+                        *b ^= 1;
+                    }
+                }
+                trace::record(&i.host, "cloud.tamper", format!("link={} corrupts a message", t.link));
             }
             if let Some(&(_, code)) = closes.iter().find(|c| c.0 == t.link) {
                 // The plan's `cloud_close`: this message never goes; the link closes.

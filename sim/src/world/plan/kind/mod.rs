@@ -13,6 +13,7 @@ use crate::world::net::fault::Outage;
 mod background;
 mod blackhole;
 mod cloud_close;
+mod corrupt_message;
 mod forged_moves;
 mod overtake_control;
 mod rebind;
@@ -29,6 +30,7 @@ mod udp_refused;
 pub use background::Background;
 pub use blackhole::Blackhole;
 pub use cloud_close::{CloudClose, CLOSE_CODES};
+pub use corrupt_message::CorruptMessage;
 pub use forged_moves::ForgedMoves;
 pub use overtake_control::{OvertakeControl, HOLD_MAX_MS};
 pub use rebind::Rebind;
@@ -114,6 +116,7 @@ pub enum FaultKind {
     Sleep(Sleep),
     ForgedMoves(ForgedMoves),
     CloudClose(CloudClose),
+    CorruptMessage(CorruptMessage),
 }
 
 impl FaultKind {
@@ -135,6 +138,7 @@ impl FaultKind {
             FaultKind::Sleep(k) => k,
             FaultKind::ForgedMoves(k) => k,
             FaultKind::CloudClose(k) => k,
+            FaultKind::CorruptMessage(k) => k,
         }
     }
 
@@ -212,6 +216,8 @@ pub enum Kind {
     /// The cloud ends the phone's session with one of the closes its service
     /// sends (1000, 1001, 1005, 1011, 1013, 4403, 4408, 4429).
     CloudClose,
+    /// The relay flips a bit of a phone-bound message (a datagram or a stream message).
+    Corrupt,
 }
 
 /// Every kind, in the order the generator draws them.
@@ -237,6 +243,7 @@ pub const KINDS: &[Kind] = &[
     Kind::Sleep,
     Kind::ForgedMoves,
     Kind::CloudClose,
+    Kind::Corrupt,
 ];
 
 impl Kind {
@@ -267,6 +274,7 @@ impl Kind {
             Kind::Sleep => "sleep",
             Kind::ForgedMoves => "forged_moves",
             Kind::CloudClose => "cloud_close",
+            Kind::Corrupt => "corrupt_message",
         }
     }
     /// The timed faults this swarm kind makes of one drawn case's values (each
@@ -294,6 +302,7 @@ impl Kind {
             Kind::Sleep => one(FaultKind::Sleep(Sleep::drawn(d))),
             Kind::ForgedMoves => one(FaultKind::ForgedMoves(ForgedMoves::drawn(d))),
             Kind::CloudClose => one(FaultKind::CloudClose(CloudClose::drawn(d))),
+            Kind::Corrupt => one(FaultKind::CorruptMessage(CorruptMessage::drawn(d))),
         }
     }
 }
