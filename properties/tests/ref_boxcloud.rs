@@ -16,7 +16,7 @@ use proptest::strategy::ValueTree;
 
 fn journal_of(spec: &RunSpec) -> Vec<Entry> {
     let report = reference::run(spec).expect("scenario runs");
-    report.outcome.trace.journal().to_vec()
+    report.outcome.journal.clone()
 }
 
 fn journal(scenario: &str, seed: u64) -> Vec<Entry> {

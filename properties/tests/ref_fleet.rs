@@ -24,7 +24,7 @@ fn law_check(r: &RunReport) -> &Check {
 }
 
 fn journal_of(scenario: &str, seed: u64) -> Vec<Entry> {
-    run(&RunSpec::new(scenario, RunSeed(seed))).outcome.trace.journal().to_vec()
+    run(&RunSpec::new(scenario, RunSeed(seed))).outcome.journal.clone()
 }
 
 fn judged(journal: &[Entry]) -> Lockstep {
@@ -197,7 +197,7 @@ fn a_fleet_past_the_pin_ceiling_fails_the_law() {
     use ftw_sim::scenario::fleet_flood::{run_with, FLOOD_REACTORS};
     let spec = RunSpec::new("fleet-pin-flood", RunSeed(1));
     let raised = FleetRun { reactor_count: FLOOD_REACTORS, default_moves: false, pins_per_reactor_max: 600, ..FleetRun::default() };
-    let mut j = run_with(&spec, &raised).outcome.trace.journal().to_vec();
+    let mut j = run_with(&spec, &raised).outcome.journal.clone();
     let config = j.iter().position(|e| matches!(e.step, Step::Fleet(FleetStep::Config { .. }))).expect("configured");
     assert!(matches!(judged(&j), Lockstep::Differs { index, .. } if index == config));
     if let Some(FleetStep::Config { pins_per_reactor_max, .. }) = fleet_step(&mut j[config]) {

@@ -74,7 +74,7 @@ fn agrees_session_and_session_moves() {
 /// A real run's journal (the default plan of `scenario`, seed 1).
 fn journal_of_run(scenario: &str) -> Vec<Entry> {
     let r = ftw_sim::scenario::run(&RunSpec::new(scenario, RunSeed(1))).expect("runs");
-    r.outcome.trace.journal().to_vec()
+    r.outcome.journal.clone()
 }
 
 /// A polled step's actions, decisions and deadline, to alter.

@@ -75,7 +75,7 @@ pub fn law(name: &str) -> Option<&'static Law> {
 
 /// Add a check for every reference whose model took part in the run.
 pub fn judge(report: &mut RunReport) {
-    let journal = report.outcome.trace.journal().to_vec();
+    let journal = report.outcome.journal.clone();
     for r in REFERENCES {
         if let Some(l) = (r.check)(&journal) {
             report.checks.push(Check { law: &r.law, ok: matches!(l, Lockstep::Agreed { .. }), detail: l.detail() });

@@ -66,7 +66,15 @@ pub fn run(spec: &RunSpec) -> Result<RunReport, String> {
 fn panicked(p: Panicked) -> RunReport {
     let trace = trace::end();
     let sim_elapsed = trace.events().last().map(|e| Duration::from_nanos(e.t_ns)).unwrap_or_default();
-    let outcome = RunOutcome { trace, sim_elapsed, steps: 0, result: Ok(()), net: Default::default(), bytes_by_host: Default::default() };
+    let outcome = RunOutcome {
+        trace,
+        journal: crate::world::journal::end(),
+        sim_elapsed,
+        steps: 0,
+        result: Ok(()),
+        net: Default::default(),
+        bytes_by_host: Default::default(),
+    };
     RunReport { outcome, checks: vec![Check { law: &def::NO_PANIC, ok: false, detail: p.to_string() }] }
 }
 

@@ -56,6 +56,8 @@ impl WorldConfig {
 #[derive(Debug)]
 pub struct RunOutcome {
     pub trace: Trace,
+    /// Every model step the drivers journaled, in order (never hashed).
+    pub journal: Vec<journal::Entry>,
     pub sim_elapsed: Duration,
     pub steps: u64,
     /// `Err` if a host failed or the limit was reached before the client finished.
@@ -77,6 +79,7 @@ impl World {
         time::reset_wall_jumps();
         time::reset_instant_base();
         trace::begin(cfg.keep_events);
+        journal::begin();
         let mut sim = turmoil::Builder::new()
             .rng_seed(cfg.seed.sub_seed("turmoil"))
             .epoch(UNIX_EPOCH + Duration::from_millis(EPOCH_UNIX_MS))
@@ -187,6 +190,6 @@ impl World {
         let bytes_by_host = net.bytes_by_host.clone();
         drop(net);
         drop(self.sim);
-        RunOutcome { trace: trace::end(), sim_elapsed, steps, result, net: stats, bytes_by_host }
+        RunOutcome { trace: trace::end(), journal: journal::end(), sim_elapsed, steps, result, net: stats, bytes_by_host }
     }
 }

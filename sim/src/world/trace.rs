@@ -41,9 +41,6 @@ pub struct Trace {
     /// Typed decisions (`kind~tag`, the tag a model's enum name), counted
     /// beside the events and never hashed: what coverage and laws count.
     tags: std::collections::BTreeMap<String, u64>,
-    /// Every model step, for the reference models (never hashed; kept even
-    /// when events are not).
-    journal: Vec<super::journal::Entry>,
 }
 
 impl std::fmt::Debug for Trace {
@@ -60,7 +57,7 @@ impl Default for Trace {
 
 impl Trace {
     pub fn new(keep_events: bool) -> Self {
-        Trace { hasher: Sha256::new(), events: Vec::new(), keep_events, count: 0, counts: Default::default(), tags: Default::default(), journal: Vec::new() }
+        Trace { hasher: Sha256::new(), events: Vec::new(), keep_events, count: 0, counts: Default::default(), tags: Default::default() }
     }
 
     pub fn record(&mut self, ev: Event) {
@@ -97,11 +94,6 @@ impl Trace {
     /// How many typed decisions of each `kind~tag` ([`tag`]).
     pub fn tags(&self) -> &std::collections::BTreeMap<String, u64> {
         &self.tags
-    }
-
-    /// Every model step the drivers journaled, in order ([`super::journal`]).
-    pub fn journal(&self) -> &[super::journal::Entry] {
-        &self.journal
     }
 
     /// The trace as JSON lines, one event a line.
@@ -174,20 +166,6 @@ pub fn tag(kind: &str, tag: &'static str) {
             *tr.tags.entry(format!("{kind}~{tag}")).or_default() += 1;
         }
     });
-}
-
-/// Append a model step to the current trace's journal (not hashed).
-pub(crate) fn journal(entry: super::journal::Entry) {
-    CURRENT.with(|c| {
-        if let Some(tr) = c.borrow_mut().as_mut() {
-            tr.journal.push(entry);
-        }
-    });
-}
-
-/// How many of the current trace's journal entries satisfy `f` (0 outside a run).
-pub(crate) fn journal_count(f: impl Fn(&super::journal::Entry) -> bool) -> usize {
-    CURRENT.with(|c| c.borrow().as_ref().map_or(0, |tr| tr.journal.iter().filter(|e| f(e)).count()))
 }
 
 /// Record an event at the running host's current time.

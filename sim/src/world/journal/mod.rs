@@ -3,9 +3,9 @@
 //! ftw-properties, `reference/`) replay it to check each model in lockstep
 //! against a second implementation written from the SPEC's words.
 //!
-//! The journal rides in the run's [`Trace`](super::trace::Trace) but is never
-//! hashed: adding a step changes no trace hash. Each model's steps are one
-//! type in its own file here; drivers record them with [`record`].
+//! The journal is kept beside the run's trace (`RunOutcome::journal`) and is
+//! never hashed: adding a step changes no trace hash. Each model's steps are
+//! one type in its own file here; drivers record them with [`record`].
 
 pub mod r#box;
 pub mod carrier;
@@ -15,6 +15,7 @@ pub mod race;
 pub mod replay;
 pub mod view;
 
+use std::cell::RefCell;
 use std::time::Duration;
 
 /// One model's input or decision.
@@ -53,5 +54,29 @@ pub fn record(host: &str, step: Step) {
 
 /// Journal a step at an explicit simulated time.
 pub fn record_at(t: Duration, host: &str, step: Step) {
-    super::trace::journal(Entry { t_ms: t.as_millis() as u64, host: host.to_string(), step });
+    JOURNAL.with(|j| {
+        if let Some(j) = j.borrow_mut().as_mut() {
+            j.push(Entry { t_ms: t.as_millis() as u64, host: host.to_string(), step });
+        }
+    });
+}
+
+thread_local! {
+    /// The running world's journal (one world runs per thread).
+    static JOURNAL: RefCell<Option<Vec<Entry>>> = const { RefCell::new(None) };
+}
+
+/// Start a new journal on this thread (with the world's trace).
+pub(crate) fn begin() {
+    JOURNAL.with(|j| *j.borrow_mut() = Some(Vec::new()));
+}
+
+/// Stop journaling and hand the steps back.
+pub(crate) fn end() -> Vec<Entry> {
+    JOURNAL.with(|j| j.borrow_mut().take()).unwrap_or_default()
+}
+
+/// How many of the current journal's entries satisfy `f` (0 outside a run).
+pub(crate) fn count(f: impl Fn(&Entry) -> bool) -> usize {
+    JOURNAL.with(|j| j.borrow().as_ref().map_or(0, |j| j.iter().filter(|e| f(e)).count()))
 }

@@ -60,5 +60,5 @@ pub fn memory_of(m: &ftw_phone::memory::CloudTransportMemory) -> Vec<Remembered>
 /// The instance number the next `CloudSockets` on `host` gets: how many were
 /// launched on it so far in this run's journal.
 pub fn next_instance(host: &str) -> usize {
-    crate::world::trace::journal_count(|e| e.host == host && matches!(&e.step, super::Step::Race(RaceStep { what: RaceInput::Launched { .. }, .. })))
+    super::count(|e| e.host == host && matches!(&e.step, super::Step::Race(RaceStep { what: RaceInput::Launched { .. }, .. })))
 }
