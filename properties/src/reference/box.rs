@@ -38,7 +38,7 @@ use ftw_sim::world::journal::r#box::{BoxNote, BoxStep, Key, SendKind, Sent};
 use ftw_sim::world::journal::{Entry, Step};
 use ftw_sim::world::switch::Switch;
 
-use super::{Lockstep, Reference};
+use super::{differs, Lockstep, Reference, R};
 use ftw_sim::scenario::Law;
 
 /// Sessions one box answers at once: the brief and the box docs ("up to four").
@@ -185,12 +185,6 @@ struct Ref {
     next: VecDeque<Want>,
     /// Outputs the notes announced: (how, kind, chan, close code).
     wire: VecDeque<(SendKind, u8, u32, Option<u16>)>,
-}
-
-type R = Result<(), (String, String)>;
-
-fn differs(model: impl Into<String>, spec: impl Into<String>) -> R {
-    Err((model.into(), spec.into()))
 }
 
 /// The law's check: `None` when no box ran.

@@ -38,7 +38,7 @@ use ftw_sim::scenario::Law;
 use ftw_sim::world::journal::cloud::{Bytes, CloudNote, CloudStep, Key, LinkId, SendKind};
 use ftw_sim::world::journal::{Entry, Step};
 
-use super::{Lockstep, Reference};
+use super::{differs, Lockstep, Reference, R};
 
 /// How long a phone waits for its box (brief: BOX_WAIT_MS, 10 s; cloud consts docs).
 const BOX_WAIT_MS: u64 = 10_000;
@@ -157,12 +157,6 @@ struct Ref {
     call: Option<CloudStep>,
     call_ms: u64,
     wants: BTreeMap<LinkId, VecDeque<Want>>,
-}
-
-type R = Result<(), (String, String)>;
-
-fn differs(model: impl Into<String>, spec: impl Into<String>) -> R {
-    Err((model.into(), spec.into()))
 }
 
 /// The law's check: `None` when no cloud ran.

@@ -53,6 +53,14 @@ impl Lockstep {
     }
 }
 
+/// One step's comparison: agreed, or (what the model decided, what the SPEC says).
+pub(crate) type R = Result<(), (String, String)>;
+
+/// A disagreement: what the model decided and what the SPEC says.
+pub(crate) fn differs(model: impl Into<String>, spec: impl Into<String>) -> R {
+    Err((model.into(), spec.into()))
+}
+
 /// Every reference model, in the order their laws are listed.
 pub const REFERENCES: &[&Reference] = &[&race::RACE, &carrier::CARRIER, &replay::REPLAY, &view::VIEW, &r#box::BOX, &cloud::CLOUD, &fleet::FLEET];
 
