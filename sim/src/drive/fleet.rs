@@ -74,8 +74,16 @@ pub struct DoorStats {
     /// its peer was read (ms): a forged move's copy (plan kind `forged_moves`)
     /// that arrived after its original, so no connection moved to it.
     pub forged_forward_times_ms: Vec<u64>,
+    /// When each forwarded datagram from a peer whose pin was already released
+    /// because its connection ended was read (ms): the late packets of a closed
+    /// connection (its draining period, RFC 9000 section 10.2), routed by the
+    /// hash again once nothing claims the address (SPEC section 5: "a pin is
+    /// released when its connection ends"; corpus/fleet-still-forward-after-close.toml).
+    pub ended_forward_times_ms: Vec<u64>,
     /// Pins claimed: (time ms, reactor, peer).
     pub pins: Vec<(u64, usize, SocketAddr)>,
+    /// Pins released because their connection ended: (time ms, peer).
+    pub ended_pins: Vec<(u64, SocketAddr)>,
     /// Connections drained, per reactor.
     pub drained_by_reactor: Vec<u64>,
     /// The most pins each reactor held open at once.
@@ -283,7 +291,9 @@ impl FleetDoor {
         // A forward from an address no connection ever adopted is an on-path
         // attacker's forged copy that lost the race to its original.
         for &(at, src) in &st.client_forwards {
-            if st.ever_peers.contains(&src) {
+            if stats.ended_pins.iter().any(|&(t, peer)| peer == src && t <= at) {
+                stats.ended_forward_times_ms.push(at);
+            } else if st.ever_peers.contains(&src) {
                 stats.forward_times_ms.push(at);
             } else {
                 stats.forged_forward_times_ms.push(at);
@@ -478,7 +488,12 @@ impl FleetDoor {
                     st.stats.pins.push((now_ms, reactor.index(), *peer));
                     "fleet.pin"
                 }
-                FleetEvent::PinReleased { .. } => "fleet.unpin",
+                FleetEvent::PinReleased { peer, reason, .. } => {
+                    if *reason == ftw_fleet::PinReleaseReason::ConnectionClosed {
+                        st.stats.ended_pins.push((now_ms, *peer));
+                    }
+                    "fleet.unpin"
+                }
                 FleetEvent::StaleDrop { .. } => "fleet.stale",
                 FleetEvent::BufferDrop { .. } => "fleet.drop",
             };

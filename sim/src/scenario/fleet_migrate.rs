@@ -129,11 +129,7 @@ async fn dial_through_moves(
 
 /// The times (ms) of the plan's moves of `host`.
 fn moves_of(plan: &FaultPlan, host: Host) -> Vec<u64> {
-    plan.faults
-        .iter()
-        .filter(|f| matches!(&f.fault, FaultKind::Rebind(kind::Rebind { host: h }) | FaultKind::SwitchNetwork(kind::SwitchNetwork { host: h }) if *h == host))
-        .map(|f| f.at_ms)
-        .collect()
+    plan.address_changes_ms(host)
 }
 
 /// The default moves: a rebind, Wi-Fi to cellular, a rebind.
@@ -391,12 +387,15 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
                 // Strays (stateless resets, retired ids) are not a client's packets
                 // (corpus/fleet-migrate-stateless-reset-forwarded.toml), nor are
                 // forged copies from an address never adopted
-                // (corpus/fleet-migrate-forged-copy-lost-the-race.toml).
+                // (corpus/fleet-migrate-forged-copy-lost-the-race.toml), nor the late
+                // packets of a connection that ended and released its pin, as SPEC
+                // section 5 says it must (corpus/fleet-still-forward-after-close.toml).
                 detail: format!(
-                    "{} forwards ({} strays, {} forged copies), {} not within {SETTLE_MS} ms after a move (first at {:?} ms); moves at {:?}",
+                    "{} forwards ({} strays, {} forged copies, {} after their connection ended), {} not within {SETTLE_MS} ms after a move (first at {:?} ms); moves at {:?}",
                     s.totals.forwards_sent,
                     s.stats.stray_forward_times_ms.len(),
                     s.stats.forged_forward_times_ms.len(),
+                    s.stats.ended_forward_times_ms.len(),
                     late.len(),
                     late.first(),
                     s.stats.moves.iter().map(|m| m.at_ms).collect::<Vec<_>>()
@@ -419,7 +418,11 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
             // bytes, routed by its random first byte, forwarded or dropped as
             // stale (corpus/fleet-still-stateless-resets.toml). What a still fleet
             // must not do is forward a client's packet or pin anything.
-            ok: s.stats.forward_times_ms.is_empty() && s.stats.forged_forward_times_ms.is_empty() && s.totals.pins_created == 0 && s.stats.moves.is_empty(),
+            ok: s.stats.forward_times_ms.is_empty()
+                && s.stats.forged_forward_times_ms.is_empty()
+                && s.stats.ended_forward_times_ms.is_empty()
+                && s.totals.pins_created == 0
+                && s.stats.moves.is_empty(),
             detail: format!(
                 "clients never moved: {} ({} forwards and the stale drops were strays)",
                 counters_short(&s.totals),

@@ -157,6 +157,18 @@ impl LinkPlan {
 }
 
 impl FaultPlan {
+    /// The times (ms) the plan changes `host`'s public address: its NAT
+    /// rebinds and its moves between networks.
+    pub fn address_changes_ms(&self, host: Host) -> Vec<u64> {
+        self.faults
+            .iter()
+            .filter(
+                |f| matches!(&f.fault, FaultKind::Rebind(kind::Rebind { host: h }) | FaultKind::SwitchNetwork(kind::SwitchNetwork { host: h }) if *h == host),
+            )
+            .map(|f| f.at_ms)
+            .collect()
+    }
+
     /// The world's scheduled actions: NAT rebinds, and the phone's moves between
     /// its two networks (NATs `wifi` and `cell`), toggling in list order.
     pub fn net_actions(&self, wifi: usize, cell: usize) -> Vec<(Duration, NetAction)> {
