@@ -500,9 +500,9 @@ fn overtaken_control(switches: BugSwitches, n: usize) -> Opened {
 #[test]
 fn replay_window_switch_reaches_the_phone_sessions() {
     assert_eq!(overtaken_control(BugSwitches::default(), 100), Opened::Ok);
-    assert_eq!(overtaken_control(BugSwitches { replay_window_64: true }, 100), Opened::Replay);
+    assert_eq!(overtaken_control(BugSwitches { replay_window_64: true, ..BugSwitches::default() }, 100), Opened::Replay);
     // Within 64 both accept.
-    assert_eq!(overtaken_control(BugSwitches { replay_window_64: true }, 40), Opened::Ok);
+    assert_eq!(overtaken_control(BugSwitches { replay_window_64: true, ..BugSwitches::default() }, 40), Opened::Ok);
 }
 
 #[test]

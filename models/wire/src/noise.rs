@@ -273,25 +273,25 @@ fn read_step(hs: &mut snow::HandshakeState, msg: &[u8]) -> Result<Vec<u8>, Noise
 /// Initiator before message 1.
 pub struct Initiator {
     hs: snow::HandshakeState,
-    window: WindowLen,
+    switches: BugSwitches,
 }
 
 /// Initiator after message 1, waiting for message 2.
 pub struct InitiatorAwaitingMsg2 {
     hs: snow::HandshakeState,
-    window: WindowLen,
+    switches: BugSwitches,
 }
 
 /// Responder before message 1.
 pub struct Responder {
     hs: snow::HandshakeState,
-    window: WindowLen,
+    switches: BugSwitches,
 }
 
 /// Responder after message 1: knows the initiator's static key, must write message 2.
 pub struct ResponderGotMsg1 {
     hs: snow::HandshakeState,
-    window: WindowLen,
+    switches: BugSwitches,
 }
 
 impl std::fmt::Debug for InitiatorAwaitingMsg2 {
@@ -308,13 +308,13 @@ impl std::fmt::Debug for ResponderGotMsg1 {
 impl Initiator {
     /// Start (`-> e, es, s, ss` next). Needs `remote_static`.
     pub fn new(p: &HandshakeParams) -> Result<Initiator, NoiseError> {
-        Ok(Initiator { hs: p.build(true)?, window: WindowLen::from_switches(&p.switches) })
+        Ok(Initiator { hs: p.build(true)?, switches: p.switches })
     }
 
     /// Write message 1 carrying `payload`.
     pub fn write_msg1(mut self, payload: &[u8]) -> Result<(InitiatorAwaitingMsg2, Vec<u8>), NoiseError> {
         let m1 = write_step(&mut self.hs, payload)?;
-        Ok((InitiatorAwaitingMsg2 { hs: self.hs, window: self.window }, m1))
+        Ok((InitiatorAwaitingMsg2 { hs: self.hs, switches: self.switches }, m1))
     }
 }
 
@@ -322,20 +322,20 @@ impl InitiatorAwaitingMsg2 {
     /// Read message 2 (`<- e, ee, se`): its payload and the session.
     pub fn read_msg2(mut self, msg2: &[u8]) -> Result<(Vec<u8>, Session), NoiseError> {
         let payload = read_step(&mut self.hs, msg2)?;
-        Ok((payload, Session::from_handshake(self.hs, self.window)))
+        Ok((payload, Session::from_handshake(self.hs, self.switches)))
     }
 }
 
 impl Responder {
     /// Start (message 1 next).
     pub fn new(p: &HandshakeParams) -> Result<Responder, NoiseError> {
-        Ok(Responder { hs: p.build(false)?, window: WindowLen::from_switches(&p.switches) })
+        Ok(Responder { hs: p.build(false)?, switches: p.switches })
     }
 
     /// Read message 1: its payload. Fails if the initiator pinned another static key.
     pub fn read_msg1(mut self, msg1: &[u8]) -> Result<(ResponderGotMsg1, Vec<u8>), NoiseError> {
         let payload = read_step(&mut self.hs, msg1)?;
-        Ok((ResponderGotMsg1 { hs: self.hs, window: self.window }, payload))
+        Ok((ResponderGotMsg1 { hs: self.hs, switches: self.switches }, payload))
     }
 }
 
@@ -348,7 +348,7 @@ impl ResponderGotMsg1 {
     /// Write message 2 carrying `payload`: the message and the session.
     pub fn write_msg2(mut self, payload: &[u8]) -> Result<(Vec<u8>, Session), NoiseError> {
         let m2 = write_step(&mut self.hs, payload)?;
-        Ok((m2, Session::from_handshake(self.hs, self.window)))
+        Ok((m2, Session::from_handshake(self.hs, self.switches)))
     }
 }
 
@@ -396,6 +396,8 @@ pub struct Session {
     recv_key: [u8; 32],
     next_seq: u64,
     window: ReplayWindow,
+    /// Planted bug: mark the window before the message authenticated.
+    marks_unauthenticated: bool,
     /// Every seq the window judged, while [`Session::keep_judged`] is on (`None`: off).
     judged: Option<Vec<Judged>>,
     handshake_hash: [u8; 32],
@@ -421,14 +423,24 @@ fn cipher(key: &[u8; 32]) -> Box<dyn Cipher> {
 }
 
 impl Session {
-    fn from_handshake(mut hs: snow::HandshakeState, window: WindowLen) -> Session {
+    fn from_handshake(mut hs: snow::HandshakeState, switches: BugSwitches) -> Session {
         assert!(hs.is_handshake_finished(), "session from an unfinished handshake");
         let initiator = hs.is_initiator();
         let handshake_hash: [u8; 32] = hs.get_handshake_hash().try_into().expect("SHA-256 hash");
         let remote_static: Key = hs.get_remote_static().expect("IK knows both statics").try_into().expect("32 bytes");
         let (i_to_r, r_to_i) = hs.dangerously_get_raw_split();
         let (send_key, recv_key) = if initiator { (i_to_r, r_to_i) } else { (r_to_i, i_to_r) };
-        Session { send_key, recv_key, next_seq: 0, window: ReplayWindow::new(window), judged: None, handshake_hash, remote_static, initiator }
+        Session {
+            send_key,
+            recv_key,
+            next_seq: 0,
+            window: ReplayWindow::new(WindowLen::from_switches(&switches)),
+            marks_unauthenticated: switches.forged_marks_window,
+            judged: None,
+            handshake_hash,
+            remote_static,
+            initiator,
+        }
     }
 
     /// From now on keep a [`Judged`] record of every seq the receive window judges, for
@@ -521,6 +533,11 @@ impl Session {
         let body = &msg[SEQ_LEN..];
         let mut out = vec![0u8; body.len() - TAG_LEN];
         let decrypted = cipher(&self.recv_key).decrypt(seq, &ad, body, &mut out);
+        if decrypted.is_err() && self.marks_unauthenticated {
+            self.note(Judged { seq, window, marked: true });
+            self.window.mark(seq);
+            return Err(OpenError::Broken);
+        }
         self.note(Judged { seq, window, marked: decrypted.is_ok() });
         let n = decrypted.map_err(|_| OpenError::Broken)?;
         assert_eq!(n, out.len());

@@ -8,4 +8,8 @@ pub struct BugSwitches {
     /// A bulk burst of more than 64 messages overtaking a control message then makes the
     /// control message look "too old" and it is falsely rejected.
     pub replay_window_64: bool,
+    /// Planted, not from the seeds: the receive window marks a seq whose message did not
+    /// authenticate, so a forgery burns a sequence number (and can move the window past the
+    /// genuine messages). The window must move only for authenticated messages.
+    pub forged_marks_window: bool,
 }

@@ -59,6 +59,14 @@ pub const NO_FALSE_REPLAY: Law = Law {
     name: "no-false-replay",
     about: "a burst overtaking a control message never causes a false replay: every replay the carrier saw is one the relay made",
 };
+pub const OPENS_ONCE_FORGED_NEVER: Law = Law {
+    name: "opens-once-forged-never",
+    about: "a transport message opens at most once, and a forged one never opens nor moves the replay window (SPEC section 2: seq in clear as associated data; section 4: replays are refused)",
+};
+pub const FRAME_TAKES_ITS_BUCKET: Law = Law {
+    name: "frame-takes-its-bucket",
+    about: "every frame is ver 1, its lane, rsvd 0, its length, its payload and zero padding to its lane's bucket (lane 0: the session's 256 or 512 B; lane 1: the smallest of 1024, 4096, 16384 that holds it); one that fits no bucket is refused; each opens as sealed (SPEC section 2)",
+};
 pub const LATE_LIVE_TABLE_KEPT: Law =
     Law { name: "late-live-table-kept", about: "a late live's newer table is kept and the newer values stay (Freshness case 17); the view never goes back" };
 pub const DEMOTED_GOES_WS_FIRST: Law = Law {

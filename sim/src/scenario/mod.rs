@@ -14,6 +14,7 @@ pub mod idle_link;
 pub mod phone_race;
 pub mod quic_echo;
 pub mod session;
+pub mod wire_window;
 pub mod ws_echo;
 
 pub use def::{Check, Judged, Law, RunReport, ScenarioDef, Verdict};
@@ -44,6 +45,7 @@ pub const SCENARIOS: &[&ScenarioDef] = &[
     &phone_race::DEMOTION_EXPIRY,
     &phone_race::QUIC_REFUSED,
     &fleet_flood::FLEET_PIN_FLOOD,
+    &wire_window::WIRE_WINDOW,
 ];
 
 /// Find a scenario, or explain which exist.

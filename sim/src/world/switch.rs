@@ -48,6 +48,7 @@ switches! {
     ForwardReference = "forward-reference": "forward a reference to the receive buffer instead of a copy (#205)",
     MtudOnUnvalidatedPath = "mtud-on-unvalidated-path": "quinn-proto as upstream: MTU probes to a migrated, not yet validated path overspend its anti-amplification budget (issue 15 section 4; sim/vendor/quinn-proto/PATCH.md)",
     BoxKeepsClosedSessions = "box-keeps-closed-sessions": "planted, not from the seeds: the box keeps a session the cloud closed (proves nothing-held-after-end can fail)",
+    ForgedMarksWindow = "forged-marks-window": "planted, not from the seeds: the receive window marks a seq before its message authenticated, so a forgery burns it (proves opens-once-forged-never can fail)",
     PinGaugeDrift = "pin-gauge-drift": "planted, not from the seeds: a new pin is not counted in PinsOpen, so the fleet's own invariant check panics (proves a panic is a finding: no-panic)",
 }
 
@@ -115,7 +116,7 @@ impl Switches {
 
     /// The wire model's switches.
     pub fn wire(&self) -> BugSwitches {
-        BugSwitches { replay_window_64: self.on(Switch::ReplayWindow64) }
+        BugSwitches { replay_window_64: self.on(Switch::ReplayWindow64), forged_marks_window: self.on(Switch::ForgedMarksWindow) }
     }
 
     /// The box's planted bugs.

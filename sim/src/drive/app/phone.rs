@@ -591,11 +591,7 @@ fn journal_windows(host: &str, session: u64, ps: &mut PhoneSession) {
             ftw_cloud::phone::Layer::Tunnel => Layer::Tunnel,
             ftw_cloud::phone::Layer::BoxSession => Layer::BoxSession,
         };
-        let said = match j.window {
-            Ok(()) => Said::Fresh,
-            Err(ftw_wire::Replay::Duplicate { .. }) => Said::Duplicate,
-            Err(ftw_wire::Replay::TooOld { .. }) => Said::TooOld,
-        };
+        let said = Said::of(&j.window);
         journal::record(host, Step::Replay(ReplayStep::Judged { session, layer, seq: j.seq, said, marked: j.marked }));
     }
 }

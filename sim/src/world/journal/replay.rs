@@ -26,6 +26,17 @@ pub enum Said {
     TooOld,
 }
 
+impl Said {
+    /// What a window's check said (`ftw_wire::ReplayWindow::check`).
+    pub fn of(window: &Result<(), ftw_wire::Replay>) -> Said {
+        match window {
+            Ok(()) => Said::Fresh,
+            Err(ftw_wire::Replay::Duplicate { .. }) => Said::Duplicate,
+            Err(ftw_wire::Replay::TooOld { .. }) => Said::TooOld,
+        }
+    }
+}
+
 /// An input or a decision of this model.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum ReplayStep {
