@@ -44,6 +44,11 @@ pub struct Args {
     /// Draw the run as a picture: `.html` (a page with inline SVG) or `.svg`.
     #[arg(long)]
     timeline: Option<PathBuf>,
+    /// Write the models' journal here, one step a line, numbered as the
+    /// references name them (`journal step #N`): what to read when a
+    /// `*-agrees-with-spec` law names a step.
+    #[arg(long)]
+    journal: Option<PathBuf>,
 }
 
 /// The run's spec from the arguments, or the message for bad input.
@@ -74,6 +79,10 @@ fn determinism(spec: &RunSpec, report: &RunReport) -> Result<(), String> {
 fn write_outputs(a: &Args, spec: &RunSpec, report: &RunReport) -> Result<(), String> {
     if let Some(path) = &a.trace {
         std::fs::write(path, report.outcome.trace.to_jsonl()).map_err(|e| format!("--trace {}: {e}", path.display()))?;
+    }
+    if let Some(path) = &a.journal {
+        let lines: String = report.outcome.journal.iter().enumerate().map(|(n, e)| format!("#{n} {}\n", e.describe())).collect();
+        std::fs::write(path, lines).map_err(|e| format!("--journal {}: {e}", path.display()))?;
     }
     if let Some(path) = &a.timeline {
         let verdict = match report.verdict() {

@@ -69,6 +69,18 @@ struct Tally {
     phone_saw_death: Option<CloseInfo>,
 }
 
+/// Wait until the cloud's side has seen the link end, or CLOSE_LINGER.
+async fn linger_for_cloud(t: &Rc<RefCell<Tally>>) {
+    let cloud_closed = t.borrow().cloud_closed.clone();
+    if t.borrow().closed_with.is_none() {
+        tokio::select! {
+            biased;
+            () = cloud_closed.notified() => {}
+            () = time::sleep(CLOSE_LINGER) => {}
+        }
+    }
+}
+
 pub fn run(spec: &RunSpec) -> RunReport {
     let mut world = world_for(spec, SLACK + INTERVAL * MESSAGES as u32);
     Topology::build(&mut world, &spec.plan);
@@ -145,6 +157,10 @@ pub fn run(spec: &RunSpec) -> RunReport {
                 LinkEvent::Closed(c) => {
                     trace::record(PHONE, "app.link_died", format!("{c:?}"));
                     t.borrow_mut().phone_saw_death = Some(c);
+                    // Stay up while the cloud's own heartbeat ends its side: the law
+                    // asks that it learns the link is over (a phone that left at once
+                    // ended the run first: corpus/ws-echo-death-cloud-not-yet-told.toml).
+                    linger_for_cloud(&t).await;
                     return Ok(());
                 }
             }
@@ -155,14 +171,7 @@ pub fn run(spec: &RunSpec) -> RunReport {
         // Then stay up, as a phone does, while TCP still delivers the close frame
         // to a cloud that has not seen it (a close frame lost on a leg whose RTO
         // has backed off outlives the 5 s wait: corpus/ws-echo-close-reply-wait.toml).
-        let cloud_closed = t.borrow().cloud_closed.clone();
-        if t.borrow().closed_with.is_none() {
-            tokio::select! {
-                biased;
-                () = cloud_closed.notified() => {}
-                () = time::sleep(CLOSE_LINGER) => {}
-            }
-        }
+        linger_for_cloud(&t).await;
         drop(link);
         Ok(())
     });
