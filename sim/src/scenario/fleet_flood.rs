@@ -45,8 +45,10 @@ const DIAL_SPACING: Duration = Duration::from_millis(2);
 const ROUNDS: usize = 8;
 const ROUND_START: Duration = Duration::from_secs(2);
 const INTERVAL: Duration = Duration::from_secs(1);
-/// A client gives up on its echoes this long after its last round.
-const GIVE_UP_AFTER: Duration = Duration::from_secs(30);
+/// A client gives up on its echoes this long after its last round: the same
+/// patience as fleet-migrate's clients (30 s was short of QUIC's doubled PTOs
+/// under loss: corpus/fleet-pin-flood-lossy-two-give-up.toml).
+const GIVE_UP_AFTER: Duration = super::fleet_migrate::PATIENCE;
 /// Dials a client makes before it gives up on handshakes lost to the attack.
 const DIALS_MAX: usize = 4;
 

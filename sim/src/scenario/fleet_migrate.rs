@@ -84,6 +84,10 @@ struct Tally {
     moved_handshakes: usize,
 }
 
+/// How long past its last send and the plan's outages a client waits for its
+/// echoes: five doublings of a PTO of about 1.3 s (430 ms round trips) and more.
+pub const PATIENCE: Duration = Duration::from_secs(120);
+
 /// How many times a client dials before it gives up on handshakes lost to moves.
 const DIALS_MAX: usize = 4;
 
@@ -178,7 +182,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
         .max()
         .unwrap_or_default();
     let (phone_moves, box_moves) = (moves_of(&plan, Host::Phone), moves_of(&plan, Host::Box));
-    let mut world = world_for(spec, (INTERVAL * ROUNDS as u32).max(outages_end) + Duration::from_secs(60));
+    let mut world = world_for(spec, (INTERVAL * ROUNDS as u32).max(outages_end) + PATIENCE * 2 + Duration::from_secs(60));
     Topology::build(&mut world, &plan);
     let seed = spec.seed;
     let cfg = fleet_config(seed, spec, run);
@@ -255,8 +259,11 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
         let start = time::now();
         let mut next_send = start;
         // Give up only once every outage of the plan is over and QUIC's backed-off
-        // probes have had their chance (less than the 30 s idle timeout).
-        let mut give_up = (start + INTERVAL * ROUNDS as u32).max(outages_end) + Duration::from_secs(25);
+        // probes have had their chance: PATIENCE, not the 30 s idle timeout, since a
+        // connection that still hears its peer never idles out, and at 14 % loss and
+        // 430 ms round trips the doubled PTOs after a blackhole passed 25 s
+        // (corpus/fleet-migrate-lossy-backoff-past-25s.toml).
+        let mut give_up = (start + INTERVAL * ROUNDS as u32).max(outages_end) + PATIENCE;
         let mut sent = 0;
         while t.borrow().echoes.len() < ROUNDS {
             if sent < ROUNDS && time::now() >= next_send {
@@ -312,7 +319,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
                         };
                         sent = 0;
                         next_send = time::now();
-                        give_up = give_up.max(next_send + INTERVAL * ROUNDS as u32 + Duration::from_secs(25));
+                        give_up = give_up.max(next_send + INTERVAL * ROUNDS as u32 + PATIENCE);
                         continue;
                     }
                     t.borrow_mut().phone_lost = Some(format!("closed: {c:?}"));
