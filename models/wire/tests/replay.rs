@@ -8,7 +8,7 @@ use ftw_wire::noise::OpenError;
 use ftw_wire::{BugSwitches, ControlBucket, Frame, Msg};
 use rand_core::{RngCore, SeedableRng};
 
-const LEGACY: BugSwitches = BugSwitches { replay_window_64: true, ..BugSwitches::default() };
+const LEGACY: BugSwitches = BugSwitches { replay_window_64: true, forged_marks_window: false };
 
 fn sealed(sender: &mut ftw_wire::Session, n: usize, lane: u8) -> Vec<Vec<u8>> {
     (0..n)

@@ -96,6 +96,20 @@ pub mod ftw_sim_patch {
 
     thread_local! {
         static UPSTREAM_MTUD_ON_UNVALIDATED_PATH: Cell<bool> = const { Cell::new(false) };
+        static UPSTREAM_CHALLENGE_PADDING: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// On this thread, pad every datagram carrying PATH_CHALLENGE or
+    /// PATH_RESPONSE to 1200 bytes whatever the path's anti-amplification
+    /// budget, as upstream quinn-proto 0.11.19 does (`true`), or pad it only as
+    /// far as an unvalidated path's budget allows (`false`, the patch; RFC 9000
+    /// section 8.2.1). For the simulator's bug switch only.
+    pub fn set_upstream_challenge_padding(on: bool) {
+        UPSTREAM_CHALLENGE_PADDING.with(|c| c.set(on));
+    }
+
+    pub(crate) fn upstream_challenge_padding() -> bool {
+        UPSTREAM_CHALLENGE_PADDING.with(|c| c.get())
     }
 
     /// On this thread, send MTU probes to a path that is not validated yet, as

@@ -643,7 +643,10 @@ impl Connection {
                 // Finish current packet
                 if let Some(mut builder) = builder_storage.take() {
                     if pad_datagram {
-                        builder.pad_to(min_mtu);
+                        // ftw-sim patch (challenge-budget): see `path_frame_padding`.
+                        if let Some(size) = self.path_frame_padding(builder.datagram_start, min_mtu) {
+                            builder.pad_to(size);
+                        }
                     }
 
                     if num_datagrams > 1 || pad_datagram_to_mtu {
@@ -918,7 +921,10 @@ impl Connection {
         // Finish the last packet
         if let Some(mut builder) = builder_storage {
             if pad_datagram {
-                builder.pad_to(min_mtu);
+                // ftw-sim patch (challenge-budget): see `path_frame_padding`.
+                if let Some(size) = self.path_frame_padding(builder.datagram_start, min_mtu) {
+                    builder.pad_to(size);
+                }
             }
 
             // If this datagram is a loss probe and `segment_size` is larger than `min_mtu`,
@@ -1029,6 +1035,30 @@ impl Connection {
             },
             src_ip: self.local_ip,
         })
+    }
+
+    /// ftw-sim patch (challenge-budget): the size to pad a datagram carrying
+    /// PATH_CHALLENGE or PATH_RESPONSE to, when it starts `datagram_start` bytes
+    /// into this transmit. RFC 9000 section 8.2.1: "An endpoint MUST expand
+    /// datagrams that contain a PATH_CHALLENGE frame to at least the smallest
+    /// allowed maximum datagram size of 1200 bytes, unless the anti-amplification
+    /// limit for the path does not permit sending a datagram of this size"
+    /// (section 8.2.2 says the same of PATH_RESPONSE). Upstream always pads to
+    /// 1200, so on a migrated, unvalidated path a few small packets from the
+    /// client fund one or two challenges; once those are lost every later packet
+    /// (each carries the challenge again, `populate_packet`) is "blocked by
+    /// anti-amplification" until `Timer::PathValidation` expires and the
+    /// connection reverts to the old, dead path. Padding only as far as the
+    /// budget allows keeps the challenge going out with each packet the client's
+    /// bytes pay for. See sim/vendor/quinn-proto/PATCH.md, section 3.
+    /// `None`: no padding at all (the budget is smaller than a packet's own
+    /// header and tag; the datagram goes at its natural size).
+    fn path_frame_padding(&self, datagram_start: usize, min_mtu: u16) -> Option<u16> {
+        if self.path.validated || crate::ftw_sim_patch::upstream_challenge_padding() {
+            return Some(min_mtu);
+        }
+        let budget = (self.path.total_recvd * 3).saturating_sub(self.path.total_sent + datagram_start as u64);
+        (budget >= 64).then(|| budget.min(u64::from(min_mtu)) as u16)
     }
 
     /// Send PATH_CHALLENGE for a previous path if necessary

@@ -1,0 +1,39 @@
+//! sim/vendor/quinn-proto/PATCH.md section 3 (challenge-budget), end to end: the
+//! corpus entries where the cloud's padded PATH_CHALLENGEs to a moved phone were
+//! lost and its anti-amplification budget was spent pass with the patch, and
+//! fail `move-recovers-within-pto` with upstream's padding (every challenge
+//! datagram 1200 B whatever the budget). The patch's toggle is a thread-local
+//! of the vendored crate, set here only.
+
+use std::path::PathBuf;
+
+use ftw_properties::{corpus, reference};
+use ftw_sim::scenario::Verdict;
+
+const ENTRIES: [&str; 2] = ["session-moves-challenges-lost-budget-spent.toml", "session-moves-path-reverted-challenges-lost.toml"];
+
+fn verdict(entry: &str, upstream: bool) -> Verdict {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus").join(entry);
+    let spec = corpus::load(&path).expect("the entry loads").spec;
+    quinn_proto::ftw_sim_patch::set_upstream_challenge_padding(upstream);
+    let report = reference::run(&spec).expect("the entry runs");
+    quinn_proto::ftw_sim_patch::set_upstream_challenge_padding(false);
+    report.verdict()
+}
+
+#[test]
+fn challenges_padded_to_the_budget_recover_the_move() {
+    for entry in ENTRIES {
+        assert_eq!(verdict(entry, false), Verdict::Pass, "{entry} with the patch");
+    }
+}
+
+#[test]
+fn upstream_padding_stalls_the_move() {
+    for entry in ENTRIES {
+        match verdict(entry, true) {
+            Verdict::Fail { property, .. } => assert_eq!(property, "move-recovers-within-pto", "{entry}"),
+            Verdict::Pass => panic!("{entry} passed with upstream's padding"),
+        }
+    }
+}
