@@ -425,3 +425,19 @@ fn model_agrees_exactly_at_each_edge() {
         &["250 LeadTimerFired", "10000 DialFailed", "10250 RaceFailed"],
     );
 }
+
+/// `race-clock` drives the model at every deadline with no network: the
+/// reference agrees on its drawn cases, and each race switch breaks it there
+/// within the scenario's cases (the switches were not written against it).
+#[test]
+fn race_clock_agrees_and_each_race_switch_breaks_it() {
+    agrees_on_drawn_cases("race-clock");
+    for switch in ["ws-first-cancels-probe", "every-close-demotes", "no-close-demotes", "losing-dial-cancelled", "refused-waits-for-lead"] {
+        let sw = Switches::parse([switch]).expect("known switch");
+        let caught = (1..=8).any(|seed| {
+            let case = draw(&domain_for("race-clock"), RunSeed(seed)).current();
+            judged(&spec_of("race-clock", &sw, &case)).is_some_and(|(ok, _)| !ok)
+        });
+        assert!(caught, "{switch}: race-clock agreed on 8 cases");
+    }
+}

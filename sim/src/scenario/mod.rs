@@ -13,6 +13,7 @@ pub mod fleet_migrate;
 pub mod idle_link;
 pub mod phone_race;
 pub mod quic_echo;
+pub mod race_clock;
 pub mod session;
 pub mod wire_window;
 pub mod ws_echo;
@@ -46,6 +47,7 @@ pub const SCENARIOS: &[&ScenarioDef] = &[
     &phone_race::QUIC_REFUSED,
     &fleet_flood::FLEET_PIN_FLOOD,
     &wire_window::WIRE_WINDOW,
+    &race_clock::RACE_CLOCK,
 ];
 
 /// Find a scenario, or explain which exist.
