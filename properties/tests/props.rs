@@ -118,7 +118,10 @@ fn every_switch_has_a_law() {
         let def = ftw_sim::scenario::find(scenario).expect("the law's scenario is registered");
         assert!(def.judges(property), "{scenario} does not judge {property}");
     }
-    assert_eq!(ftw_properties::laws::scenarios_for(["replay-window-64", "late-live-table-dropped", "no-routing"]), vec!["fleet-migrate", "session", "wire-window"]);
+    assert_eq!(
+        ftw_properties::laws::scenarios_for(["replay-window-64", "late-live-table-dropped", "no-routing"]),
+        vec!["fleet-migrate", "session", "wire-window"]
+    );
 }
 
 #[test]
