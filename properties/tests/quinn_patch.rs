@@ -1,8 +1,10 @@
-//! sim/vendor/quinn-proto/PATCH.md section 3 (challenge-budget), end to end: the
-//! corpus entries where the cloud's padded PATH_CHALLENGEs to a moved phone were
-//! lost and its anti-amplification budget was spent pass with the patch, and
-//! fail `move-recovers-within-pto` with upstream's padding (every challenge
-//! datagram 1200 B whatever the budget). The patch's toggle is a thread-local
+//! sim/vendor/quinn-proto/PATCH.md section 3 (challenge-budget, a candidate
+//! patch, off by default), end to end: the corpus entries where the cloud's
+//! padded PATH_CHALLENGEs to a moved phone were lost and its anti-amplification
+//! budget was spent fail `move-recovers-within-pto` with upstream's padding
+//! (every challenge datagram 1200 B whatever the budget; the default) and pass
+//! with the candidate patch; the forged-moves entry that made it stay off
+//! passes by default and loses a client with it. The toggle is a thread-local
 //! of the vendored crate, set here only.
 
 use std::path::PathBuf;
@@ -11,13 +13,15 @@ use ftw_properties::{corpus, reference};
 use ftw_sim::scenario::Verdict;
 
 const ENTRIES: [&str; 2] = ["session-moves-challenges-lost-budget-spent.toml", "session-moves-path-reverted-challenges-lost.toml"];
+/// A pin flood whose forged moves lose one client when challenges are padded to the budget.
+const FLOOD: &str = "fleet-pin-flood-lossy-two-give-up.toml";
 
 fn verdict(entry: &str, upstream: bool) -> Verdict {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus").join(entry);
     let spec = corpus::load(&path).expect("the entry loads").spec;
     quinn_proto::ftw_sim_patch::set_upstream_challenge_padding(upstream);
     let report = reference::run(&spec).expect("the entry runs");
-    quinn_proto::ftw_sim_patch::set_upstream_challenge_padding(false);
+    quinn_proto::ftw_sim_patch::set_upstream_challenge_padding(true);
     report.verdict()
 }
 
@@ -35,5 +39,14 @@ fn upstream_padding_stalls_the_move() {
             Verdict::Fail { property, .. } => assert_eq!(property, "move-recovers-within-pto", "{entry}"),
             Verdict::Pass => panic!("{entry} passed with upstream's padding"),
         }
+    }
+}
+
+#[test]
+fn the_patch_loses_a_client_under_forged_moves_upstream_keeps() {
+    assert_eq!(verdict(FLOOD, true), Verdict::Pass, "{FLOOD} with upstream's padding");
+    match verdict(FLOOD, false) {
+        Verdict::Fail { property, .. } => assert_eq!(property, "forged-moves-keep-connections"),
+        Verdict::Pass => panic!("{FLOOD} passed with the patch"),
     }
 }

@@ -70,9 +70,12 @@ pub struct DoorStats {
     /// the cloud's late packets to an id it retired at a migration; the stamp
     /// routes them at random and the owner drops them.
     pub stray_forward_times_ms: Vec<u64>,
-    /// When each forwarded datagram from an address no connection ever had as
-    /// its peer was read (ms): a forged move's copy (plan kind `forged_moves`)
-    /// that arrived after its original, so no connection moved to it.
+    /// When each forwarded datagram from an address no connection had as its
+    /// peer by then was read (ms): a forged move's copy (plan kind
+    /// `forged_moves`) that arrived after its original, so no connection moved
+    /// to it; or a packet of a connection that cannot move yet, its handshake not
+    /// confirmed at the server (RFC 9000 section 9), from the address its client
+    /// later dials again from (corpus/fleet-migrate-forwards-before-confirmed.toml).
     pub forged_forward_times_ms: Vec<u64>,
     /// When each forwarded datagram from a peer whose pin was already released
     /// because its connection ended was read (ms): the late packets of a closed
@@ -111,7 +114,8 @@ struct DoorState {
     /// Peer address last reported, per (reactor, connection).
     peers: BTreeMap<(usize, ConnectionHandle), SocketAddr>,
     /// Every address a connection ever had as its peer.
-    ever_peers: std::collections::BTreeSet<SocketAddr>,
+    /// When each address was first some connection's peer (ms).
+    ever_peers: std::collections::BTreeMap<SocketAddr, u64>,
     /// Forwarded datagrams whose id the owner holds: (read at ms, source).
     client_forwards: Vec<(u64, SocketAddr)>,
     notes: VecDeque<(usize, EpNote)>,
@@ -202,7 +206,7 @@ impl FleetDoor {
                 ..DoorStats::default()
             },
             peers: BTreeMap::new(),
-            ever_peers: std::collections::BTreeSet::new(),
+            ever_peers: std::collections::BTreeMap::new(),
             client_forwards: Vec::new(),
             notes: VecDeque::new(),
             last_counters: Counters::default(),
@@ -293,7 +297,7 @@ impl FleetDoor {
         for &(at, src) in &st.client_forwards {
             if stats.ended_pins.iter().any(|&(t, peer)| peer == src && t <= at) {
                 stats.ended_forward_times_ms.push(at);
-            } else if st.ever_peers.contains(&src) {
+            } else if st.ever_peers.get(&src).is_some_and(|&first| first <= at) {
                 stats.forward_times_ms.push(at);
             } else {
                 stats.forged_forward_times_ms.push(at);
@@ -444,13 +448,13 @@ impl FleetDoor {
                     st.journal(now_ms, FleetStep::Opened { reactor: rid, conn, peer });
                     st.fleet.connection_opened(now_ms, rid, conn, peer);
                     st.peers.insert((r, conn), peer);
-                    st.ever_peers.insert(peer);
+                    st.ever_peers.entry(peer).or_insert(now_ms);
                     st.stats.accepted_by_reactor[r] += 1;
                 }
                 EpNote::Handled { conn, remote } => {
                     st.stats.path_reports += 1;
                     let was = st.peers.insert((r, conn), remote);
-                    st.ever_peers.insert(remote);
+                    st.ever_peers.entry(remote).or_insert(now_ms);
                     if was.is_some_and(|w| w != remote) {
                         let hashed = st.fleet.kernel().hash_reactor(remote).index();
                         st.stats.moves.push(Move { at_ms: now_ms, reactor: r, conn: conn.0, to: remote, hashed });

@@ -96,14 +96,15 @@ pub mod ftw_sim_patch {
 
     thread_local! {
         static UPSTREAM_MTUD_ON_UNVALIDATED_PATH: Cell<bool> = const { Cell::new(false) };
-        static UPSTREAM_CHALLENGE_PADDING: Cell<bool> = const { Cell::new(false) };
+        static UPSTREAM_CHALLENGE_PADDING: Cell<bool> = const { Cell::new(true) };
     }
 
     /// On this thread, pad every datagram carrying PATH_CHALLENGE or
     /// PATH_RESPONSE to 1200 bytes whatever the path's anti-amplification
-    /// budget, as upstream quinn-proto 0.11.19 does (`true`), or pad it only as
-    /// far as an unvalidated path's budget allows (`false`, the patch; RFC 9000
-    /// section 8.2.1). For the simulator's bug switch only.
+    /// budget, as upstream quinn-proto 0.11.19 does (`true`, the default), or
+    /// pad it only as far as an unvalidated path's budget allows (`false`: the
+    /// candidate patch of PATCH.md section 3, RFC 9000 section 8.2.1; off by
+    /// default because under forged moves it loses connections upstream keeps).
     pub fn set_upstream_challenge_padding(on: bool) {
         UPSTREAM_CHALLENGE_PADDING.with(|c| c.set(on));
     }
