@@ -173,3 +173,16 @@ fn agree_through_a_box_outage() {
     assert!(redials >= 5, "the outage makes the box back off ({redials} redials)");
     assert!(timed_out >= 1, "a phone waits for the box in vain");
 }
+
+/// `box-door` hands the box seven phones, strangers and reopened channels with no
+/// network: the box's reference agrees on its drawn cases.
+#[test]
+fn box_door_agrees_with_the_box_reference() {
+    for seed in 1..=6 {
+        let case = ftw_properties::strategy::draw(&ftw_properties::strategy::domain_for("box-door"), ftw_sim::RunSeed(seed)).current();
+        let spec = ftw_properties::harness::spec_of("box-door", &ftw_sim::world::switch::Switches::default(), &case);
+        let r = ftw_properties::reference::run(&spec).expect("box-door runs");
+        let c = r.checks.iter().find(|c| c.law.name == "box-agrees-with-spec").expect("the box reference judges box-door");
+        assert!(c.ok, "seed {seed}: {}", c.detail);
+    }
+}

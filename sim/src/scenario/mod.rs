@@ -5,6 +5,7 @@
 //! the switches that break them, run function) beside its run function; this
 //! file only registers them. Every list users see derives from [`SCENARIOS`].
 
+pub mod box_door;
 pub mod def;
 pub mod laws;
 
@@ -48,6 +49,7 @@ pub const SCENARIOS: &[&ScenarioDef] = &[
     &fleet_flood::FLEET_PIN_FLOOD,
     &wire_window::WIRE_WINDOW,
     &race_clock::RACE_CLOCK,
+    &box_door::BOX_DOOR,
 ];
 
 /// Find a scenario, or explain which exist.

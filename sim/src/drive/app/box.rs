@@ -28,26 +28,26 @@ fn now_ms() -> u64 {
 }
 
 /// Journal a step of the box at `now` (ms).
-fn jot(host: &str, now: u64, step: BoxStep) {
+pub(crate) fn jot(host: &str, now: u64, step: BoxStep) {
     journal::record_at(Duration::from_millis(now), host, Step::Box(step));
 }
 
 /// Journal what the box read and decided in the call just made (its notes), and, after a
 /// failure or an uplink end, when it will dial again.
-fn jot_notes(host: &str, now: u64, b: &mut BoxNode) {
+pub(crate) fn jot_notes(host: &str, now: u64, b: &mut BoxNode) {
     while let Some(n) = b.poll_note() {
         jot(host, now, BoxStep::Note(n));
     }
     jot(host, now, BoxStep::Holds { sessions: b.session_count() });
 }
 
-fn jot_redial(host: &str, now: u64, b: &BoxNode) {
+pub(crate) fn jot_redial(host: &str, now: u64, b: &BoxNode) {
     if let ftw_box::UplinkState::Down { next_dial_ms } = b.uplink() {
         jot(host, now, BoxStep::Redial { next_dial_ms });
     }
 }
 
-fn jot_output(host: &str, now: u64, out: &BoxOutput) {
+pub(crate) fn jot_output(host: &str, now: u64, out: &BoxOutput) {
     let step = match out {
         BoxOutput::Dial { target } => BoxStep::Dial { target: target.clone() },
         BoxOutput::Link(LinkOp::Send { kind, bytes }) => BoxStep::Send { kind: *kind, header: header(bytes), len: bytes.len(), close: close_code(bytes) },
