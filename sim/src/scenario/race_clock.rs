@@ -99,21 +99,7 @@ pub fn run(spec: &RunSpec) -> RunReport {
 }
 
 fn workload(spec: &RunSpec) -> Vec<String> {
-    let networks = [NetworkDesc::behind_nat("wifi").id(), NetworkDesc::behind_nat("cell").id()];
-    let race = CloudSockets::racing(spec.switches.phone());
-    let mut b = Bench {
-        now: 0,
-        race,
-        queue: BTreeMap::new(),
-        n: 0,
-        rng: spec.seed.stream("race-clock.schedule"),
-        networks,
-        current: 0,
-        session: None,
-        races: 0,
-        two_sessions: Vec::new(),
-        fed: false,
-    };
+    let mut b = Bench::new(spec);
     journal::record_at(Duration::ZERO, PHONE, Step::Race(RaceStep { instance: 0, what: RaceInput::Launched { memory: memory_of(b.race.memory()) } }));
     b.at(0, Event::Race(0));
     // A bound on the steps, so a model whose deadline never moves cannot hang a run.
@@ -136,6 +122,23 @@ fn workload(spec: &RunSpec) -> Vec<String> {
 }
 
 impl Bench {
+    /// A fresh model with an empty memory and the run's schedule stream.
+    fn new(spec: &RunSpec) -> Bench {
+        Bench {
+            now: 0,
+            race: CloudSockets::racing(spec.switches.phone()),
+            queue: BTreeMap::new(),
+            n: 0,
+            rng: spec.seed.stream("race-clock.schedule"),
+            networks: [NetworkDesc::behind_nat("wifi").id(), NetworkDesc::behind_nat("cell").id()],
+            current: 0,
+            session: None,
+            races: 0,
+            two_sessions: Vec::new(),
+            fed: false,
+        }
+    }
+
     fn at(&mut self, t: u64, ev: Event) {
         self.n += 1;
         self.queue.insert((t, self.n), ev);
@@ -322,21 +325,7 @@ mod tests {
     /// The law's check fails when the model hands the driver a second session.
     #[test]
     fn a_second_session_while_one_is_up_is_seen() {
-        let spec = RunSpec::new("race-clock", RunSeed(1));
-        let networks = [NetworkDesc::behind_nat("wifi").id(), NetworkDesc::behind_nat("cell").id()];
-        let mut b = Bench {
-            now: 0,
-            race: CloudSockets::racing(spec.switches.phone()),
-            queue: BTreeMap::new(),
-            n: 0,
-            rng: spec.seed.stream("race-clock.schedule"),
-            networks,
-            current: 0,
-            session: None,
-            races: RACES,
-            two_sessions: Vec::new(),
-            fed: false,
-        };
+        let mut b = Bench::new(&RunSpec::new("race-clock", RunSeed(1)));
         b.answer(Action::UseSession(Transport::Quic));
         assert!(b.two_sessions.is_empty());
         b.answer(Action::UseSession(Transport::WebSocket));
