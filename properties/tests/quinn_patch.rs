@@ -12,7 +12,11 @@ use std::path::PathBuf;
 use ftw_properties::{corpus, reference};
 use ftw_sim::scenario::Verdict;
 
-const ENTRIES: [&str; 2] = ["session-moves-challenges-lost-budget-spent.toml", "session-moves-path-reverted-challenges-lost.toml"];
+/// Behind the reactor fleet (session 6; the entries of session 5 no longer
+/// reproduce the stall since the door's bytes moved): each fails the named law
+/// with upstream's padding. (corpus/session-moves-amplification-blocked-after-revert.toml
+/// fails with the patch too: a second open problem of the family.)
+const ENTRIES: [(&str, &str); 1] = [("session-moves-fleet-validation-reverts.toml", "move-recovers-within-pto")];
 /// A pin flood whose forged moves lose one client when challenges are padded to the budget.
 const FLOOD: &str = "fleet-pin-flood-lossy-two-give-up.toml";
 
@@ -27,16 +31,16 @@ fn verdict(entry: &str, upstream: bool) -> Verdict {
 
 #[test]
 fn challenges_padded_to_the_budget_recover_the_move() {
-    for entry in ENTRIES {
+    for (entry, _) in ENTRIES {
         assert_eq!(verdict(entry, false), Verdict::Pass, "{entry} with the patch");
     }
 }
 
 #[test]
 fn upstream_padding_stalls_the_move() {
-    for entry in ENTRIES {
+    for (entry, law) in ENTRIES {
         match verdict(entry, true) {
-            Verdict::Fail { property, .. } => assert_eq!(property, "move-recovers-within-pto", "{entry}"),
+            Verdict::Fail { property, .. } => assert_eq!(property, law, "{entry}"),
             Verdict::Pass => panic!("{entry} passed with upstream's padding"),
         }
     }

@@ -114,16 +114,14 @@ pub fn fleet_config(seed: RunSeed, spec: &RunSpec, run: &FleetRun) -> FleetConfi
 
 /// Start the cloud's door on the current host (`cloud`).
 pub async fn cloud_door(seed: RunSeed, cfg: FleetConfig) -> std::io::Result<FleetDoor> {
+    cloud_door_with(seed, cfg, &QuicTransportParams::default()).await
+}
+
+/// The cloud's door with the given QUIC transport parameters (the table's rig).
+pub async fn cloud_door_with(seed: RunSeed, cfg: FleetConfig, params: &QuicTransportParams) -> std::io::Result<FleetDoor> {
     let rng = seed.crypto(CLOUD);
     let provider = crypto_provider(&rng.sub("tls"));
-    let server = quic_server_config(
-        &provider,
-        &sim_clock(CLOUD),
-        &cloud_certs(),
-        new_server_session_store(),
-        rng.sub_seed("quic/token-key"),
-        &QuicTransportParams::default(),
-    );
+    let server = quic_server_config(&provider, &sim_clock(CLOUD), &cloud_certs(), new_server_session_store(), rng.sub_seed("quic/token-key"), params);
     let reset = rng.sub_seed("quic/reset-key");
     FleetDoor::bind(
         CLOUD,

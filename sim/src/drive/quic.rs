@@ -275,6 +275,14 @@ impl QuicEndpoint {
                     }
                 }
                 _ = sleep => {
+                    // A reactor behind a shared socket lets the door deliver what
+                    // arrived at this same instant first, as an endpoint reading
+                    // its own socket does (`biased;` above): a keep-alive due the
+                    // moment the peer's packet lands is then not sent.
+                    if !reads {
+                        tokio::task::yield_now().await;
+                        self.flush();
+                    }
                     let now = quinn_now();
                     let mut st = self.st.borrow_mut();
                     trace::record(&st.host.clone(), "timer", "quic");

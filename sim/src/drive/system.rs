@@ -25,7 +25,8 @@ use ftw_wire::noise::{Key, Keypair};
 use crate::drive::app::cloud::{CloudDriver, CloudLog, RelayFault, Tamper};
 use crate::drive::app::phone::{dialer, PhoneApp, PhoneLog};
 use crate::drive::app::r#box::{run_box, BoxDialer};
-use crate::drive::build::{client_quic, cloud_quic_endpoint};
+use crate::drive::build::{client_quic, cloud_door, fleet_config, FleetRun};
+use crate::drive::fleet::FleetDoor;
 use crate::drive::link::dial_quic;
 use crate::drive::quic::QuicEndpoint;
 use crate::drive::tcp::{tcp_config_for, TcpHost};
@@ -106,6 +107,8 @@ impl Default for Setup {
 #[derive(Default)]
 pub struct Shared {
     pub cloud: Option<CloudDriver>,
+    /// The cloud's QUIC door: its reactor fleet.
+    pub door: Option<FleetDoor>,
     pub boxn: Option<Rc<RefCell<BoxNode>>>,
     pub phone: Option<Rc<RefCell<PhoneLog>>>,
     /// The phone's memory at the end (JSON) and its networks.
@@ -182,10 +185,11 @@ pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCe
         .collect();
 
     let cloud_tcp = tcp_config_for(&spec.plan, 0);
+    let fleet = fleet_config(seed, spec, &FleetRun::default().shaped_by(&spec.plan));
     let sh = shared.clone();
     let (k, st) = (keys.clone(), setup.clone());
     world.host(CLOUD, addr::CLOUD, move || {
-        let (sh, k, st, relay, cloud_tcp) = (sh.clone(), k.clone(), st.clone(), relay.clone(), cloud_tcp.clone());
+        let (sh, k, st, relay, cloud_tcp, fleet) = (sh.clone(), k.clone(), st.clone(), relay.clone(), cloud_tcp.clone(), fleet.clone());
         async move {
             let mut cfg = CloudConfig::new(k.cloud.clone());
             cfg.sessions_enabled = st.sessions_enabled;
@@ -201,9 +205,11 @@ pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCe
             let tcp = TcpHost::bind_with(CLOUD, v4(addr::CLOUD), seed, cloud_tcp).await?;
             let door = WsDoor::bind(&tcp, addr::CLOUD_PORT, door_tls(seed, CLOUD))?;
             driver.serve_ws(door);
-            // The QUIC door.
+            // The QUIC door: the reactor fleet (the plan's shape; 4 reactors, forward).
             if st.quic_door {
-                driver.serve_quic(cloud_quic_endpoint(seed).await?).await;
+                let door = cloud_door(seed, fleet).await?;
+                sh.borrow_mut().door = Some(door.clone());
+                driver.serve_fleet(door).await;
             }
             std::future::pending::<()>().await;
             Ok(())
@@ -266,6 +272,14 @@ pub async fn phone_app(spec: &RunSpec) -> std::io::Result<PhoneApp> {
     let mut cfg = PhoneConfig::new(keys.phone.clone(), keys.cloud.public, keys.box_.public, BOX_ID);
     cfg.switches = spec.switches.wire();
     Ok(PhoneApp::start(PHONE, seed, cfg, spec.switches.phone(), dial))
+}
+
+/// Put the reactor fleet's counters (summed and per reactor) in the trace as
+/// `fleet.counters`: call at a run's end, inside the world.
+pub fn record_fleet_counters(shared: &Rc<RefCell<Shared>>) {
+    if let Some(door) = shared.borrow().door.clone() {
+        door.record_counters("fleet.counters");
+    }
 }
 
 /// Collect what the hosts left.

@@ -91,6 +91,10 @@ pub const PINS_WITHIN_CEILING: Law = Law {
     about: "a flood of forged moves never makes a reactor hold more than 512 pins, and reaches that ceiling when more of its connections moved",
 };
 pub const MOVE_RECOVERS_WITHIN_PTO: Law = Law { name: "move-recovers-within-pto", about: "after the phone moves under loss below 10 %, its QUIC session's next message crosses the new path within three PTOs of the new path (RFC 9002, RTT estimator reset) plus the box's cadence and a round trip, from when the cloud first hears the phone there" };
+pub const MOVES_KEEP_THE_SESSION: Law = Law {
+    name: "moves-keep-the-session",
+    about: "a QUIC session open when the phone rebinds or moves networks carries on through the cloud's reactor fleet: the same session (no new Noise handshake, no new hello) until the phone closes it",
+};
 pub const FORGED_MOVES_KEEP_CONNECTIONS: Law =
     Law { name: "forged-moves-keep-connections", about: "under forged moves every client's connection carries on: one handshake each, every echo back" };
 pub const DEATH_NEEDS_A_FAULT: Law = Law {

@@ -17,7 +17,7 @@ use super::def::{broken, judge, Check, RunReport, ScenarioDef};
 use super::laws;
 use super::laws::{demoted_goes_ws_first, should_demote};
 use crate::drive::app::phone::PhoneApp;
-use crate::drive::system::{build, network_at, phone_app, summary, SessionSummary, Setup};
+use crate::drive::system::{build, network_at, phone_app, record_fleet_counters, summary, SessionSummary, Setup};
 use crate::world::domain::{Domain, Kind};
 use crate::world::host::PHONE;
 use crate::world::host::{addr, Host};
@@ -102,6 +102,7 @@ fn hourly_run(spec: &RunSpec, setup: &Setup, length: Duration, first_hold: Optio
         hourly_races(&mut phone, &sp.plan, from_hour, length).await;
         sh.borrow_mut().memory = Some(phone.race().with_model(|m| m.memory().clone()));
         time::sleep(Duration::from_millis(300)).await;
+        record_fleet_counters(&sh);
         Ok(())
     });
     let outcome = world.run();
@@ -365,8 +366,8 @@ pub const PHONE_RACE: ScenarioDef = ScenarioDef {
         faults_max: 3,
         hosts: &[Host::Phone],
         test_cases: 5,
-        fleet: false,
-        fleet_routing: false,
+        fleet: true,
+        fleet_routing: true,
     },
     laws: &[
         judge(&laws::NEVER_TWO_SESSIONS),
@@ -395,6 +396,8 @@ pub const DEMOTION_EXPIRY: ScenarioDef = ScenarioDef {
         faults_from_ms: 12_000,
         faults_max: 3,
         test_cases: 6,
+        fleet: true,
+        fleet_routing: true,
         ..Domain::DEFAULT
     },
     laws: &[judge(&laws::NEVER_TWO_SESSIONS), judge(&laws::DEMOTED_GOES_WS_FIRST), broken(&laws::QUIC_FIRST_AFTER_DEMOTION, &[Switch::WsFirstCancelsProbe])],

@@ -3,20 +3,20 @@
 //! phone as the caller's client, each leg shaped by the plan.
 
 use std::cell::RefCell;
-use std::net::{SocketAddr, SocketAddrV4};
+use std::net::SocketAddrV4;
 use std::rc::Rc;
 use std::time::Duration;
 
 use ftw_box::{BoxConfig, BoxNode};
 use ftw_cloud::{Cloud, CloudConfig};
 use ftw_crypto::{
-    crypto_provider, new_client_session_store, new_server_session_store, quic_client_config, quic_endpoint_config, quic_server_config, seeded_cid_factory,
-    ClientResumption, QuicTransportParams,
+    crypto_provider, new_client_session_store, quic_client_config, quic_endpoint_config, seeded_cid_factory, ClientResumption, QuicTransportParams,
 };
 use ftw_phone::Transport;
 
 use crate::drive::app::cloud::{CloudDriver, Tamper};
 use crate::drive::app::r#box::{run_box, BoxDialer};
+use crate::drive::build::{cloud_door_with, fleet_config, FleetRun};
 use crate::drive::link::{dial_quic, dial_ws};
 use crate::drive::quic::QuicEndpoint;
 use crate::drive::system::{Keys, BOX_ID};
@@ -83,8 +83,9 @@ pub fn build(spec: &RigSpec) -> (World, Rc<RefCell<RigShared>>, (usize, usize)) 
     let cloud_tcp = tcp_cfg.clone();
     let sh = shared.clone();
     let (k, params) = (keys.clone(), spec.quic.clone());
+    let fleet = fleet_config(seed, &run, &FleetRun::default().shaped_by(&spec.plan));
     world.host(CLOUD, addr::CLOUD, move || {
-        let (sh, k, params, cloud_tcp) = (sh.clone(), k.clone(), params.clone(), cloud_tcp.clone());
+        let (sh, k, params, cloud_tcp, fleet) = (sh.clone(), k.clone(), params.clone(), cloud_tcp.clone(), fleet);
         async move {
             let mut cloud = Cloud::new(CloudConfig::new(k.cloud.clone()), seed.key("model.cloud"));
             cloud.register_box(BOX_ID);
@@ -94,12 +95,8 @@ pub fn build(spec: &RigSpec) -> (World, Rc<RefCell<RigShared>>, (usize, usize)) 
             let tcp = TcpHost::bind_with(CLOUD, v4(addr::CLOUD), seed, cloud_tcp).await?;
             let door = WsDoor::bind(&tcp, addr::CLOUD_PORT, door_tls(seed, CLOUD))?;
             driver.serve_ws(door);
-            let rng = seed.crypto(CLOUD);
-            let provider = crypto_provider(&rng.sub("tls"));
-            let server = quic_server_config(&provider, &sim_clock(CLOUD), &cloud_certs(), new_server_session_store(), rng.sub_seed("quic/token-key"), &params);
-            let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
-            let ep = QuicEndpoint::bind(CLOUD, SocketAddr::from(([0, 0, 0, 0], addr::CLOUD_PORT)), ep_cfg, Some(server)).await?;
-            driver.serve_quic(ep).await
+            // The QUIC door: the reactor fleet, 4 reactors forwarding (or the plan's shape).
+            driver.serve_fleet(cloud_door_with(seed, fleet, &params).await?).await
         }
     });
 

@@ -180,10 +180,11 @@ impl CloudDriver {
         });
     }
 
-    /// Adopt every link the QUIC endpoint accepts (never returns).
-    pub async fn serve_quic(&self, ep: crate::drive::quic::QuicEndpoint) -> ! {
+    /// Adopt every link the reactor fleet's door accepts, from any reactor
+    /// (never returns).
+    pub async fn serve_fleet(&self, door: crate::drive::fleet::FleetDoor) -> ! {
         loop {
-            let conn = ep.accept().await;
+            let (_, conn) = door.accept().await;
             let d = self.clone();
             tokio::task::spawn_local(async move {
                 if let Ok((link, target)) = crate::drive::link::accept_quic(conn).await {
