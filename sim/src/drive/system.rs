@@ -189,7 +189,7 @@ pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCe
     let sh = shared.clone();
     let (k, st) = (keys.clone(), setup.clone());
     world.host(CLOUD, addr::CLOUD, move || {
-        let (sh, k, st, relay, cloud_tcp, fleet) = (sh.clone(), k.clone(), st.clone(), relay.clone(), cloud_tcp.clone(), fleet.clone());
+        let (sh, k, st, relay, cloud_tcp, fleet) = (sh.clone(), k.clone(), st.clone(), relay.clone(), cloud_tcp.clone(), fleet);
         async move {
             let mut cfg = CloudConfig::new(k.cloud.clone());
             cfg.sessions_enabled = st.sessions_enabled;
