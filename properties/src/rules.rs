@@ -33,7 +33,7 @@ pub const RULES: &[Rule] = &[
     r("SPEC §3", "a QUIC PING every 15 s holds a 30 s NAT mapping", &["keepalive-holds"]),
     r("SPEC §3", "the service's close code comes back as the QUIC application error code: close handling is the same on both transports", &["close-code-arrives", "clean-close", "unpaired-4403", "sessions-off-1013", "cloud-agrees-with-spec"]),
     r("SPEC §3", "cold connect: QUIC handshake, outer Noise (its first message carries now.tun), the box session, hello, snapshot, first live; the session opens only once the QUIC handshake is done", &["phone-full-handshake", "values-are-sent-values", "streams-after-heal"]),
-    r("SPEC §3", "the box's uplink resumes with 0-RTT and its challenge comes back in the first flight; the phone never uses 0-RTT", &["box-resumes-0rtt", "phone-full-handshake"]),
+    r("SPEC §3", "the box's uplink resumes with 0-RTT and its challenge comes back in the first flight; the phone never uses 0-RTT", &["box-resumes-0rtt", "phone-full-handshake", "box-challenge-in-first-flight", "rejected-0rtt-loses-nothing", "phone-never-0rtt", "cloud-agrees-with-spec", "box-agrees-with-spec"]),
     r("SPEC §4", "race: QUIC starts first, the WebSocket 250 ms later, or at once if QUIC is refused", &["ws-after-250ms-without-udp", "ws-at-once-when-refused", "race-agrees-with-spec"]),
     r("SPEC §4", "the first transport to open carries the session and the other is closed: never two sessions", &["never-two-sessions", "race-agrees-with-spec"]),
     r("SPEC §4", "the memory keeps the winner per network for a day, only the last day's networks; the remembered winner goes first", &["memory-per-network", "quic-first-after-demotion", "race-agrees-with-spec"]),

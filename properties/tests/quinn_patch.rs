@@ -2,9 +2,9 @@
 //! patch, off by default), end to end: the corpus entries where the cloud's
 //! padded PATH_CHALLENGEs to a moved phone were lost and its anti-amplification
 //! budget was spent fail `move-recovers-within-pto` with upstream's padding
-//! (every challenge datagram 1200 B whatever the budget; the default) and pass
-//! with the candidate patch; the forged-moves entry that made it stay off
-//! passes by default and loses a client with it. The toggle is a thread-local
+//! (every challenge datagram 1200 B whatever the budget; the default); the
+//! forged-moves entry that made the patch stay off passes by default and loses
+//! a client with it. The toggle is a thread-local
 //! of the vendored crate, set here only.
 
 use std::path::PathBuf;
@@ -14,8 +14,10 @@ use ftw_sim::scenario::Verdict;
 
 /// Behind the reactor fleet (session 6; the entries of session 5 no longer
 /// reproduce the stall since the door's bytes moved): each fails the named law
-/// with upstream's padding. (corpus/session-moves-amplification-blocked-after-revert.toml
-/// fails with the patch too: a second open problem of the family.)
+/// with upstream's padding. Since the box's uplink gained its challenge (issue
+/// 15 section 2) no plan in corpus/ shows the candidate patch mending a move:
+/// the one found then (this entry) stalls with the patch too, so the test that
+/// the patch recovers a move is gone until a plan shows it again (PATCH.md §3).
 const ENTRIES: [(&str, &str); 1] = [("session-moves-fleet-validation-reverts.toml", "move-recovers-within-pto")];
 /// A pin flood whose forged moves lose one client when challenges are padded to the budget.
 const FLOOD: &str = "fleet-pin-flood-lossy-two-give-up.toml";
@@ -27,13 +29,6 @@ fn verdict(entry: &str, upstream: bool) -> Verdict {
     let report = reference::run(&spec).expect("the entry runs");
     quinn_proto::ftw_sim_patch::set_upstream_challenge_padding(true);
     report.verdict()
-}
-
-#[test]
-fn challenges_padded_to_the_budget_recover_the_move() {
-    for (entry, _) in ENTRIES {
-        assert_eq!(verdict(entry, false), Verdict::Pass, "{entry} with the patch");
-    }
 }
 
 #[test]

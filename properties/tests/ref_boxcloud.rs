@@ -106,6 +106,14 @@ fn box_catches_planted_disagreements() {
         }
         _ => false,
     });
+    // The answer to the cloud's challenge sent as something else (issue 15 section 2).
+    planted(&r#box::BOX, j.clone(), |s| match s {
+        Step::Box(BoxStep::Send { header: Some((k, 0)), .. }) if *k == 7 => {
+            *k = 2;
+            true
+        }
+        _ => false,
+    });
     // The box holding a session it should have released.
     planted(&r#box::BOX, j, |s| match s {
         Step::Box(BoxStep::Holds { sessions }) if *sessions == 1 => {
@@ -118,6 +126,14 @@ fn box_catches_planted_disagreements() {
 
 #[test]
 fn cloud_catches_planted_disagreements() {
+    // The uplink's challenge without its 16-byte nonce (issue 15 section 2).
+    planted(&cloud::CLOUD, journal("session", 1), |s| match s {
+        Step::Cloud(CloudStep::Send { bytes, .. }) if bytes.head.first() == Some(&6) => {
+            bytes.len -= 1;
+            true
+        }
+        _ => false,
+    });
     // Sessions off closing 1000 instead of 1013.
     planted(&cloud::CLOUD, journal("sessions-off", 1), |s| match s {
         Step::Cloud(CloudStep::Close { code, .. }) if *code == 1013 => {

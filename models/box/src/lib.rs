@@ -101,6 +101,9 @@ pub struct BoxConfig {
     pub site_seed: u64,
     /// Planted bugs (off by default).
     pub bugs: BoxBugs,
+    /// The cloud's static public key, for the uplink's `Auth` (zero until set: the
+    /// cloud then refuses the proof with 4403).
+    pub cloud_public: Key,
 }
 
 /// Bugs planted in the box to show a law can fail (not from the seeds).
@@ -124,6 +127,7 @@ impl BoxConfig {
             control_bucket: ControlBucket::default(),
             site_seed,
             bugs: BoxBugs::default(),
+            cloud_public: [0; 32],
         }
     }
 }
@@ -226,6 +230,8 @@ pub struct BoxStats {
     pub lane0_sent: u64,
     pub lives_sent: u64,
     pub cmds: u64,
+    /// The cloud's uplink challenges answered with an `Auth`.
+    pub challenges_answered: u64,
 }
 
 /// Where the uplink stands.
@@ -507,7 +513,12 @@ impl BoxNode {
                 }
                 self.pending.retain(|p| p.chan != m.chan);
             }
-            Kind::Bulk | Kind::Dgram => self.stats.dropped += 1,
+            Kind::Challenge if m.chan == 0 && m.payload.len() == ftw_wire::consts::UPLINK_NONCE_LEN => {
+                let proof = ftw_wire::noise::uplink_proof(&self.cfg.key.private, &self.cfg.cloud_public, &m.payload, &self.cfg.box_id);
+                self.stats.challenges_answered += 1;
+                self.send_up(UpMsg::auth(&proof), SendKind::Message);
+            }
+            Kind::Challenge | Kind::Bulk | Kind::Dgram | Kind::Auth => self.stats.dropped += 1,
         }
     }
 

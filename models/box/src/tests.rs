@@ -347,3 +347,23 @@ fn a_phone_that_opens_again_replaces_its_old_session() {
     assert_eq!(b.session_count(), 4);
     assert!(b.session_phones().iter().all(|(c, _)| *c != 100));
 }
+
+/// The box answers the cloud's uplink challenge with the proof of its key, once per challenge.
+#[test]
+fn the_box_answers_the_uplink_challenge() {
+    let cloud = keys(77);
+    let mut b = BoxNode::new(BoxConfig { cloud_public: cloud.public, ..BoxConfig::new("box-1", keys(1), vec![], 42) }, [9; 32]);
+    b.handle_timeout(0);
+    assert!(matches!(b.poll_output(), Some(BoxOutput::Dial { .. })));
+    b.handle_uplink_up(0, true);
+    while b.poll_output().is_some() {}
+    let nonce = [5u8; ftw_wire::consts::UPLINK_NONCE_LEN];
+    b.handle_message(1, &UpMsg::challenge(&nonce).encode());
+    let Some(BoxOutput::Link(LinkOp::Send { bytes, .. })) = b.poll_output() else { panic!("an Auth") };
+    let m = UpMsg::decode(&bytes).expect("an uplink message");
+    assert_eq!((m.kind, m.chan), (crate::uplink::Kind::Auth, 0));
+    assert_eq!(m.payload, ftw_wire::noise::uplink_proof(&cloud.private, &keys(1).public, &nonce, "box-1").to_vec());
+    b.handle_message(2, &UpMsg::challenge(&nonce[..4]).encode());
+    assert!(b.poll_output().is_none(), "a short nonce is no challenge");
+    assert_eq!(b.stats().challenges_answered, 1);
+}

@@ -14,6 +14,12 @@
 //! | 3 `Bulk` | box → cloud | box session transport message | to the phone on the bulk lane |
 //! | 4 `Dgram` | box → cloud | box session transport message | to the phone as a datagram where its link has them |
 //! | 5 `Close` | both | close code u16 BE | ends the phone link with that code / the box drops the session |
+//! | 6 `Challenge` | cloud → box | a nonce of `UPLINK_NONCE_LEN` bytes (chan 0) | sent first on every uplink it accepts |
+//! | 7 `Auth` | box → cloud | `ftw_wire::noise::uplink_proof` of the nonce (chan 0) | checks it: the uplink serves phones from then on; a wrong proof 4403 |
+//!
+//! The challenge is the seed's ("0-RTT still saves a box a round trip, whose challenge
+//! comes back in the first flight"): the box sends its target as 0-RTT early data on a
+//! reconnect, so the cloud's `Challenge` rides the cloud's first flight.
 //!
 //! The kind tells the cloud how to carry a message (a QUIC relay sees that anyway), not
 //! what is in it.
@@ -26,6 +32,8 @@ pub enum Kind {
     Bulk = 3,
     Dgram = 4,
     Close = 5,
+    Challenge = 6,
+    Auth = 7,
 }
 
 /// Header length: kind + chan.
@@ -43,6 +51,16 @@ impl UpMsg {
     /// A `Close` for `chan` with `code`.
     pub fn close(chan: u32, code: u16) -> UpMsg {
         UpMsg { kind: Kind::Close, chan, payload: code.to_be_bytes().to_vec() }
+    }
+
+    /// The cloud's `Challenge` with `nonce`.
+    pub fn challenge(nonce: &[u8]) -> UpMsg {
+        UpMsg { kind: Kind::Challenge, chan: 0, payload: nonce.to_vec() }
+    }
+
+    /// The box's `Auth` with its proof.
+    pub fn auth(proof: &[u8]) -> UpMsg {
+        UpMsg { kind: Kind::Auth, chan: 0, payload: proof.to_vec() }
     }
 
     /// The close code of a `Close` (1005 "no status" when the payload is short).
@@ -72,6 +90,8 @@ impl UpMsg {
             3 => Kind::Bulk,
             4 => Kind::Dgram,
             5 => Kind::Close,
+            6 => Kind::Challenge,
+            7 => Kind::Auth,
             _ => return None,
         };
         let chan = u32::from_be_bytes(bytes[1..5].try_into().expect("4 bytes"));

@@ -25,8 +25,12 @@
 //! # Targets
 //!
 //! * `/box/<box_id>`: a box's uplink (framing: `ftw_box::uplink`). The box id must be
-//!   registered, else close 4403. A new uplink for a box replaces the old one (closed 1000).
-//!   Box authentication (the seed's challenge, 0-RTT) is not modelled: the target is trusted.
+//!   registered with its static key, else close 4403. The cloud sends a `Challenge` (a fresh
+//!   16-byte nonce from its seed) first; the uplink serves phones only once the box's `Auth`
+//!   carries `ftw_wire::noise::uplink_proof` of that nonce (the seed's challenge; the box sends
+//!   its target as 0-RTT early data on a reconnect, so the challenge rides the cloud's first
+//!   flight). Any other answer: close 4403. Then a new uplink for a box replaces the old one
+//!   (closed 1000).
 //! * [`consts::PHONE_TARGET`] (`/app/v1`): a phone. Its first message is the outer handshake's
 //!   message 1, whose payload is `now.tun {box, m1}`. Then, in order:
 //!   1. not a readable message 1 (or not `now.tun`): close 4400;
@@ -72,9 +76,10 @@ pub mod phone;
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use ftw_box::uplink::{Kind, LinkOp, SendKind, UpMsg};
-use ftw_wire::noise::{cloud_read_msg1, HandshakeParams, Key, Keypair, Responder, SeededResolver};
+use ftw_wire::consts::UPLINK_NONCE_LEN;
+use ftw_wire::noise::{cloud_read_msg1, uplink_proof, HandshakeParams, Key, Keypair, Responder, SeededResolver};
 use ftw_wire::{BugSwitches, Session};
-use rand::SeedableRng;
+use rand::{RngCore, SeedableRng};
 use rand_chacha::ChaCha20Rng;
 
 use consts::close;
@@ -137,6 +142,9 @@ pub struct CloudStats {
     pub relayed_to_phone: u64,
     pub relayed_as_datagram: u64,
     pub dropped: u64,
+    /// Uplinks whose `Auth` proved the box's key / that were refused for it.
+    pub uplinks_authed: u64,
+    pub uplinks_refused: u64,
 }
 
 #[derive(Debug)]
@@ -162,6 +170,11 @@ struct PhoneLink {
 
 #[derive(Debug)]
 enum LinkState {
+    /// A box's uplink whose `Auth` has not come yet: it serves no phone.
+    UplinkPending {
+        box_id: String,
+        nonce: [u8; UPLINK_NONCE_LEN],
+    },
     Uplink {
         box_id: String,
     },
@@ -177,7 +190,8 @@ enum LinkState {
 pub struct Cloud {
     cfg: CloudConfig,
     resolver: SeededResolver,
-    boxes: BTreeSet<String>,
+    /// Registered boxes and their static public keys (for the uplink's `Auth`).
+    boxes: BTreeMap<String, Key>,
     pairs: BTreeSet<(Key, String)>,
     links: BTreeMap<LinkId, LinkState>,
     uplinks: BTreeMap<String, LinkId>,
@@ -187,6 +201,8 @@ pub struct Cloud {
     stats: CloudStats,
     last_now_ms: u64,
     notes: VecDeque<CloudNote>,
+    /// The uplink challenges' nonces.
+    nonces: ChaCha20Rng,
 }
 
 impl Cloud {
@@ -194,10 +210,13 @@ impl Cloud {
     pub fn new(cfg: CloudConfig, seed: [u8; 32]) -> Cloud {
         let mut rng = ChaCha20Rng::from_seed(seed);
         let resolver = SeededResolver::from_rng(&mut rng);
+        let mut nonce_seed = [0u8; 32];
+        rng.fill_bytes(&mut nonce_seed);
         Cloud {
             cfg,
             resolver,
-            boxes: BTreeSet::new(),
+            nonces: ChaCha20Rng::from_seed(nonce_seed),
+            boxes: BTreeMap::new(),
             pairs: BTreeSet::new(),
             links: BTreeMap::new(),
             uplinks: BTreeMap::new(),
@@ -224,13 +243,14 @@ impl Cloud {
     pub fn set_sessions_enabled(&mut self, on: bool) {
         self.cfg.sessions_enabled = on;
     }
-    /// Let a box uplink with this id.
-    pub fn register_box(&mut self, box_id: &str) {
-        self.boxes.insert(box_id.to_string());
+    /// Let a box with this id and static public key uplink (it proves the key
+    /// in its `Auth`).
+    pub fn register_box(&mut self, box_id: &str, key: Key) {
+        self.boxes.insert(box_id.to_string(), key);
     }
-    /// Let `phone` reach `box_id`.
+    /// Let `phone` reach `box_id` (a registered box).
     pub fn pair(&mut self, phone: Key, box_id: &str) {
-        self.register_box(box_id);
+        assert!(self.boxes.contains_key(box_id), "pair with a registered box: {box_id}");
         self.pairs.insert((phone, box_id.to_string()));
     }
     /// Forget a pairing (open links stay until they end).
@@ -254,7 +274,11 @@ impl Cloud {
     }
     /// The registered box ids, in order.
     pub fn registered_boxes(&self) -> Vec<String> {
-        self.boxes.iter().cloned().collect()
+        self.boxes.keys().cloned().collect()
+    }
+    /// The registered boxes with their keys, in order.
+    pub fn registered_box_keys(&self) -> Vec<(String, Key)> {
+        self.boxes.iter().map(|(b, k)| (b.clone(), *k)).collect()
     }
     /// Every pairing (phone static key, box id), in order.
     pub fn pairings(&self) -> Vec<(Key, String)> {
@@ -334,7 +358,7 @@ impl Cloud {
                     }
                 }
             }
-            Some(LinkState::PhoneNew { .. }) | None => {}
+            Some(LinkState::PhoneNew { .. }) | Some(LinkState::UplinkPending { .. }) | None => {}
         }
     }
 
@@ -343,11 +367,36 @@ impl Cloud {
         self.clock(now_ms);
         assert!(!self.links.contains_key(&link), "link id {link} reused");
         if let Some(box_id) = target.strip_prefix(consts::UPLINK_TARGET_PREFIX) {
-            if !self.boxes.contains(box_id) {
+            if !self.boxes.contains_key(box_id) {
                 self.push(link, LinkOp::Close { code: close::FORBIDDEN, reason: "unknown box".into() });
                 return;
             }
             self.stats.uplinks_accepted += 1;
+            let mut nonce = [0u8; UPLINK_NONCE_LEN];
+            self.nonces.fill_bytes(&mut nonce);
+            self.links.insert(link, LinkState::UplinkPending { box_id: box_id.to_string(), nonce });
+            self.push(link, LinkOp::Send { kind: SendKind::Message, bytes: UpMsg::challenge(&nonce).encode() });
+        } else if target == consts::PHONE_TARGET {
+            self.stats.phones_accepted += 1;
+            self.links.insert(link, LinkState::PhoneNew { datagrams });
+        } else {
+            self.push(link, LinkOp::Close { code: close::BAD_REQUEST, reason: "unknown target".into() });
+        }
+    }
+
+    /// The box's answer to the challenge on a pending uplink: the right proof makes
+    /// it the box's uplink (a new one replaces the old, closed 1000; waiting phones
+    /// open at once); anything else is refused with 4403.
+    fn uplink_auth(&mut self, link: LinkId, box_id: &str, nonce: &[u8], bytes: &[u8]) {
+        let expected = uplink_proof(&self.cfg.key.private, &self.boxes[box_id], nonce, box_id);
+        let ok = UpMsg::decode(bytes).is_some_and(|m| m.kind == Kind::Auth && m.chan == 0 && m.payload == expected);
+        if !ok {
+            self.stats.uplinks_refused += 1;
+            self.close_link(link, close::FORBIDDEN, "bad uplink proof");
+            return;
+        }
+        self.stats.uplinks_authed += 1;
+        {
             if let Some(old) = self.uplinks.get(box_id).copied() {
                 self.close_link(old, close::NORMAL, "replaced");
             }
@@ -363,11 +412,6 @@ impl Cloud {
             for p in waiting {
                 self.open_at_box(p);
             }
-        } else if target == consts::PHONE_TARGET {
-            self.stats.phones_accepted += 1;
-            self.links.insert(link, LinkState::PhoneNew { datagrams });
-        } else {
-            self.push(link, LinkOp::Close { code: close::BAD_REQUEST, reason: "unknown target".into() });
         }
     }
 
@@ -432,6 +476,10 @@ impl Cloud {
             Some(LinkState::Uplink { box_id }) => {
                 let box_id = box_id.clone();
                 self.uplink_msg(&box_id, bytes);
+            }
+            Some(LinkState::UplinkPending { box_id, nonce }) => {
+                let (box_id, nonce) = (box_id.clone(), *nonce);
+                self.uplink_auth(link, &box_id, &nonce, bytes);
             }
         }
     }
@@ -505,7 +553,7 @@ impl Cloud {
                 }
                 self.push(link, LinkOp::Send { kind, bytes: sealed });
             }
-            Kind::Open => self.stats.dropped += 1,
+            Kind::Open | Kind::Challenge | Kind::Auth => self.stats.dropped += 1,
         }
     }
 

@@ -51,12 +51,12 @@ impl World {
         let box_key = key(201);
         let phone_keys: Vec<Keypair> = (0..phones_n).map(|i| key(10 + i)).collect();
         let mut cloud = Cloud::new(CloudConfig::new(cloud_key.clone()), [1; 32]);
-        cloud.register_box(BOX_ID);
+        cloud.register_box(BOX_ID, box_key.public);
         for k in phone_keys.iter().take(paired_n as usize) {
             cloud.pair(k.public, BOX_ID);
         }
         let paired = phone_keys.iter().take(paired_n as usize).map(|k| k.public).collect();
-        let bx = BoxNode::new(BoxConfig::new(BOX_ID, box_key.clone(), paired, 4242), [2; 32]);
+        let bx = BoxNode::new(BoxConfig { cloud_public: cloud_key.public, ..BoxConfig::new(BOX_ID, box_key.clone(), paired, 4242) }, [2; 32]);
         let phones = phone_keys
             .iter()
             .enumerate()
@@ -621,4 +621,38 @@ fn what_the_phone_is_shown_depends_on_the_site_seed_only_through_the_box() {
     };
     assert_eq!(lives(4242), lives(4242));
     assert_ne!(lives(4242), lives(4243));
+}
+
+/// The uplink's challenge (box uplink.rs's table): the cloud sends a nonce first and
+/// takes the uplink as the box's only once its `Auth` proves the registered key.
+#[test]
+fn an_uplink_serves_the_box_only_after_its_proof() {
+    let (cloud_key, box_key) = (key(200), key(201));
+    let mut c = Cloud::new(CloudConfig::new(cloud_key.clone()), [1; 32]);
+    c.register_box(BOX_ID, box_key.public);
+    let challenge = |c: &mut Cloud, link: LinkId| {
+        c.handle_accept(link, link, "/box/box-1", true);
+        let Some(Transmit { link: l, op: LinkOp::Send { bytes, .. } }) = c.poll_transmit() else { panic!("a challenge first") };
+        let m = UpMsg::decode(&bytes).expect("an uplink message");
+        assert_eq!((l, m.kind, m.chan, m.payload.len()), (link, Kind::Challenge, 0, UPLINK_NONCE_LEN));
+        m.payload
+    };
+    // A proof made with another key: refused, 4403, and the box stays offline.
+    let nonce = challenge(&mut c, 1);
+    assert!(!c.box_online(BOX_ID), "not before the proof");
+    let forged = uplink_proof(&key(202).private, &cloud_key.public, &nonce, BOX_ID);
+    c.handle_message(1, 1, &UpMsg::auth(&forged).encode());
+    assert!(matches!(c.poll_transmit(), Some(Transmit { link: 1, op: LinkOp::Close { code: close::FORBIDDEN, .. } })));
+    assert!(!c.box_online(BOX_ID));
+    // The right proof for another nonce (a replayed answer): refused too.
+    let nonce2 = challenge(&mut c, 2);
+    assert_ne!(nonce, nonce2, "a fresh nonce per uplink");
+    let replayed = uplink_proof(&box_key.private, &cloud_key.public, &nonce, BOX_ID);
+    c.handle_message(2, 2, &UpMsg::auth(&replayed).encode());
+    assert!(matches!(c.poll_transmit(), Some(Transmit { link: 2, op: LinkOp::Close { code: close::FORBIDDEN, .. } })));
+    // The box's own proof of this nonce: the uplink is the box's.
+    let nonce3 = challenge(&mut c, 3);
+    c.handle_message(3, 3, &UpMsg::auth(&uplink_proof(&box_key.private, &cloud_key.public, &nonce3, BOX_ID)).encode());
+    assert!(c.box_online(BOX_ID));
+    assert_eq!((c.stats().uplinks_authed, c.stats().uplinks_refused), (1, 2));
 }

@@ -27,6 +27,11 @@ pub const SESSION_PROLOGUE_PREFIX: &[u8] = b"ftw.session.v1:";
 /// Prologue prefix of the outer phone-to-cloud tunnel; the cloud's static public key follows.
 /// Chosen here (SPEC.md §3 leaves the outer prologue open).
 pub const TUNNEL_PROLOGUE_PREFIX: &[u8] = b"ftw.tunnel.v1:";
+/// What the box's uplink proof hashes first (chosen here: the seed names the cloud's
+/// challenge on the box's uplink, not its form); see `noise::uplink_proof`.
+pub const UPLINK_AUTH_PREFIX: &[u8] = b"ftw.uplink.auth.v1:";
+/// Bytes of the cloud's uplink challenge nonce (chosen here).
+pub const UPLINK_NONCE_LEN: usize = 16;
 /// Prologue of the public vectors ("ftw1"). webapp-vectors.json `handshake.prologue`.
 pub const VECTOR_PROLOGUE: &[u8] = b"ftw1";
 

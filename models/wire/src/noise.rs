@@ -33,7 +33,9 @@ use snow::params::{CipherChoice, DHChoice, HashChoice, NoiseParams};
 use snow::resolvers::{CryptoResolver, DefaultResolver};
 use snow::types::{Cipher, Dh, Hash, Random};
 
-use crate::consts::{DH_LEN, NOISE_MSG_LEN_MAX, NOISE_PROTOCOL_NAME, SEQ_LEN, SEQ_RESERVED, SESSION_PROLOGUE_PREFIX, TAG_LEN, TUNNEL_PROLOGUE_PREFIX};
+use crate::consts::{
+    DH_LEN, NOISE_MSG_LEN_MAX, NOISE_PROTOCOL_NAME, SEQ_LEN, SEQ_RESERVED, SESSION_PROLOGUE_PREFIX, TAG_LEN, TUNNEL_PROLOGUE_PREFIX, UPLINK_AUTH_PREFIX,
+};
 use crate::envelope::{Msg, NowTun};
 use crate::frame::{DecodeError, Frame};
 use crate::replay::{Replay, ReplayWindow, WindowLen};
@@ -144,6 +146,26 @@ pub fn session_prologue(box_static_pub: &Key) -> Vec<u8> {
 /// `"ftw.tunnel.v1:" || cloudStaticPub` (chosen here, SPEC.md §3).
 pub fn tunnel_prologue(cloud_static_pub: &Key) -> Vec<u8> {
     [TUNNEL_PROLOGUE_PREFIX, cloud_static_pub.as_slice()].concat()
+}
+
+/// The box's answer to the cloud's uplink challenge (chosen here; the seed's
+/// "challenge" on the box's uplink): SHA-256 of [`UPLINK_AUTH_PREFIX`], the X25519
+/// shared secret of the box's and the cloud's static keys, the challenge's nonce and
+/// the box id. Either side computes it, from its own private key and the other's
+/// public key; only the holder of the box's (or the cloud's) private key can.
+pub fn uplink_proof(own_private: &Key, peer_public: &Key, nonce: &[u8], box_id: &str) -> [u8; 32] {
+    let mut dh = DefaultResolver.resolve_dh(&DHChoice::Curve25519).expect("curve25519 is built in");
+    dh.set(own_private);
+    let mut shared = [0u8; DH_LEN];
+    dh.dh(peer_public, &mut shared).expect("32-byte keys");
+    let mut h = DefaultResolver.resolve_hash(&HashChoice::SHA256).expect("sha-256 is built in");
+    h.input(UPLINK_AUTH_PREFIX);
+    h.input(&shared);
+    h.input(nonce);
+    h.input(box_id.as_bytes());
+    let mut out = [0u8; 32];
+    h.result(&mut out);
+    out
 }
 
 fn params() -> NoiseParams {
@@ -599,6 +621,18 @@ mod tests {
         let (g, _) = Responder::new(&HandshakeParams::box_session_responder(boxk, r)).unwrap().read_msg1(&m1).unwrap();
         let (m2, b) = g.write_msg2(b"").unwrap();
         (i.read_msg2(&m2).unwrap().1, b)
+    }
+
+    #[test]
+    fn uplink_proof_agrees_across_the_pair_and_only_for_the_pair() {
+        let r = SeededResolver::new([7; 32]);
+        let (boxk, cloud, other) = (r.generate_keypair(), r.generate_keypair(), r.generate_keypair());
+        let nonce = [9u8; crate::consts::UPLINK_NONCE_LEN];
+        let by_box = uplink_proof(&boxk.private, &cloud.public, &nonce, "box-1");
+        assert_eq!(by_box, uplink_proof(&cloud.private, &boxk.public, &nonce, "box-1"));
+        assert_ne!(by_box, uplink_proof(&other.private, &cloud.public, &nonce, "box-1"), "another key");
+        assert_ne!(by_box, uplink_proof(&boxk.private, &cloud.public, &[8; 16], "box-1"), "another nonce");
+        assert_ne!(by_box, uplink_proof(&boxk.private, &cloud.public, &nonce, "box-2"), "another box");
     }
 
     #[test]

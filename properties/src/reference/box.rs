@@ -27,7 +27,10 @@
 //! * every session dies with its uplink; a `Close` from the cloud ends one; nothing is
 //!   sent on a channel without a session;
 //! * each output on the wire is the message the box decided (kind, lane, channel,
-//!   close code: uplink.rs's table).
+//!   close code: uplink.rs's table);
+//! * the cloud's `Challenge` (kind 6, chan 0, a 16-byte nonce) is answered at once by
+//!   one `Auth` (kind 7, chan 0, a 32-byte proof) on the stream; the proof's bytes are
+//!   the cloud reference's to check (this journal keeps no payloads).
 //!
 //! What it cannot see: the site's values (deltas versus ticks) and whether the site
 //! has a battery (`battery.hold`'s `ok`); those are accepted either way.
@@ -76,7 +79,12 @@ mod kind {
     pub const BULK: u8 = 3;
     pub const DGRAM: u8 = 4;
     pub const CLOSE: u8 = 5;
+    pub const CHALLENGE: u8 = 6;
+    pub const AUTH: u8 = 7;
 }
+
+/// A challenge's nonce (uplink.rs's table).
+const NONCE_LEN: usize = 16;
 
 pub const BOX: Reference = Reference {
     law: Law {
@@ -201,7 +209,7 @@ pub fn check(journal: &[Entry]) -> Option<Lockstep> {
         let Step::Box(s) = &e.step else { continue };
         steps += 1;
         let r = match (s, boxes.get_mut(e.host.as_str())) {
-            (BoxStep::Config { box_id, paired, wall_base_ms }, _) => {
+            (BoxStep::Config { box_id, paired, wall_base_ms, .. }, _) => {
                 boxes.insert(&e.host, Ref::new(box_id, paired, *wall_base_ms, e.t_ms));
                 Ok(())
             }
@@ -341,7 +349,7 @@ impl Ref {
                 Uplink::Dialing => self.fail(t),
                 Uplink::Down { .. } => {}
             },
-            BoxStep::Up { header: Some((k, chan)), .. } if matches!(self.uplink, Uplink::Up { .. }) => self.up(k, chan),
+            BoxStep::Up { header: Some((k, chan)), len, .. } if matches!(self.uplink, Uplink::Up { .. }) => self.up(k, chan, len),
             _ => {}
         }
         Ok(())
@@ -381,8 +389,9 @@ impl Ref {
     }
 
     /// An uplink message from the cloud.
-    fn up(&mut self, k: u8, chan: u32) {
+    fn up(&mut self, k: u8, chan: u32, len: usize) {
         match k {
+            kind::CHALLENGE if chan == 0 && len == 5 + NONCE_LEN => self.wire.push_back((SendKind::Message, kind::AUTH, 0, None)),
             kind::OPEN if !self.sessions.contains_key(&chan) => self.call = Call::Open { chan, read: false },
             kind::DATA if self.sessions.contains_key(&chan) => self.call = Call::Data { chan, decoded: false },
             kind::CLOSE => {

@@ -4,8 +4,11 @@
 //! cloud's journal (config, inputs, what the cloud read inside the tunnels, its
 //! transmits) and checks every decision:
 //!
-//! * doors and targets: `/box/<id>` of a registered box is its uplink (a new one
-//!   replaces the old, closed 1000), of an unknown box 4403; `/app/v1` a phone;
+//! * doors and targets: `/box/<id>` of a registered box gets a `Challenge` (kind 6,
+//!   chan 0, a 16-byte nonce) first and becomes the box's uplink only once the box's
+//!   `Auth` (kind 7, chan 0) carries SHA-256("ftw.uplink.auth.v1:" || X25519(cloud,
+//!   box) || nonce || box id), the box uplink table's rule; then a new one replaces the
+//!   old, closed 1000; any other answer 4403; of an unknown box 4403; `/app/v1` a phone;
 //!   anything else 4400;
 //! * a phone's first message: unreadable 4400; sessions off: message 2 then 1013
 //!   (after the handshake, SPEC §3 / seed 000); not paired with the box it names:
@@ -68,6 +71,24 @@ mod kind {
     pub const BULK: u8 = 3;
     pub const DGRAM: u8 = 4;
     pub const CLOSE: u8 = 5;
+    pub const CHALLENGE: u8 = 6;
+    pub const AUTH: u8 = 7;
+}
+
+/// The challenge's nonce and what the box's proof hashes first (box uplink.rs's table).
+const NONCE_LEN: usize = 16;
+const AUTH_PREFIX: &[u8] = b"ftw.uplink.auth.v1:";
+
+/// The proof a box holding `box_key`'s private half gives for `nonce`, computed from
+/// the cloud's side: X25519 of the cloud's private key and the box's public key.
+fn proof(cloud_private: &Key, box_public: &Key, nonce: &[u8], box_id: &str) -> Vec<u8> {
+    use sha2::Digest;
+    use snow::resolvers::CryptoResolver;
+    let mut dh = snow::resolvers::DefaultResolver.resolve_dh(&snow::params::DHChoice::Curve25519).expect("X25519");
+    dh.set(cloud_private);
+    let mut shared = [0u8; 32];
+    dh.dh(box_public, &mut shared).expect("32-byte keys");
+    sha2::Sha256::new().chain_update(AUTH_PREFIX).chain_update(shared).chain_update(nonce).chain_update(box_id.as_bytes()).finalize().to_vec()
 }
 
 pub const CLOUD: Reference = Reference {
@@ -112,8 +133,15 @@ impl Phone {
 
 #[derive(Debug)]
 enum Link {
+    /// A box's uplink before its proof: the nonce once the `Challenge` is matched.
+    Pending {
+        box_id: String,
+        nonce: Option<Vec<u8>>,
+    },
     Uplink(String),
-    PhoneNew { datagrams: bool },
+    PhoneNew {
+        datagrams: bool,
+    },
     Phone(Phone),
 }
 
@@ -121,6 +149,8 @@ enum Link {
 #[derive(Debug, Clone)]
 enum Want {
     Close(u16),
+    /// The uplink's `Challenge` (its nonce is the cloud's choice).
+    Challenge,
     /// The outer handshake's message 2 (a stream message).
     Msg2,
     /// `Open(chan, m1)` for the phone on `phone`, chan of the cloud's choosing.
@@ -147,7 +177,8 @@ enum Want {
 }
 
 struct Ref {
-    boxes: BTreeSet<String>,
+    cloud_private: Key,
+    boxes: BTreeMap<String, Key>,
     pairs: BTreeSet<(Key, String)>,
     sessions_on: bool,
     links: BTreeMap<LinkId, Link>,
@@ -173,8 +204,8 @@ pub fn check(journal: &[Entry]) -> Option<Lockstep> {
         let Step::Cloud(s) = &e.step else { continue };
         steps += 1;
         let r = match (s, clouds.get_mut(e.host.as_str())) {
-            (CloudStep::Config { boxes, pairs, sessions_enabled }, _) => {
-                clouds.insert(&e.host, Ref::new(boxes, pairs, *sessions_enabled));
+            (CloudStep::Config { cloud_private, boxes, pairs, sessions_enabled }, _) => {
+                clouds.insert(&e.host, Ref::new(*cloud_private, boxes, pairs, *sessions_enabled));
                 Ok(())
             }
             (_, None) => differs(format!("{s:?}"), "a cloud journals its config first"),
@@ -208,8 +239,9 @@ fn seq_of(b: &Bytes) -> Option<u64> {
 }
 
 impl Ref {
-    fn new(boxes: &[String], pairs: &[(Key, String)], sessions_on: bool) -> Ref {
+    fn new(cloud_private: Key, boxes: &[(String, Key)], pairs: &[(Key, String)], sessions_on: bool) -> Ref {
         Ref {
+            cloud_private,
             boxes: boxes.iter().cloned().collect(),
             pairs: pairs.iter().cloned().collect(),
             sessions_on,
@@ -345,24 +377,38 @@ impl Ref {
             return differs(format!("link {link} accepted again"), "a link id names one link");
         }
         if let Some(box_id) = target.strip_prefix(UPLINK_PREFIX) {
-            if !self.boxes.contains(box_id) {
+            if !self.boxes.contains_key(box_id) {
                 self.want(link, Want::Close(code::FORBIDDEN));
                 return Ok(());
             }
-            if let Some(old) = self.uplinks.get(box_id).copied() {
-                self.close(old, code::NORMAL);
-            }
-            self.links.insert(link, Link::Uplink(box_id.to_string()));
-            self.uplinks.insert(box_id.to_string(), link);
-            let waiting: Vec<LinkId> =
-                self.links.iter().filter(|(_, l)| matches!(l, Link::Phone(p) if p.box_id == box_id && p.phase == Phase::Waiting)).map(|(id, _)| *id).collect();
-            for p in waiting {
-                self.open_at_box(p);
-            }
+            self.links.insert(link, Link::Pending { box_id: box_id.to_string(), nonce: None });
+            self.want(link, Want::Challenge);
         } else if target == PHONE_TARGET {
             self.links.insert(link, Link::PhoneNew { datagrams });
         } else {
             self.want(link, Want::Close(code::BAD));
+        }
+        Ok(())
+    }
+
+    /// The box's answer on a pending uplink: the proof of its key for this nonce makes
+    /// the uplink the box's; anything else is refused with 4403.
+    fn auth(&mut self, link: LinkId, box_id: &str, nonce: Option<&[u8]>, bytes: &Bytes) -> R {
+        let Some(nonce) = nonce else { return differs(format!("input on link {link}"), "the challenge sent before any answer") };
+        let want = [&[kind::AUTH, 0, 0, 0, 0][..], &proof(&self.cloud_private, &self.boxes[box_id], nonce, box_id)].concat();
+        if bytes.whole.as_deref() != Some(&want[..]) {
+            self.close(link, code::FORBIDDEN);
+            return Ok(());
+        }
+        if let Some(old) = self.uplinks.get(box_id).copied() {
+            self.close(old, code::NORMAL);
+        }
+        self.links.insert(link, Link::Uplink(box_id.to_string()));
+        self.uplinks.insert(box_id.to_string(), link);
+        let waiting: Vec<LinkId> =
+            self.links.iter().filter(|(_, l)| matches!(l, Link::Phone(p) if p.box_id == box_id && p.phase == Phase::Waiting)).map(|(id, _)| *id).collect();
+        for p in waiting {
+            self.open_at_box(p);
         }
         Ok(())
     }
@@ -394,6 +440,11 @@ impl Ref {
                 no_notes(notes)?;
                 let box_id = box_id.clone();
                 self.box_msg(&box_id, bytes)
+            }
+            Some(Link::Pending { box_id, nonce }) => {
+                no_notes(notes)?;
+                let (box_id, nonce) = (box_id.clone(), nonce.clone());
+                self.auth(link, &box_id, nonce.as_deref(), bytes)
             }
         }
     }
@@ -508,6 +559,9 @@ impl Ref {
         if let (Want::Open { phone, .. }, Some((_, b))) = (&w, send) {
             self.bind(*phone, b)?;
         }
+        if let (Want::Challenge, Some((_, b)), Some(Link::Pending { nonce, .. })) = (&w, send, self.links.get_mut(&link)) {
+            *nonce = b.whole.as_ref().map(|w| w[5..].to_vec());
+        }
         Ok(())
     }
 
@@ -543,6 +597,7 @@ fn fits(w: &Want, send: Option<(SendKind, &Bytes)>, close: Option<u16>) -> bool 
         (_, Some(_)) => false,
         (Want::Close(_), None) => false,
         (Want::Msg2, None) => matches!(send, Some((SendKind::Message, _))),
+        (Want::Challenge, None) => matches!(up, Some((SendKind::Message, (kind::CHALLENGE, 0), b)) if b.len == 5 + NONCE_LEN),
         (Want::Open { m1, .. }, None) => {
             matches!(up, Some((SendKind::Message, (kind::OPEN, _), b)) if b.len == 5 + m1.len() && payload(b).is_none_or(|p| &p == m1))
         }

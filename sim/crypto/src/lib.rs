@@ -41,4 +41,6 @@ pub use quic::{
     InitialDcidProvider, QuicTransportParams, SeededCidGenerator,
 };
 pub use rng::{derive_seed, SeededRng};
-pub use tls::{new_client_session_store, new_server_session_store, tls_client_config, tls_server_config, ClientResumption, SeededTicketer};
+pub use tls::{
+    new_client_session_store, new_server_session_store, tls_client_config, tls_server_config, ClientResumption, ForgetfulSessionStore, SeededTicketer,
+};

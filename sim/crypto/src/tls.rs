@@ -123,6 +123,45 @@ pub fn new_server_session_store() -> Arc<dyn StoresServerSessions> {
     ServerSessionMemoryCache::new(SERVER_SESSION_STORE_LEN)
 }
 
+/// A server session store the cloud can lose, as a restart loses its memory: rustls'
+/// in-memory cache ([`new_server_session_store`]) behind a swap. After [`forget`](Self::forget)
+/// no ticket issued before resumes, so a client's 0-RTT is rejected and it makes a full
+/// handshake (RFC 8446 section 4.2.10).
+#[derive(Debug)]
+pub struct ForgetfulSessionStore {
+    inner: std::sync::Mutex<Arc<dyn StoresServerSessions>>,
+}
+
+impl ForgetfulSessionStore {
+    pub fn new() -> Arc<ForgetfulSessionStore> {
+        Arc::new(ForgetfulSessionStore { inner: std::sync::Mutex::new(new_server_session_store()) })
+    }
+
+    /// Lose every stored session.
+    pub fn forget(&self) {
+        *self.inner.lock().expect("single-threaded") = new_server_session_store();
+    }
+
+    fn now(&self) -> Arc<dyn StoresServerSessions> {
+        self.inner.lock().expect("single-threaded").clone()
+    }
+}
+
+impl StoresServerSessions for ForgetfulSessionStore {
+    fn put(&self, key: Vec<u8>, value: Vec<u8>) -> bool {
+        self.now().put(key, value)
+    }
+    fn get(&self, key: &[u8]) -> Option<Vec<u8>> {
+        self.now().get(key)
+    }
+    fn take(&self, key: &[u8]) -> Option<Vec<u8>> {
+        self.now().take(key)
+    }
+    fn can_cache(&self) -> bool {
+        true
+    }
+}
+
 /// Builds a TLS 1.3-only server configuration (shared by TCP and QUIC), no resumption set.
 pub(crate) fn server_config_inner(provider: &Arc<CryptoProvider>, clock: &SimClock, certs: &CloudCerts, alpn: &[&[u8]]) -> rustls::ServerConfig {
     let mut config = rustls::ServerConfig::builder_with_details(provider.clone(), clock.time_provider())

@@ -114,14 +114,20 @@ pub fn fleet_config(seed: RunSeed, spec: &RunSpec, run: &FleetRun) -> FleetConfi
 
 /// Start the cloud's door on the current host (`cloud`).
 pub async fn cloud_door(seed: RunSeed, cfg: FleetConfig) -> std::io::Result<FleetDoor> {
-    cloud_door_with(seed, cfg, &QuicTransportParams::default()).await
+    cloud_door_with(seed, cfg, &QuicTransportParams::default(), new_server_session_store()).await
 }
 
-/// The cloud's door with the given QUIC transport parameters (the table's rig).
-pub async fn cloud_door_with(seed: RunSeed, cfg: FleetConfig, params: &QuicTransportParams) -> std::io::Result<FleetDoor> {
+/// The cloud's door with the given QUIC transport parameters (the table's rig) and
+/// TLS session store (one the plan's `cloud_restart` can make the cloud lose).
+pub async fn cloud_door_with(
+    seed: RunSeed,
+    cfg: FleetConfig,
+    params: &QuicTransportParams,
+    sessions: std::sync::Arc<dyn rustls::server::StoresServerSessions>,
+) -> std::io::Result<FleetDoor> {
     let rng = seed.crypto(CLOUD);
     let provider = crypto_provider(&rng.sub("tls"));
-    let server = quic_server_config(&provider, &sim_clock(CLOUD), &cloud_certs(), new_server_session_store(), rng.sub_seed("quic/token-key"), params);
+    let server = quic_server_config(&provider, &sim_clock(CLOUD), &cloud_certs(), sessions, rng.sub_seed("quic/token-key"), params);
     let reset = rng.sub_seed("quic/reset-key");
     FleetDoor::bind(
         CLOUD,

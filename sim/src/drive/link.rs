@@ -21,6 +21,7 @@ pub use crate::drive::event::{close, CloseInfo, DialError, LinkEvent, TransportK
 use crate::drive::quic::{Lost, QuicConn, QuicEndpoint, QuicEvent};
 pub use crate::drive::ws::WsLink;
 use crate::drive::ws::{WsClient, WsDoor};
+use crate::world::trace;
 
 /// One open link.
 pub enum Link {
@@ -35,6 +36,20 @@ impl Link {
             Link::Quic(_) => TransportKind::Quic,
             Link::Ws(_) => TransportKind::WebSocket,
         }
+    }
+
+    /// 0-RTT early data on this link: None when not tried (or a WebSocket), else
+    /// whether the server accepted it.
+    pub fn zero_rtt(&self) -> Option<bool> {
+        match self {
+            Link::Quic(q) => q.zero_rtt,
+            Link::Ws(_) => None,
+        }
+    }
+
+    /// Whether the dial held a ticket's 0-RTT keys (a QUIC client's resumption).
+    pub fn had_ticket(&self) -> bool {
+        matches!(self, Link::Quic(q) if q.ticket)
     }
 
     /// Send a control message (phone: on its control stream; service: on the
@@ -165,6 +180,10 @@ pub struct QuicLink {
     bufs: BTreeMap<StreamId, BytesMut>,
     ready: std::collections::VecDeque<LinkEvent>,
     closed: bool,
+    /// Early data: None when not tried, else whether the cloud accepted it.
+    zero_rtt: Option<bool>,
+    /// The dial had a ticket's 0-RTT keys (whether or not it used them).
+    ticket: bool,
 }
 
 impl QuicLink {
@@ -207,22 +226,75 @@ pub fn close_of(l: &Lost) -> CloseInfo {
     }
 }
 
+/// Whether a dial sends its target as 0-RTT early data.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum EarlyData {
+    /// Never: the control stream opens once the handshake is done (the phone; SPEC §3).
+    Never,
+    /// With a ticket's 0-RTT keys, in the first flight (the box's reconnect; SPEC §3).
+    /// If the cloud rejects it (quinn-proto then resets every stream opened in
+    /// 0-RTT), the target goes again over 1-RTT unless `resend` is off (switch
+    /// `rejected-0rtt-not-resent`).
+    IfTicket { resend: bool },
+}
+
 /// Dial QUIC and open the control stream with `target` (path and query).
-/// The target goes out at once (it may ride the handshake's flights); the link
-/// is returned only once the handshake is done.
+/// The target goes out once the handshake is done; the link is returned then.
 pub async fn dial_quic(ep: &QuicEndpoint, config: quinn_proto::ClientConfig, remote: SocketAddr, server_name: &str, target: &str) -> Result<Link, DialError> {
+    dial_quic_with(ep, config, remote, server_name, target, EarlyData::Never).await
+}
+
+/// [`dial_quic`], the target sent as `early` says. What the cloud sends before the
+/// handshake completes at the dialer (its first flight's 1-RTT data) is kept for
+/// the link. The link's [`Link::zero_rtt`] says what became of early data.
+pub async fn dial_quic_with(
+    ep: &QuicEndpoint,
+    config: quinn_proto::ClientConfig,
+    remote: SocketAddr,
+    server_name: &str,
+    target: &str,
+    early: EarlyData,
+) -> Result<Link, DialError> {
     let conn = ep.connect(config, remote, server_name).map_err(DialError::Other)?;
+    let ticket = conn.has_0rtt();
+    let tried = matches!(early, EarlyData::IfTicket { .. }) && ticket;
+    let mut control = None;
+    if tried {
+        let s = conn.open_bi().ok_or_else(|| DialError::Other("no 0-RTT stream credit".into()))?;
+        conn.write(s, &framed(target.as_bytes())).map_err(DialError::Other)?;
+        control = Some(s);
+    }
+    let (mut bufs, mut ready) = (BTreeMap::<StreamId, BytesMut>::new(), std::collections::VecDeque::new());
     loop {
         match conn.next_event().await {
             QuicEvent::Connected => break,
             QuicEvent::Lost(Lost::Refused) => return Err(DialError::Refused),
             QuicEvent::Lost(l) => return Err(DialError::Closed(close_of(&l))),
+            QuicEvent::Data { stream, data } => {
+                let buf = bufs.entry(stream).or_default();
+                buf.extend_from_slice(&data);
+                while let Some(m) = take_framed(buf) {
+                    ready.push_back(LinkEvent::Message(m));
+                }
+            }
+            QuicEvent::Datagram(d) => ready.push_back(LinkEvent::Datagram(d)),
             _ => {}
         }
     }
-    let control = conn.open_bi().ok_or_else(|| DialError::Other("no stream credit".into()))?;
-    conn.write(control, &framed(target.as_bytes())).map_err(DialError::Other)?;
-    Ok(Link::Quic(QuicLink { conn, control, bulk_out: None, bufs: BTreeMap::new(), ready: Default::default(), closed: false }))
+    let zero_rtt = tried.then(|| conn.accepted_0rtt());
+    let resend = matches!(early, EarlyData::IfTicket { resend: true }) || control.is_none();
+    let control = match control {
+        Some(s) if zero_rtt == Some(true) || !resend => s,
+        _ => {
+            let s = conn.open_bi().ok_or_else(|| DialError::Other("no stream credit".into()))?;
+            conn.write(s, &framed(target.as_bytes())).map_err(DialError::Other)?;
+            s
+        }
+    };
+    if zero_rtt == Some(false) {
+        trace::record(&ep.host(), "quic.0rtt_rejected", format!("h={} target sent again: {resend}", conn.id()));
+    }
+    Ok(Link::Quic(QuicLink { conn, control, bulk_out: None, bufs, ready, closed: false, zero_rtt, ticket }))
 }
 
 /// Accept a QUIC link: wait for the phone's control stream and its target.
@@ -244,7 +316,11 @@ pub async fn accept_quic(conn: QuicConn) -> Result<(Link, String), DialError> {
                     }
                     ready.extend(early);
                     bufs.insert(stream, buf);
-                    let link = QuicLink { conn, control: stream, bulk_out: None, bufs, ready, closed: false };
+                    // The target came as 0-RTT early data when it arrived before the
+                    // handshake completed here (1-RTT data follows the client's Finished).
+                    let ticket = conn.is_handshaking();
+                    let zero_rtt = ticket.then_some(true);
+                    let link = QuicLink { conn, control: stream, bulk_out: None, bufs, ready, closed: false, zero_rtt, ticket };
                     return Ok((Link::Quic(link), target));
                 }
             }

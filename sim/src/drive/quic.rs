@@ -98,6 +98,11 @@ struct Slot {
     events: VecDeque<QuicEvent>,
     notify: Rc<Notify>,
     done: bool,
+    /// A client whose send was refused: the app has given the dial up, so the
+    /// connection sends nothing more and its timers stop (left to an app, a
+    /// refused dial whose 0-RTT target later got through was a link nobody held:
+    /// corpus/session-refused-dial-left-a-link.toml).
+    abandoned: bool,
     remote: SocketAddr,
 }
 
@@ -215,6 +220,11 @@ impl QuicEndpoint {
         self.st.borrow().conns.len()
     }
 
+    /// The host the endpoint runs on (its trace name).
+    pub fn host(&self) -> String {
+        self.st.borrow().host.clone()
+    }
+
     pub fn local_addr(&self) -> SocketAddr {
         self.st.borrow().socket.local_addr().expect("bound")
     }
@@ -227,7 +237,7 @@ impl QuicEndpoint {
         trace::record(&host, "quic.dial", format!("{remote}"));
         st.next_gen += 1;
         let gen = st.next_gen;
-        st.conns.insert(h, Slot { gen, conn, events: VecDeque::new(), notify: Rc::new(Notify::new()), done: false, remote });
+        st.conns.insert(h, Slot { gen, conn, events: VecDeque::new(), notify: Rc::new(Notify::new()), done: false, abandoned: false, remote });
         drop(st);
         self.wake.notify_one();
         Ok(QuicConn { ep: self.clone(), h, gen })
@@ -258,7 +268,7 @@ impl QuicEndpoint {
             self.flush();
             let (socket, reads, timeout) = {
                 let mut st = self.st.borrow_mut();
-                let t = st.conns.values_mut().filter_map(|s| s.conn.poll_timeout()).min();
+                let t = st.conns.values_mut().filter(|s| !s.abandoned).filter_map(|s| s.conn.poll_timeout()).min();
                 (st.socket.clone(), st.reads_socket, t.map(since_start))
             };
             let sleep = async {
@@ -286,7 +296,7 @@ impl QuicEndpoint {
                     let now = quinn_now();
                     let mut st = self.st.borrow_mut();
                     trace::record(&st.host.clone(), "timer", "quic");
-                    for s in st.conns.values_mut() {
+                    for s in st.conns.values_mut().filter(|s| !s.abandoned) {
                         if s.conn.poll_timeout().is_some_and(|t| t <= now) {
                             s.conn.handle_timeout(now);
                         }
@@ -311,7 +321,10 @@ impl QuicEndpoint {
                         trace::record(&host, "quic.accept", format!("{from} h={}", h.0));
                         st.next_gen += 1;
                         let gen = st.next_gen;
-                        st.conns.insert(h, Slot { gen, conn, events: VecDeque::new(), notify: Rc::new(Notify::new()), done: false, remote: from });
+                        st.conns.insert(
+                            h,
+                            Slot { gen, conn, events: VecDeque::new(), notify: Rc::new(Notify::new()), done: false, abandoned: false, remote: from },
+                        );
                         st.accepted.push_back((h, gen));
                         st.accept_notify.notify_one();
                         if let Some(o) = &st.observer {
@@ -348,7 +361,7 @@ impl QuicEndpoint {
         let now = quinn_now();
         let mut guard = self.st.borrow_mut();
         let st = &mut *guard;
-        let handles: Vec<ConnectionHandle> = st.conns.keys().copied().collect();
+        let handles: Vec<ConnectionHandle> = st.conns.iter().filter(|(_, s)| !s.abandoned).map(|(h, _)| *h).collect();
         let mut buf = Vec::new();
         for h in handles {
             // Endpoint events both ways.
@@ -425,6 +438,7 @@ impl QuicEndpoint {
                 trace::record(&host, "quic.refused", format!("h={} {}", h.0, s.remote));
                 s.events.push_back(QuicEvent::Lost(Lost::Refused));
                 s.done = true;
+                s.abandoned = true;
                 s.notify.notify_one();
             }
             if s.conn.is_drained() {

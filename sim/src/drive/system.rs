@@ -23,11 +23,11 @@ use ftw_phone::network::{NetworkDesc, NetworkId};
 use ftw_wire::noise::{Key, Keypair};
 
 use crate::drive::app::cloud::{CloudDriver, CloudLog, RelayFault, Tamper};
-use crate::drive::app::phone::{dialer, PhoneApp, PhoneLog};
-use crate::drive::app::r#box::{run_box, BoxDialer};
-use crate::drive::build::{client_quic, cloud_door, fleet_config, FleetRun};
+use crate::drive::app::phone::{dialer_with, PhoneApp, PhoneLog};
+use crate::drive::app::r#box::{run_box_logged, BoxDialer, UplinkLog, UplinkRecord};
+use crate::drive::build::{client_quic, cloud_door_with, fleet_config, FleetRun};
 use crate::drive::fleet::FleetDoor;
-use crate::drive::link::dial_quic;
+use crate::drive::link::{dial_quic_with, EarlyData};
 use crate::drive::quic::QuicEndpoint;
 use crate::drive::tcp::{tcp_config_for, TcpHost};
 use crate::drive::ws::{client_tls, door_tls, WsClient, WsDoor};
@@ -36,6 +36,7 @@ use crate::world::host::{BOX, CLOUD, PHONE};
 use crate::world::plan::kind;
 use crate::world::plan::{FaultKind, FaultPlan};
 use crate::world::seed::RunSeed;
+use crate::world::switch::Switch;
 use crate::world::time;
 use crate::world::topology::{world_for, RunSpec, Topology};
 use crate::world::trace;
@@ -110,6 +111,8 @@ pub struct Shared {
     /// The cloud's QUIC door: its reactor fleet.
     pub door: Option<FleetDoor>,
     pub boxn: Option<Rc<RefCell<BoxNode>>>,
+    /// The box's uplink dials.
+    pub uplinks: UplinkLog,
     pub phone: Option<Rc<RefCell<PhoneLog>>>,
     /// The phone's memory at the end (JSON) and its networks.
     pub memory: Option<ftw_phone::memory::CloudTransportMemory>,
@@ -138,6 +141,8 @@ pub struct SessionSummary {
     pub memory: Option<ftw_phone::memory::CloudTransportMemory>,
     /// What each party still holds when the run ends (`nothing-held-after-end`).
     pub at_end: AtEnd,
+    /// The box's uplink dials (issue 15 section 2).
+    pub uplinks: Vec<UplinkRecord>,
 }
 
 /// The network the phone is on at `t`, from the plan's network switches.
@@ -186,16 +191,30 @@ pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCe
 
     let cloud_tcp = tcp_config_for(&spec.plan, 0);
     let fleet = fleet_config(seed, spec, &FleetRun::default().shaped_by(&spec.plan));
+    let restarts: Vec<(u64, bool)> = spec
+        .plan
+        .faults
+        .iter()
+        .filter_map(|f| match &f.fault {
+            FaultKind::CloudRestart(kind::CloudRestart { loses_tickets, .. }) => Some((f.at_ms, *loses_tickets)),
+            _ => None,
+        })
+        .collect();
+    let box_early = if spec.switches.on(Switch::BoxWaitsForHandshake) {
+        EarlyData::Never
+    } else {
+        EarlyData::IfTicket { resend: !spec.switches.on(Switch::RejectedZeroRttNotResent) }
+    };
     let sh = shared.clone();
     let (k, st) = (keys.clone(), setup.clone());
     world.host(CLOUD, addr::CLOUD, move || {
-        let (sh, k, st, relay, cloud_tcp, fleet) = (sh.clone(), k.clone(), st.clone(), relay.clone(), cloud_tcp.clone(), fleet);
+        let (sh, k, st, relay, cloud_tcp, fleet, restarts) = (sh.clone(), k.clone(), st.clone(), relay.clone(), cloud_tcp.clone(), fleet, restarts.clone());
         async move {
             let mut cfg = CloudConfig::new(k.cloud.clone());
             cfg.sessions_enabled = st.sessions_enabled;
             cfg.switches = wire_sw;
             let mut cloud = Cloud::new(cfg, seed.key("model.cloud"));
-            cloud.register_box(BOX_ID);
+            cloud.register_box(BOX_ID, k.box_.public);
             if st.paired {
                 cloud.pair(k.phone.public, BOX_ID);
             }
@@ -205,9 +224,21 @@ pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCe
             let tcp = TcpHost::bind_with(CLOUD, v4(addr::CLOUD), seed, cloud_tcp).await?;
             let door = WsDoor::bind(&tcp, addr::CLOUD_PORT, door_tls(seed, CLOUD))?;
             driver.serve_ws(door);
+            // The plan's service restarts (issue 15 section 2).
+            let store = ftw_crypto::ForgetfulSessionStore::new();
+            for (at, lose) in restarts {
+                let (driver, store) = (driver.clone(), store.clone());
+                tokio::task::spawn_local(async move {
+                    time::sleep_until(Duration::from_millis(at)).await;
+                    if lose {
+                        store.forget();
+                    }
+                    driver.restart_uplinks(kind::SERVICE_RESTART, lose);
+                });
+            }
             // The QUIC door: the reactor fleet (the plan's shape; 4 reactors, forward).
             if st.quic_door {
-                let door = cloud_door(seed, fleet).await?;
+                let door = cloud_door_with(seed, fleet, &QuicTransportParams::default(), store).await?;
                 sh.borrow_mut().door = Some(door.clone());
                 driver.serve_fleet(door).await;
             }
@@ -225,6 +256,7 @@ pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCe
             let mut cfg = BoxConfig::new(BOX_ID, k.box_.clone(), paired, site_seed(seed, !table_changes.is_empty()));
             cfg.switches = wire_sw;
             cfg.bugs = box_bugs;
+            cfg.cloud_public = k.cloud.public;
             let node = Rc::new(RefCell::new(BoxNode::new(cfg, seed.key("model.box"))));
             sh.borrow_mut().boxn = Some(node.clone());
             // The plan's table changes: the site gets a battery (srcRev + 1).
@@ -251,9 +283,10 @@ pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCe
             let ep = QuicEndpoint::bind(BOX, "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
             let dial: BoxDialer = Rc::new(move |target: String| {
                 let (ep, client) = (ep.clone(), client.clone());
-                Box::pin(async move { dial_quic(&ep, client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME, &target).await })
+                Box::pin(async move { dial_quic_with(&ep, client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME, &target, box_early).await })
             });
-            run_box(BOX, node, dial).await;
+            let uplinks = sh.borrow().uplinks.clone();
+            run_box_logged(BOX, node, dial, uplinks).await;
             Ok(())
         }
     });
@@ -264,11 +297,26 @@ pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCe
 pub async fn phone_app(spec: &RunSpec) -> std::io::Result<PhoneApp> {
     let seed = spec.seed;
     let keys = Keys::of(seed);
-    let (ep, client) = client_quic(seed, PHONE).await?;
+    let (ep, mut client) = client_quic(seed, PHONE).await?;
+    // Planted: a phone that keeps tickets and sends early data (the seed's phone never does).
+    let early = if spec.switches.on(Switch::PhoneUsesZeroRtt) {
+        let rng = seed.crypto(PHONE);
+        client = ftw_crypto::quic_client_config(
+            &crypto_provider(&rng.sub("tls")),
+            &sim_clock(PHONE),
+            &cloud_certs(),
+            ClientResumption::Store(new_client_session_store()),
+            rng.sub_seed("quic/initial-dcid"),
+            &QuicTransportParams::default(),
+        );
+        EarlyData::IfTicket { resend: true }
+    } else {
+        EarlyData::Never
+    };
     let tcp = TcpHost::bind_with(PHONE, v4(addr::PHONE), seed, tcp_config_for(&spec.plan, spec.plan.phone.mtu)).await?;
     let ws = Rc::new(WsClient::new(tcp, client_tls(seed, PHONE, ClientResumption::Disabled), seed));
     let door = SocketAddrV4::new(v4(addr::CLOUD), addr::CLOUD_PORT);
-    let dial = dialer(Some((ep, client)), Some(ws), door);
+    let dial = dialer_with(Some((ep, client)), Some(ws), door, early);
     let mut cfg = PhoneConfig::new(keys.phone.clone(), keys.cloud.public, keys.box_.public, BOX_ID);
     cfg.switches = spec.switches.wire();
     Ok(PhoneApp::start(PHONE, seed, cfg, spec.switches.phone(), dial))
@@ -285,7 +333,8 @@ pub fn record_fleet_counters(shared: &Rc<RefCell<Shared>>) {
 /// Collect what the hosts left.
 pub fn summary(spec: &RunSpec, shared: &Rc<RefCell<Shared>>) -> SessionSummary {
     let sh = shared.borrow();
-    let mut s = SessionSummary { phone_pub: Keys::of(spec.seed).phone.public, memory: sh.memory.clone(), ..Default::default() };
+    let mut s =
+        SessionSummary { phone_pub: Keys::of(spec.seed).phone.public, memory: sh.memory.clone(), uplinks: sh.uplinks.borrow().clone(), ..Default::default() };
     if let Some(p) = &sh.phone {
         s.phone = p.borrow().clone();
     }

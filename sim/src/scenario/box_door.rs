@@ -81,7 +81,17 @@ fn workload(spec: &RunSpec) -> usize {
     cfg.bugs = spec.switches.boxn();
     let node = BoxNode::new(cfg, spec.seed.key("box-door.model"));
     let c = node.config();
-    jot(BOX, 0, BoxStep::Config { box_id: c.box_id.clone(), paired: c.paired.clone(), wall_base_ms: c.wall_base_ms });
+    jot(
+        BOX,
+        0,
+        BoxStep::Config {
+            box_id: c.box_id.clone(),
+            box_private: c.key.private,
+            cloud_public: c.cloud_public,
+            paired: c.paired.clone(),
+            wall_base_ms: c.wall_base_ms,
+        },
+    );
     let resolver = SeededResolver::from_rng(&mut keys);
     let mut d = Door { now: 0, node, rng: spec.seed.stream("box-door.schedule"), phones, box_pub, resolver, open: Vec::new(), next_chan: 1, up: false };
     d.outputs();

@@ -95,6 +95,16 @@ pub const MOVES_KEEP_THE_SESSION: Law = Law {
     name: "moves-keep-the-session",
     about: "a QUIC session open when the phone rebinds or moves networks carries on through the cloud's reactor fleet: the same session (no new Noise handshake, no new hello) until the phone closes it",
 };
+pub const BOX_CHALLENGE_IN_FIRST_FLIGHT: Law = Law {
+    name: "box-challenge-in-first-flight",
+    about: "a box reconnect with a ticket sends its target as 0-RTT early data: the cloud's challenge comes back one round trip after its first flight",
+};
+pub const REJECTED_0RTT_LOSES_NOTHING: Law = Law {
+    name: "rejected-0rtt-loses-nothing",
+    about: "when the cloud rejects the box's 0-RTT (it lost its tickets) the target goes again over 1-RTT: every uplink gets its challenge, none is refused",
+};
+pub const PHONE_NEVER_0RTT: Law =
+    Law { name: "phone-never-0rtt", about: "the phone never sends 0-RTT early data: a full handshake on every reconnect (SPEC section 3)" };
 pub const FORGED_MOVES_KEEP_CONNECTIONS: Law =
     Law { name: "forged-moves-keep-connections", about: "under forged moves every client's connection carries on: one handshake each, every echo back" };
 pub const DEATH_NEEDS_A_FAULT: Law = Law {

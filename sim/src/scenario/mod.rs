@@ -16,6 +16,7 @@ pub mod phone_race;
 pub mod quic_echo;
 pub mod race_clock;
 pub mod session;
+pub mod uplink_laws;
 pub mod wire_window;
 pub mod ws_echo;
 
@@ -43,6 +44,7 @@ pub const SCENARIOS: &[&ScenarioDef] = &[
     &session::SESSION_MOVES,
     &session::UNPAIRED,
     &session::SESSIONS_OFF,
+    &session::BOX_RECONNECT,
     &phone_race::PHONE_RACE,
     &phone_race::DEMOTION_EXPIRY,
     &phone_race::QUIC_REFUSED,

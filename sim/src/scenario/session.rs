@@ -20,6 +20,7 @@ use std::time::Duration;
 
 use super::def::{broken, judge, Check, RunReport, ScenarioDef};
 use super::laws;
+use super::uplink_laws;
 use crate::world::domain::{Domain, Kind};
 use crate::world::host::addr;
 use crate::world::host::Host;
@@ -154,6 +155,16 @@ pub fn run_with(spec: &RunSpec, setup: &Setup) -> (RunReport, SessionSummary) {
         move_recovers_within_pto(&s, &spec.plan, &net.borrow().moves, length),
         moves_keep_the_session(&s, &spec.plan, length),
     ];
+    // The box's reconnect laws first: a lost uplink also stops the phone's stream,
+    // and the verdict names the first law that fails.
+    let checks = [
+        uplink_laws::box_challenge_in_first_flight(&s, &spec.plan),
+        uplink_laws::rejected_0rtt_loses_nothing(&s, &spec.plan, length),
+        uplink_laws::phone_never_0rtt(&s),
+    ]
+    .into_iter()
+    .chain(checks)
+    .collect();
     (RunReport { outcome, checks }, s)
 }
 
@@ -684,6 +695,52 @@ pub const SESSION: ScenarioDef = ScenarioDef {
         broken(&laws::DEMOTED_GOES_WS_FIRST, &[Switch::NoCloseDemotes]),
         judge(&laws::MOVE_RECOVERS_WITHIN_PTO),
         judge(&laws::MOVES_KEEP_THE_SESSION),
+        judge(&laws::BOX_CHALLENGE_IN_FIRST_FLIGHT),
+        judge(&laws::REJECTED_0RTT_LOSES_NOTHING),
+        judge(&laws::PHONE_NEVER_0RTT),
+    ],
+    run,
+};
+
+/// `box-reconnect`.
+pub const BOX_RECONNECT: ScenarioDef = ScenarioDef {
+    name: "box-reconnect",
+    about: "session whose cloud restarts under the box's uplink (1012), losing its TLS tickets every other time: the box reconnects with 0-RTT early data, rejected or not (issue 15 section 2)",
+    // The box's reconnects: one to three restarts of the cloud's service from
+    // 5 to 80 s, each dropping the uplink, every other one losing the session
+    // store (0-RTT rejected); the box's leg impaired, rebinding, blacked out
+    // now and then. The phone's session is ended by each restart (1001) and
+    // reconnects, so the phone's law sees its reconnects too. About 0.2 s a case.
+    domain: Domain {
+        kinds: &[Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::Rebind, Kind::Blackhole, Kind::CloudRestart],
+        always: &[Kind::CloudRestart],
+        horizon_ms: 80_000,
+        faults_from_ms: 5_000,
+        faults_max: 4,
+        hosts: &[Host::Box],
+        test_cases: 24,
+        fleet: true,
+        fleet_routing: true,
+        ..Domain::DEFAULT
+    },
+    laws: &[
+        judge(&laws::VALUES_ARE_SENT_VALUES),
+        judge(&laws::CMD_ROUND_TRIP),
+        judge(&laws::LIVE_GAP_NOT_VALUE),
+        judge(&laws::BLIND_RELAY),
+        judge(&laws::STREAMS_AFTER_HEAL),
+        judge(&laws::REPLAYED_DATAGRAM_DROPPED),
+        judge(&laws::STREAM_REPLAY_ENDS_SESSION),
+        judge(&laws::NO_FALSE_REPLAY),
+        judge(&laws::LATE_LIVE_TABLE_KEPT),
+        judge(&laws::NOTHING_HELD_AFTER_END),
+        judge(&laws::NOTHING_BROKEN_UNTAMPERED),
+        judge(&laws::DEMOTED_GOES_WS_FIRST),
+        judge(&laws::MOVE_RECOVERS_WITHIN_PTO),
+        judge(&laws::MOVES_KEEP_THE_SESSION),
+        broken(&laws::BOX_CHALLENGE_IN_FIRST_FLIGHT, &[Switch::BoxWaitsForHandshake]),
+        broken(&laws::REJECTED_0RTT_LOSES_NOTHING, &[Switch::RejectedZeroRttNotResent]),
+        broken(&laws::PHONE_NEVER_0RTT, &[Switch::PhoneUsesZeroRtt]),
     ],
     run,
 };
@@ -723,6 +780,9 @@ pub const SESSION_MOVES: ScenarioDef = ScenarioDef {
         judge(&laws::DEMOTED_GOES_WS_FIRST),
         broken(&laws::MOVE_RECOVERS_WITHIN_PTO, &[Switch::MtudOnUnvalidatedPath]),
         broken(&laws::MOVES_KEEP_THE_SESSION, &[Switch::NoRouting]),
+        judge(&laws::BOX_CHALLENGE_IN_FIRST_FLIGHT),
+        judge(&laws::REJECTED_0RTT_LOSES_NOTHING),
+        judge(&laws::PHONE_NEVER_0RTT),
     ],
     run: run_moves,
 };

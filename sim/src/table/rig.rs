@@ -88,7 +88,7 @@ pub fn build(spec: &RigSpec) -> (World, Rc<RefCell<RigShared>>, (usize, usize)) 
         let (sh, k, params, cloud_tcp, fleet) = (sh.clone(), k.clone(), params.clone(), cloud_tcp.clone(), fleet);
         async move {
             let mut cloud = Cloud::new(CloudConfig::new(k.cloud.clone()), seed.key("model.cloud"));
-            cloud.register_box(BOX_ID);
+            cloud.register_box(BOX_ID, k.box_.public);
             cloud.pair(k.phone.public, BOX_ID);
             let driver = CloudDriver::start(CLOUD, cloud, Tamper::default());
             sh.borrow_mut().cloud = Some(driver.clone());
@@ -96,7 +96,7 @@ pub fn build(spec: &RigSpec) -> (World, Rc<RefCell<RigShared>>, (usize, usize)) 
             let door = WsDoor::bind(&tcp, addr::CLOUD_PORT, door_tls(seed, CLOUD))?;
             driver.serve_ws(door);
             // The QUIC door: the reactor fleet, 4 reactors forwarding (or the plan's shape).
-            driver.serve_fleet(cloud_door_with(seed, fleet, &params).await?).await
+            driver.serve_fleet(cloud_door_with(seed, fleet, &params, ftw_crypto::new_server_session_store()).await?).await
         }
     });
 
@@ -105,7 +105,8 @@ pub fn build(spec: &RigSpec) -> (World, Rc<RefCell<RigShared>>, (usize, usize)) 
     world.host(BOX, addr::BOX, move || {
         let (sh, k, params, box_tcp) = (sh.clone(), k.clone(), params.clone(), tcp_cfg.clone());
         async move {
-            let cfg = BoxConfig::new(BOX_ID, k.box_.clone(), vec![k.phone.public], seed.sub_seed("model.box.site"));
+            let cfg =
+                BoxConfig { cloud_public: k.cloud.public, ..BoxConfig::new(BOX_ID, k.box_.clone(), vec![k.phone.public], seed.sub_seed("model.box.site")) };
             let node = Rc::new(RefCell::new(BoxNode::new(cfg, seed.key("model.box"))));
             sh.borrow_mut().boxn = Some(node.clone());
             let dial: BoxDialer = match via {

@@ -49,6 +49,9 @@ switches! {
     MtudOnUnvalidatedPath = "mtud-on-unvalidated-path": "quinn-proto as upstream: MTU probes to a migrated, not yet validated path overspend its anti-amplification budget (issue 15 section 4; sim/vendor/quinn-proto/PATCH.md)",
     BoxKeepsClosedSessions = "box-keeps-closed-sessions": "planted, not from the seeds: the box keeps a session the cloud closed (proves nothing-held-after-end can fail)",
     ForgedMarksWindow = "forged-marks-window": "planted, not from the seeds: the receive window marks a seq before its message authenticated, so a forgery burns it (proves opens-once-forged-never can fail)",
+    BoxWaitsForHandshake = "box-waits-for-handshake": "planted, not from the seeds: the box's uplink sends its target only once the QUIC handshake is done, not as 0-RTT early data (proves box-challenge-in-first-flight can fail)",
+    RejectedZeroRttNotResent = "rejected-0rtt-not-resent": "planted, not from the seeds: when the cloud rejects the box's 0-RTT, the target is not sent again over 1-RTT (proves rejected-0rtt-loses-nothing can fail)",
+    PhoneUsesZeroRtt = "phone-uses-0rtt": "planted, not from the seeds: the phone keeps TLS tickets and sends its target as 0-RTT early data (proves phone-never-0rtt can fail)",
     PinGaugeDrift = "pin-gauge-drift": "planted, not from the seeds: a new pin is not counted in PinsOpen, so the fleet's own invariant check panics (proves a panic is a finding: no-panic)",
 }
 

@@ -56,12 +56,45 @@ pub(crate) fn jot_output(host: &str, now: u64, out: &BoxOutput) {
     jot(host, now, step);
 }
 
+/// One dial of the box's uplink as the driver saw it (issue 15 section 2's laws).
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct UplinkRecord {
+    pub dial_ms: u64,
+    /// When the dial returned a link (the handshake done at the box).
+    pub up_ms: Option<u64>,
+    /// Early data: None when not tried, else whether the cloud accepted it.
+    pub zero_rtt: Option<bool>,
+    /// The dial held a ticket's 0-RTT keys.
+    pub ticket: bool,
+    /// When the cloud's uplink challenge reached the box.
+    pub challenge_ms: Option<u64>,
+    pub closed_ms: Option<u64>,
+}
+
+/// The box's uplink dials, in order.
+pub type UplinkLog = Rc<RefCell<Vec<UplinkRecord>>>;
+
 /// Run the box on the current host for ever (spawn it, or await it in a host).
 pub async fn run_box(host: &str, node: Rc<RefCell<BoxNode>>, dial: BoxDialer) {
+    run_box_logged(host, node, dial, UplinkLog::default()).await
+}
+
+/// [`run_box`], each uplink dial recorded in `uplinks`.
+pub async fn run_box_logged(host: &str, node: Rc<RefCell<BoxNode>>, dial: BoxDialer, uplinks: UplinkLog) {
     {
         let b = node.borrow();
         let c = b.config();
-        jot(host, now_ms(), BoxStep::Config { box_id: c.box_id.clone(), paired: c.paired.clone(), wall_base_ms: c.wall_base_ms });
+        jot(
+            host,
+            now_ms(),
+            BoxStep::Config {
+                box_id: c.box_id.clone(),
+                box_private: c.key.private,
+                cloud_public: c.cloud_public,
+                paired: c.paired.clone(),
+                wall_base_ms: c.wall_base_ms,
+            },
+        );
     }
     let mut link: Option<Link> = None;
     let mut lives_traced = 0usize;
@@ -85,8 +118,12 @@ pub async fn run_box(host: &str, node: Rc<RefCell<BoxNode>>, dial: BoxDialer) {
             match out {
                 BoxOutput::Dial { target } => {
                     trace::record(host, "box.dial", target.clone());
+                    uplinks.borrow_mut().push(UplinkRecord { dial_ms: now_ms(), ..UplinkRecord::default() });
                     match dial(target).await {
                         Ok(l) => {
+                            if let Some(r) = uplinks.borrow_mut().last_mut() {
+                                (r.up_ms, r.zero_rtt, r.ticket) = (Some(now_ms()), l.zero_rtt(), l.had_ticket());
+                            }
                             let datagrams = l.transport() == TransportKind::Quic;
                             trace::record(host, "box.uplink", format!("up over {}", l.transport().name()));
                             let now = now_ms();
@@ -155,6 +192,11 @@ pub async fn run_box(host: &str, node: Rc<RefCell<BoxNode>>, dial: BoxDialer) {
         let mut b = node.borrow_mut();
         match ev {
             LinkEvent::Message(m) => {
+                if m.first() == Some(&(ftw_box::uplink::Kind::Challenge as u8)) {
+                    if let Some(r) = uplinks.borrow_mut().last_mut().filter(|r| r.challenge_ms.is_none()) {
+                        r.challenge_ms = Some(now);
+                    }
+                }
                 jot(host, now, BoxStep::Up { datagram: false, header: header(&m), len: m.len() });
                 b.handle_message(now, &m);
             }
@@ -164,6 +206,9 @@ pub async fn run_box(host: &str, node: Rc<RefCell<BoxNode>>, dial: BoxDialer) {
             }
             LinkEvent::Closed(c) => {
                 trace::record(host, "box.uplink", format!("closed code={} by_peer={}", c.code, c.by_peer));
+                if let Some(r) = uplinks.borrow_mut().last_mut() {
+                    r.closed_ms = Some(now);
+                }
                 link = None;
                 jot(host, now, BoxStep::Closed { code: c.code });
                 b.handle_closed(now, c.code);

@@ -93,6 +93,11 @@ pub struct CloudLog {
     pub held_behind_max: u32,
     /// Datagrams sent newest first by a `reverse_datagrams` window.
     pub reversed: u64,
+    /// Links whose QUIC connection carried accepted 0-RTT early data, by target.
+    pub early_data: BTreeMap<String, u64>,
+    /// When the plan's `cloud_restart`s closed the box's uplinks (ms), and whether
+    /// each lost the TLS session store.
+    pub restarts: Vec<(u64, bool)>,
 }
 
 impl CloudLog {
@@ -194,6 +199,28 @@ impl CloudDriver {
         }
     }
 
+    /// The plan's `cloud_restart` at this moment: close every box uplink with `code`
+    /// (the model hears each closed) after `forget` has lost the TLS session store
+    /// or not (`lost`).
+    pub fn restart_uplinks(&self, code: u16, lost: bool) {
+        {
+            let now = now_ms();
+            let mut guard = self.inner.borrow_mut();
+            let i = &mut *guard;
+            i.log.restarts.push((now, lost));
+            let boxes: Vec<LinkId> = i.links.iter().filter(|(_, s)| !s.phone).map(|(id, _)| *id).collect();
+            for id in boxes {
+                trace::record(&i.host, "cloud.restart", format!("link={id} closed with {code}, session store lost: {lost}"));
+                if let Some(slot) = i.links.remove(&id) {
+                    let _ = slot.ops.send(LinkOp::Close { code, reason: "service restart".into() });
+                }
+                i.log.closes.push((id, code));
+                closed(i, now, id, code);
+            }
+        }
+        self.flush();
+    }
+
     /// Start the driver (its timer task) on the current host.
     pub fn start(host: &str, cloud: Cloud, tamper: Tamper) -> Self {
         Self::start_with_relay(host, cloud, tamper, Vec::new())
@@ -201,7 +228,12 @@ impl CloudDriver {
 
     /// Start the driver with the plan's timed relay faults.
     pub fn start_with_relay(host: &str, cloud: Cloud, tamper: Tamper, relay: Vec<RelayFault>) -> Self {
-        let config = CloudStep::Config { boxes: cloud.registered_boxes(), pairs: cloud.pairings(), sessions_enabled: cloud.config().sessions_enabled };
+        let config = CloudStep::Config {
+            cloud_private: cloud.config().key.private,
+            boxes: cloud.registered_box_keys(),
+            pairs: cloud.pairings(),
+            sessions_enabled: cloud.config().sessions_enabled,
+        };
         jot(host, now_ms(), config);
         let inner = Rc::new(RefCell::new(Inner { host: host.to_string(), cloud, links: BTreeMap::new(), next_id: 1, log: CloudLog::default(), tamper, relay }));
         let me = CloudDriver { inner, wake: Rc::new(Notify::new()) };
@@ -229,6 +261,9 @@ impl CloudDriver {
     /// message). The link's datagrams are on when it is QUIC.
     pub fn adopt(&self, link: Link, target: String) -> LinkId {
         let transport = link.transport();
+        if link.zero_rtt() == Some(true) {
+            *self.inner.borrow_mut().log.early_data.entry(target.clone()).or_default() += 1;
+        }
         let datagrams = transport == TransportKind::Quic;
         let (tx, rx) = mpsc::unbounded_channel();
         let id = {

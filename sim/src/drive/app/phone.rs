@@ -28,7 +28,7 @@ use ftw_phone::{Arrival, CloudCarrier, CloudView, Opened, SessionEnd, Switches a
 use ftw_wire::Msg;
 
 use crate::drive::app::race::{Dialer, RaceDriver};
-use crate::drive::link::{close, dial_quic, dial_ws, DialError, Link, LinkEvent};
+use crate::drive::link::{close, dial_quic_with, dial_ws, DialError, EarlyData, Link, LinkEvent};
 use crate::drive::quic::QuicEndpoint;
 use crate::drive::ws::WsClient;
 use crate::world::journal::carrier::CarrierStep;
@@ -46,6 +46,12 @@ fn now_ms() -> u64 {
 /// A dialer for the race: QUIC from `ep` (when given) and the WebSocket from
 /// `ws` (when given), both to the cloud's door on `door_port`.
 pub fn dialer(quic: Option<(QuicEndpoint, quinn_proto::ClientConfig)>, ws: Option<Rc<WsClient>>, door: SocketAddrV4) -> Dialer {
+    dialer_with(quic, ws, door, EarlyData::Never)
+}
+
+/// [`dialer`] whose QUIC dials send the target as `early` says (the phone never
+/// uses 0-RTT, SPEC section 3; switch `phone-uses-0rtt` plants it).
+pub fn dialer_with(quic: Option<(QuicEndpoint, quinn_proto::ClientConfig)>, ws: Option<Rc<WsClient>>, door: SocketAddrV4, early: EarlyData) -> Dialer {
     Rc::new(move |t: Transport| {
         let quic = quic.clone();
         let ws = ws.clone();
@@ -53,7 +59,7 @@ pub fn dialer(quic: Option<(QuicEndpoint, quinn_proto::ClientConfig)>, ws: Optio
             let target = PhoneSession::target();
             match t {
                 Transport::Quic => match quic {
-                    Some((ep, cfg)) => dial_quic(&ep, cfg, std::net::SocketAddr::V4(door), ftw_crypto::consts::CLOUD_SERVER_NAME, target).await,
+                    Some((ep, cfg)) => dial_quic_with(&ep, cfg, std::net::SocketAddr::V4(door), ftw_crypto::consts::CLOUD_SERVER_NAME, target, early).await,
                     None => Err(DialError::Other("no QUIC on this phone".into())),
                 },
                 Transport::WebSocket => match ws {

@@ -9,8 +9,9 @@ pub use ftw_wire::noise::Key;
 /// An input or a decision of the box.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum BoxStep {
-    /// The box starts: its id, the phones pinned at pairing, its wall clock at sim time 0.
-    Config { box_id: String, paired: Vec<Key>, wall_base_ms: u64 },
+    /// The box starts: its id, its private key and the cloud's public key (for the
+    /// uplink proof), the phones pinned at pairing, its wall clock at sim time 0.
+    Config { box_id: String, box_private: Key, cloud_public: Key, paired: Vec<Key>, wall_base_ms: u64 },
     /// `handle_timeout(now)`.
     Timeout,
     /// `handle_uplink_up(now, datagrams)`.

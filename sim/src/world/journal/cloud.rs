@@ -14,8 +14,9 @@ pub use ftw_wire::noise::Key;
 /// An input or a decision of the cloud.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum CloudStep {
-    /// The cloud starts: registered boxes, pairings, whether sessions are on.
-    Config { boxes: Vec<String>, pairs: Vec<(Key, String)>, sessions_enabled: bool },
+    /// The cloud starts: its static key pair's private half (for the uplink proofs),
+    /// registered boxes with their keys, pairings, whether sessions are on.
+    Config { cloud_private: Key, boxes: Vec<(String, Key)>, pairs: Vec<(Key, String)>, sessions_enabled: bool },
     /// `handle_accept(now, link, target, datagrams)`.
     Accept { link: LinkId, target: String, datagrams: bool },
     /// `handle_message` / `handle_datagram` on `link`.

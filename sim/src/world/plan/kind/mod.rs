@@ -13,6 +13,7 @@ use crate::world::net::fault::Outage;
 mod background;
 mod blackhole;
 mod cloud_close;
+mod cloud_restart;
 mod corrupt_message;
 mod forged_moves;
 mod overtake_control;
@@ -30,6 +31,7 @@ mod udp_refused;
 pub use background::Background;
 pub use blackhole::Blackhole;
 pub use cloud_close::{CloudClose, CLOSE_CODES};
+pub use cloud_restart::{CloudRestart, SERVICE_RESTART};
 pub use corrupt_message::CorruptMessage;
 pub use forged_moves::ForgedMoves;
 pub use overtake_control::{OvertakeControl, HOLD_MAX_MS};
@@ -57,6 +59,8 @@ pub enum Actor {
     AppLife,
     /// The box's site (its table).
     Site,
+    /// The cloud's service itself (a restart).
+    Service,
 }
 
 /// The raw values a drawn case gives a timed fault (`properties`' strategy
@@ -117,6 +121,7 @@ pub enum FaultKind {
     ForgedMoves(ForgedMoves),
     CloudClose(CloudClose),
     CorruptMessage(CorruptMessage),
+    CloudRestart(CloudRestart),
 }
 
 impl FaultKind {
@@ -139,6 +144,7 @@ impl FaultKind {
             FaultKind::ForgedMoves(k) => k,
             FaultKind::CloudClose(k) => k,
             FaultKind::CorruptMessage(k) => k,
+            FaultKind::CloudRestart(k) => k,
         }
     }
 
@@ -218,6 +224,9 @@ pub enum Kind {
     CloudClose,
     /// The relay flips a bit of a phone-bound message (a datagram or a stream message).
     Corrupt,
+    /// The cloud's service restarts: the box's uplink closes (1012) and, every other
+    /// time, the cloud's TLS session store is lost (the box's 0-RTT is rejected).
+    CloudRestart,
 }
 
 /// Every kind, in the order the generator draws them.
@@ -244,6 +253,7 @@ pub const KINDS: &[Kind] = &[
     Kind::ForgedMoves,
     Kind::CloudClose,
     Kind::Corrupt,
+    Kind::CloudRestart,
 ];
 
 impl Kind {
@@ -275,6 +285,7 @@ impl Kind {
             Kind::ForgedMoves => "forged_moves",
             Kind::CloudClose => "cloud_close",
             Kind::Corrupt => "corrupt_message",
+            Kind::CloudRestart => "cloud_restart",
         }
     }
     /// The timed faults this swarm kind makes of one drawn case's values (each
@@ -303,6 +314,7 @@ impl Kind {
             Kind::ForgedMoves => one(FaultKind::ForgedMoves(ForgedMoves::drawn(d))),
             Kind::CloudClose => one(FaultKind::CloudClose(CloudClose::drawn(d))),
             Kind::Corrupt => one(FaultKind::CorruptMessage(CorruptMessage::drawn(d))),
+            Kind::CloudRestart => one(FaultKind::CloudRestart(CloudRestart::drawn(d))),
         }
     }
 }
