@@ -43,6 +43,19 @@ pub const TCP_ALPN_HTTP1: &[u8] = b"http/1.1";
 pub const QUIC_KEEP_ALIVE_MS: u64 = 15_000;
 /// QUIC max idle timeout (brief; equals the NAT mapping idle timeout of SPEC.md section 6).
 pub const QUIC_MAX_IDLE_TIMEOUT_MS: u64 = 30_000;
+
+/// quic-go's RTT before the first sample: 100 ms (quic-go `internal/utils/rtt_stats.go`,
+/// `defaultInitialRTT`), whose probe timeout before a sample is `2 * defaultInitialRTT`
+/// (`RTTStats.PTO`): 200 ms. The seed's rig runs quic-go on every end.
+pub const QUIC_GO_FIRST_PTO_MS: u64 = 200;
+/// The quinn-proto `initial_rtt` that gives quic-go's first PTO: quinn-proto starts with
+/// smoothed_rtt = initial_rtt and rttvar = initial_rtt / 2 (RFC 9002 section 6.2.2), so its
+/// first PTO is 3 x initial_rtt; 200 / 3 ms, rounded up to the millisecond.
+pub const QUIC_GO_EQUIVALENT_INITIAL_RTT_MS: u64 = QUIC_GO_FIRST_PTO_MS.div_ceil(3);
+/// quic-go's initial congestion window: 32 packets of 1,460 bytes (quic-go
+/// `internal/protocol/params.go` `InitialCongestionWindow = 32 * DefaultTCPMSS`,
+/// `internal/protocol/protocol.go` `DefaultTCPMSS = 1460`); quinn-proto's is 14,720.
+pub const QUIC_GO_INITIAL_WINDOW_BYTES: u64 = 32 * 1_460;
 /// Datagram receive buffer: quinn-proto 0.11.19's own default (`STREAM_RWND`, 12.5 MB/s x 100 ms).
 pub const QUIC_DATAGRAM_RECEIVE_BUFFER_BYTES: usize = 1_250_000;
 /// Datagram send buffer: quinn-proto 0.11.19's own default.

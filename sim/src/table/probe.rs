@@ -90,6 +90,8 @@ pub struct Probe {
     cfg: PhoneConfig,
     ep: QuicEndpoint,
     tcp: TcpHost,
+    /// The phone's QUIC timing.
+    quic: QuicTransportParams,
     dials: u64,
     cur: Option<Cur>,
     sessions: u64,
@@ -105,14 +107,17 @@ pub fn wifi() -> NetworkId {
 
 impl Probe {
     /// Bind the phone's QUIC endpoint and TCP on the current host.
-    pub async fn start(seed: RunSeed, tcp: ftw_tcp::TcpConfig) -> std::io::Result<Probe> {
+    /// `quic`: the phone's QUIC stack's timing ([`QuicTransportParams::quic_go`]
+    /// for the Go test phone of table 1, RFC 9002's defaults for the iPhone of
+    /// table 2; README "The rig's QUIC stack").
+    pub async fn start(seed: RunSeed, tcp: ftw_tcp::TcpConfig, quic: QuicTransportParams) -> std::io::Result<Probe> {
         let keys = Keys::of(seed);
         let rng = seed.crypto(PHONE);
         let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
         let ep = QuicEndpoint::bind(PHONE, "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
         let tcp = TcpHost::bind_with(PHONE, v4(addr::PHONE), seed, tcp).await?;
         let cfg = PhoneConfig::new(keys.phone.clone(), keys.cloud.public, keys.box_.public, BOX_ID);
-        Ok(Probe { seed, cfg, ep, tcp, dials: 0, cur: None, sessions: 0, log: Vec::new(), notes: Vec::new() })
+        Ok(Probe { seed, cfg, ep, tcp, quic, dials: 0, cur: None, sessions: 0, log: Vec::new(), notes: Vec::new() })
     }
 
     /// A dialer for both transports. `ticket`: keep a TLS session store across
@@ -130,7 +135,7 @@ impl Probe {
             &cloud_certs(),
             resumption(),
             rng.sub_seed(&format!("quic/initial-dcid/{}", self.dials)),
-            &QuicTransportParams::default(),
+            &self.quic,
         );
         let ws = Rc::new(WsClient::new(self.tcp.clone(), client_tls(self.seed, PHONE, resumption()), self.seed));
         dialer(Some((self.ep.clone(), quic)), Some(ws), door_v4())

@@ -55,13 +55,13 @@ fn since(t0: u64, at: Option<u64>) -> Sample {
 /// Connect `n` times cold (no TLS ticket) then `n` times with the ticket; each
 /// sample from the dial to the first value the phone can show (the snapshot).
 pub fn connects(seed: RunSeed, c: Cond, t: Transport, n: usize) -> (Vec<Sample>, Vec<Sample>) {
-    let spec = RigSpec { seed, plan: plan_both(c), box_transport: t, quic: QuicTransportParams::default(), limit: RUN_LIMIT };
+    let spec = RigSpec { seed, plan: plan_both(c), box_transport: t, quic: QuicTransportParams::quic_go(), limit: RUN_LIMIT };
     let (mut world, shared, _) = build(&spec);
     let phone_tcp = rig_tcp(&spec.plan);
     let out: Rc<RefCell<(Vec<Sample>, Vec<Sample>)>> = Rc::default();
     let o = out.clone();
     world.client(PHONE, addr::PHONE, async move {
-        let mut p = Probe::start(seed, phone_tcp).await?;
+        let mut p = Probe::start(seed, phone_tcp, QuicTransportParams::quic_go()).await?;
         box_ready(&shared, BOX_READY_BOUND).await;
         let via = Via::Direct(t);
         let cold = p.dialer(false);
@@ -109,7 +109,7 @@ pub struct Stream {
 /// One session streaming for 90 s with `n` taps spread over it, then `n`
 /// network switches (Wi-Fi to cellular and back).
 pub fn stream(seed: RunSeed, c: Cond, t: Transport, n: usize) -> Stream {
-    let spec = RigSpec { seed, plan: plan_both(c), box_transport: t, quic: QuicTransportParams::default(), limit: RUN_LIMIT };
+    let spec = RigSpec { seed, plan: plan_both(c), box_transport: t, quic: QuicTransportParams::quic_go(), limit: RUN_LIMIT };
     let (mut world, shared, (wifi, cell)) = build(&spec);
     let net = world.net.clone();
     let phone_tcp = rig_tcp(&spec.plan);
@@ -125,7 +125,7 @@ pub fn stream(seed: RunSeed, c: Cond, t: Transport, n: usize) -> Stream {
     let o = out.clone();
     let sh = shared.clone();
     world.client(PHONE, addr::PHONE, async move {
-        let mut p = Probe::start(seed, phone_tcp).await?;
+        let mut p = Probe::start(seed, phone_tcp, QuicTransportParams::quic_go()).await?;
         box_ready(&sh, BOX_READY_BOUND).await;
         let via = Via::Direct(t);
         let dial = p.dialer(true);
@@ -277,13 +277,13 @@ pub struct PhoneView {
 /// race and memory), `n` taps on the last session, `n` returns from the
 /// background (hidden past the NAT timeout, so the app races again).
 pub fn phone_view(seed: RunSeed, c: Cond, v: PhoneVia, n: usize) -> PhoneView {
-    let spec = RigSpec { seed, plan: plan_phone(c), box_transport: Transport::Quic, quic: QuicTransportParams::default(), limit: RUN_LIMIT };
+    let spec = RigSpec { seed, plan: plan_phone(c), box_transport: Transport::Quic, quic: QuicTransportParams::quic_go(), limit: RUN_LIMIT };
     let (mut world, shared, _) = build(&spec);
     let phone_tcp = rig_tcp(&spec.plan);
     let out: Rc<RefCell<PhoneView>> = Rc::default();
     let o = out.clone();
     world.client(PHONE, addr::PHONE, async move {
-        let mut p = Probe::start(seed, phone_tcp).await?;
+        let mut p = Probe::start(seed, phone_tcp, QuicTransportParams::default()).await?;
         box_ready(&shared, BOX_READY_BOUND).await;
         let make = |p: &mut Probe| {
             let d = p.dialer(false);
@@ -338,7 +338,7 @@ pub fn phone_view(seed: RunSeed, c: Cond, v: PhoneVia, n: usize) -> PhoneView {
 /// IP bytes a box holding its uplink idle for a day puts on its leg, both
 /// directions (the box's and the cloud's packets; nothing else runs).
 pub fn idle_day(seed: RunSeed, c: Cond, t: Transport, mtu_discovery: bool) -> u64 {
-    let quic = QuicTransportParams { mtu_discovery, ..QuicTransportParams::default() };
+    let quic = QuicTransportParams { mtu_discovery, ..QuicTransportParams::quic_go() };
     let spec = RigSpec { seed, plan: plan_both(c), box_transport: t, quic, limit: IDLE_DAY + Duration::from_secs(60) };
     let (mut world, _shared, _) = build(&spec);
     const WATCH: IpAddr = IpAddr::V4(std::net::Ipv4Addr::new(203, 0, 113, 99));
