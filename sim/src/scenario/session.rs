@@ -755,12 +755,14 @@ pub const SESSION_MOVES: ScenarioDef = ScenarioDef {
     // move with nothing else near it and the app in view. About 0.2 s of
     // wall time a case.
     domain: Domain {
-        kinds: &[Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::Mtu, Kind::Rebind, Kind::SwitchNetwork],
+        kinds: &[Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::Mtu, Kind::SwitchNetwork],
         always: &[Kind::Loss, Kind::SwitchNetwork],
         horizon_ms: 80_000,
         faults_max: 8,
         hosts: &[Host::Phone],
-        test_cases: 32,
+        // 64, not 32: behind the fleet a stall of `mtud-on-unvalidated-path` first
+        // shows at seed 48 of the default draw (issue 15 section 1 moved the bytes).
+        test_cases: 64,
         fleet: true,
         fleet_routing: true,
         ..Domain::DEFAULT
