@@ -35,6 +35,12 @@ enum Cmd {
 }
 
 fn main() -> ExitCode {
+    // A closed pipe (`ftwsim run ... | head`) ends the process as it does any
+    // Unix tool, instead of a panic in println!: the Rust runtime ignores SIGPIPE.
+    // SAFETY: signal(2) with SIG_DFL at start-up, before any thread exists.
+    unsafe {
+        libc::signal(libc::SIGPIPE, libc::SIG_DFL);
+    }
     ftw_sim::world::trace::init_logging();
     match Cli::parse().cmd {
         Cmd::Run(a) => cmd::run::main(a),
