@@ -34,6 +34,45 @@ pub struct LinkPlan {
     pub mtu: usize,
 }
 
+/// A leg's whole-number fields and the range each may take (inclusive), with
+/// why: [`FaultPlan::validate`] refuses a value outside, naming the field, the
+/// value and the range (issue 19 section 3). `mtu` is 0 (none) or within its range.
+pub const LINK_RANGES: &[(&str, u64, u64, &str)] = &[
+    ("one_way_ms", 0, 10_000, "a one-way delay of at most 10 s (a geostationary hop is 0.27 s)"),
+    ("jitter_ms", 0, 10_000, "extra delay of at most 10 s"),
+    ("reorder_k", 1, 1_000, "a held datagram waits for 1 to 1,000 later ones"),
+    ("reorder_hold_max_ms", 0, 60_000, "a held datagram goes within a minute"),
+    ("mtu", 1_280, 65_535, "QUIC's 1,280-byte floor (RFC 9000 section 14) to an IPv4 packet's largest; 0 for none"),
+];
+
+/// The latest a timed fault may come (ms): a week, past every scenario's horizon.
+pub const AT_MS_MAX: u64 = 7 * 24 * 3_600_000;
+
+impl LinkPlan {
+    /// The value of one of [`LINK_RANGES`]' fields.
+    fn whole(&self, field: &str) -> u64 {
+        match field {
+            "one_way_ms" => self.one_way_ms,
+            "jitter_ms" => self.jitter_ms,
+            "reorder_k" => self.reorder_k as u64,
+            "reorder_hold_max_ms" => self.reorder_hold_max_ms,
+            "mtu" => self.mtu as u64,
+            other => unreachable!("not a field of LINK_RANGES: {other}"),
+        }
+    }
+
+    /// Every whole-number field within its range.
+    fn check_ranges(&self, leg: &str) -> Result<(), String> {
+        for &(field, lo, hi, why) in LINK_RANGES {
+            let v = self.whole(field);
+            if !(lo..=hi).contains(&v) && !(field == "mtu" && v == 0) {
+                return Err(format!("plan.{leg}.{field} = {v}: must be from {lo} to {hi} ({why})"));
+            }
+        }
+        Ok(())
+    }
+}
+
 impl Default for LinkPlan {
     fn default() -> Self {
         LinkPlan { one_way_ms: 20, jitter_ms: 0, loss_pct: 0.0, duplicate_pct: 0.0, reorder_pct: 0.0, reorder_k: 3, reorder_hold_max_ms: 200, mtu: 1500 }
@@ -191,6 +230,7 @@ impl FaultPlan {
     /// Check the plan names only hosts that exist and sane numbers.
     pub fn validate(&self) -> Result<(), String> {
         for (leg, l) in [("phone", &self.phone), ("box", &self.box_)] {
+            l.check_ranges(leg)?;
             for (field, v) in [("loss_pct", l.loss_pct), ("duplicate_pct", l.duplicate_pct), ("reorder_pct", l.reorder_pct)] {
                 if !(0.0..=100.0).contains(&v) {
                     return Err(format!("plan.{leg}.{field} = {v}: must be a percentage from 0 to 100"));
@@ -203,6 +243,9 @@ impl FaultPlan {
             }
         }
         for (i, f) in self.faults.iter().enumerate() {
+            if f.at_ms > AT_MS_MAX {
+                return Err(format!("plan.faults[{i}].at_ms = {}: must be from 0 to {AT_MS_MAX} (a week)", f.at_ms));
+            }
             let host = f.fault.host();
             if host == Host::Cloud {
                 return Err(format!("plan.faults[{i}].host = \"{host}\": must be \"phone\" or \"box\""));

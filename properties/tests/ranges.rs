@@ -1,0 +1,46 @@
+//! Issue 19 section 3, the part done: every whole-number field of a leg and every
+//! timed fault's time has a range beside its definition (`LINK_RANGES`,
+//! `AT_MS_MAX` in sim/src/world/plan/mod.rs), and a corpus entry with a value
+//! just outside is refused naming the file, the field, the value and the range,
+//! while the value just inside loads.
+
+use std::path::PathBuf;
+
+use ftw_properties::corpus;
+use ftw_sim::world::plan::{AT_MS_MAX, LINK_RANGES};
+
+fn entry(dir: &std::path::Path, name: &str, body: &str) -> PathBuf {
+    let p = dir.join(name);
+    std::fs::write(&p, format!("scenario = \"quic-echo\"\nseed = 1\nswitches = []\nexpect = \"pass\"\nnote = \"range test\"\n\n{body}")).expect("writes");
+    p
+}
+
+#[test]
+fn every_leg_field_is_refused_just_outside_its_range_and_loads_just_inside() {
+    let dir = std::env::temp_dir().join(format!("ftw-ranges-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    for &(field, lo, hi, _) in LINK_RANGES {
+        let inside = entry(&dir, &format!("{field}-in.toml"), &format!("[plan.box]\n{field} = {hi}\n"));
+        corpus::load(&inside).unwrap_or_else(|e| panic!("{field} = {hi} should load: {e}"));
+        let mut outside = vec![hi + 1];
+        if lo > 0 {
+            outside.push(lo - 1);
+        }
+        for v in outside {
+            let p = entry(&dir, &format!("{field}-{v}.toml"), &format!("[plan.box]\n{field} = {v}\n"));
+            let e = corpus::load(&p).expect_err(&format!("{field} = {v} is out of range"));
+            for part in [p.to_string_lossy().as_ref(), field, &v.to_string(), &format!("from {lo} to {hi}")] {
+                assert!(e.contains(part), "{field} = {v}: the error names {part:?}: {e}");
+            }
+        }
+    }
+    // The issue's example: a 46-day one-way delay.
+    let p = entry(&dir, "46-days.toml", "[plan.phone]\none_way_ms = 4000000000\n");
+    assert!(corpus::load(&p).expect_err("46 days").contains("one_way_ms"));
+    // A fault's time: a week is the latest.
+    let fault = |at: u64| format!("[[plan.faults]]\nat_ms = {at}\nkind = \"rebind\"\nhost = \"phone\"\n");
+    corpus::load(&entry(&dir, "at-in.toml", &fault(AT_MS_MAX))).expect("a week loads");
+    let e = corpus::load(&entry(&dir, "at-out.toml", &fault(AT_MS_MAX + 1))).expect_err("past a week");
+    assert!(e.contains("at_ms") && e.contains(&(AT_MS_MAX + 1).to_string()), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}
