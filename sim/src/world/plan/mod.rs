@@ -38,7 +38,7 @@ pub struct LinkPlan {
 /// why: [`FaultPlan::validate`] refuses a value outside, naming the field, the
 /// value and the range (issue 19 section 3). `mtu` is 0 (none) or within its range.
 pub const LINK_RANGES: &[(&str, u64, u64, &str)] = &[
-    ("one_way_ms", 0, 10_000, "a one-way delay of at most 10 s (a geostationary hop is 0.27 s)"),
+    ("one_way_ms", 0, 10_000, "at most 10 s one way; a geostationary hop is 0.27 s"),
     ("jitter_ms", 0, 10_000, "extra delay of at most 10 s"),
     ("reorder_k", 1, 1_000, "a held datagram waits for 1 to 1,000 later ones"),
     ("reorder_hold_max_ms", 0, 60_000, "a held datagram goes within a minute"),
