@@ -23,7 +23,7 @@ use rand_chacha::ChaCha20Rng;
 
 use super::def::{broken, Check, RunReport, ScenarioDef};
 use super::laws;
-use crate::drive::app::r#box::{jot, jot_notes, jot_output, jot_redial};
+use crate::drive::app::r#box::{config_step, jot, jot_notes, jot_output, jot_redial};
 use crate::world::domain::Domain;
 use crate::world::host::{addr, BOX};
 use crate::world::journal::r#box::{header, BoxStep};
@@ -80,18 +80,7 @@ fn workload(spec: &RunSpec) -> usize {
     cfg.switches = spec.switches.wire();
     cfg.bugs = spec.switches.boxn();
     let node = BoxNode::new(cfg, spec.seed.key("box-door.model"));
-    let c = node.config();
-    jot(
-        BOX,
-        0,
-        BoxStep::Config {
-            box_id: c.box_id.clone(),
-            box_private: c.key.private,
-            cloud_public: c.cloud_public,
-            paired: c.paired.clone(),
-            wall_base_ms: c.wall_base_ms,
-        },
-    );
+    jot(BOX, 0, config_step(node.config()));
     let resolver = SeededResolver::from_rng(&mut keys);
     let mut d = Door { now: 0, node, rng: spec.seed.stream("box-door.schedule"), phones, box_pub, resolver, open: Vec::new(), next_chan: 1, up: false };
     d.outputs();

@@ -41,6 +41,17 @@ pub(crate) fn jot_notes(host: &str, now: u64, b: &mut BoxNode) {
     jot(host, now, BoxStep::Holds { sessions: b.session_count() });
 }
 
+/// The journal's first step of a box: its configuration.
+pub(crate) fn config_step(c: &ftw_box::BoxConfig) -> BoxStep {
+    BoxStep::Config {
+        box_id: c.box_id.clone(),
+        box_private: c.key.private,
+        cloud_public: c.cloud_public,
+        paired: c.paired.clone(),
+        wall_base_ms: c.wall_base_ms,
+    }
+}
+
 pub(crate) fn jot_redial(host: &str, now: u64, b: &BoxNode) {
     if let ftw_box::UplinkState::Down { next_dial_ms } = b.uplink() {
         jot(host, now, BoxStep::Redial { next_dial_ms });
@@ -83,18 +94,7 @@ pub async fn run_box(host: &str, node: Rc<RefCell<BoxNode>>, dial: BoxDialer) {
 pub async fn run_box_logged(host: &str, node: Rc<RefCell<BoxNode>>, dial: BoxDialer, uplinks: UplinkLog) {
     {
         let b = node.borrow();
-        let c = b.config();
-        jot(
-            host,
-            now_ms(),
-            BoxStep::Config {
-                box_id: c.box_id.clone(),
-                box_private: c.key.private,
-                cloud_public: c.cloud_public,
-                paired: c.paired.clone(),
-                wall_base_ms: c.wall_base_ms,
-            },
-        );
+        jot(host, now_ms(), config_step(b.config()));
     }
     let mut link: Option<Link> = None;
     let mut lives_traced = 0usize;

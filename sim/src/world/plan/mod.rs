@@ -65,7 +65,8 @@ impl LinkPlan {
     fn check_ranges(&self, leg: &str) -> Result<(), String> {
         for &(field, lo, hi, why) in LINK_RANGES {
             let v = self.whole(field);
-            if !(lo..=hi).contains(&v) && !(field == "mtu" && v == 0) {
+            let none = field == "mtu" && v == 0;
+            if !none && !(lo..=hi).contains(&v) {
                 return Err(format!("plan.{leg}.{field} = {v}: must be from {lo} to {hi} ({why})"));
             }
         }
