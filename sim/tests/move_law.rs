@@ -54,8 +54,14 @@ fn judge(loss_pct: f64, len: usize, gap: (u64, u64)) -> ftw_sim::scenario::Check
     s.phone.sessions.push(quic_session());
     s.phone.delivered_ms = (1..60).map(|k| k * 1_000 + 40).filter(|t| *t < gap.0 || *t > gap.0 + gap.1).collect();
     let phone: IpAddr = addr::PHONE;
-    let moves =
-        vec![MoveSeen { at: Duration::from_millis(10_000), host: phone, nat: 1, first_udp_arrival: Some(Duration::from_millis(10_020)), first_udp_len: len }];
+    let moves = vec![MoveSeen {
+        at: Duration::from_millis(10_000),
+        host: phone,
+        nat: 1,
+        first_udp_arrival: Some(Duration::from_millis(10_020)),
+        first_udp_len: len,
+        first_reply_arrival: None,
+    }];
     move_recovers_within_pto(&s, &plan, &moves, Duration::from_secs(60))
 }
 

@@ -3,15 +3,15 @@
 //! is three round trips before the first message, QUIC's handshake one).
 
 use ftw_phone::Transport;
-use ftw_sim::table::{self, render, runs, TableOpts};
+use ftw_sim::table::{self, render, runs, Profile, TableOpts};
 use ftw_sim::RunSeed;
 
 #[test]
 fn quic_cold_connect_is_a_round_trip_faster_at_0_loss() {
     let c = runs::CONDS[0];
     let n = 3;
-    let (ws, _) = runs::connects(RunSeed(5), c, Transport::WebSocket, n);
-    let (q, _) = runs::connects(RunSeed(5), c, Transport::Quic, n);
+    let (ws, _) = runs::connects(RunSeed(5), c, Transport::WebSocket, n, Profile::Ideal);
+    let (q, _) = runs::connects(RunSeed(5), c, Transport::Quic, n, Profile::Ideal);
     let ws: Vec<f64> = ws.into_iter().map(|s| s.expect("a WebSocket cold connect finished")).collect();
     let q: Vec<f64> = q.into_iter().map(|s| s.expect("a QUIC cold connect finished")).collect();
     let rtt = 2.0 * table::consts::ONE_WAY_MS as f64;
@@ -25,7 +25,7 @@ fn quic_cold_connect_is_a_round_trip_faster_at_0_loss() {
 
 #[test]
 fn the_table_is_the_same_bytes_on_two_runs() {
-    let opts = TableOpts { seed: RunSeed(3), samples: 2 };
+    let opts = TableOpts { seed: RunSeed(3), samples: 2, ..TableOpts::default() };
     let a = table::run(&opts);
     let b = table::run(&opts);
     let (ma, mb) = (render::markdown(&a), render::markdown(&b));
@@ -52,7 +52,7 @@ fn the_table_is_the_same_bytes_on_two_runs() {
     assert_eq!(a.rows.iter().filter(|r| r.table == "idle").count(), 3);
     println!("{ma}");
     // Another seed gives other samples.
-    let c = table::run(&TableOpts { seed: RunSeed(4), samples: 2 });
+    let c = table::run(&TableOpts { seed: RunSeed(4), samples: 2, ..TableOpts::default() });
     assert_ne!(render::samples_csv(&a), render::samples_csv(&c));
 }
 

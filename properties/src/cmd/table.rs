@@ -13,16 +13,49 @@ pub struct Args {
     samples: usize,
     #[arg(long, default_value = "1")]
     seed: String,
-    /// Every number as a JSON list of rows.
+    /// The rig to run: `rig` (the seed's, as far as it is known: Linux's TCP,
+    /// quic-go's timing, host processing) or `ideal` (the protocol's floor).
+    #[arg(long, default_value = "rig")]
+    profile: String,
+    /// Every number as one JSON object: the profile and the rows.
     #[arg(long)]
     json: bool,
     /// Also write CSV and one SVG per row's distribution here.
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Instead: fit the hosts' processing on the seed's four figures (tunnel
+    /// frame and cold connect p50 at 40 ms, each transport) and print every
+    /// value tried, the best, and the profile's value.
+    #[arg(long)]
+    fit: bool,
+}
+
+/// `--fit`: a grid of service times per transport, 1 to 8 ms in 0.25 ms steps.
+fn fit_main(a: &Args) -> ExitCode {
+    let seed = match ftw_sim::parse_seed(&a.seed) {
+        Ok(s) => s,
+        Err(e) => return bad_input(&format!("--seed: {e}")),
+    };
+    let grid: Vec<u64> = (4..=32).map(|q| q * 250).collect();
+    let rig = ftw_sim::world::net::processing::RIG_PROCESSING;
+    for (t, name, now) in [(ftw_phone::Transport::WebSocket, "tcp_us", rig.tcp_us), (ftw_phone::Transport::Quic, "udp_us", rig.udp_us)] {
+        let targets: Vec<String> = ftw_sim::table::fit::FIT_TARGETS.iter().filter(|x| x.1 == t).map(|x| format!("{} {:.0} ms", x.0, x.2)).collect();
+        println!("{name} ({}; seed's p50: {}):", t.name(), targets.join(", "));
+        let tried = ftw_sim::table::fit::search(seed, a.samples, t, &grid);
+        for x in &tried {
+            println!("  {name} = {:>5}: p50 {:>6.1} / {:>6.1} ms, error {:.5}", x.us, x.p50[0], x.p50[1], x.err);
+        }
+        let best = tried.iter().min_by(|x, y| x.err.total_cmp(&y.err)).expect("a grid");
+        println!("  best {name} = {} (the profile has {now})", best.us);
+    }
+    ExitCode::SUCCESS
 }
 
 pub fn main(a: Args) -> ExitCode {
-    match ftw_sim::table::command_line(&a.seed, a.samples, a.json, a.out.as_deref()) {
+    if a.fit {
+        return fit_main(&a);
+    }
+    match ftw_sim::table::command_line(&a.seed, a.samples, &a.profile, a.json, a.out.as_deref()) {
         Ok(text) => {
             print!("{text}");
             ExitCode::SUCCESS

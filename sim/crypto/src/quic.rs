@@ -45,6 +45,10 @@ pub struct QuicTransportParams {
     /// The initial congestion window (Cubic, quinn-proto's default controller, as
     /// quic-go's); None: quinn-proto's 14,720 bytes.
     pub initial_window_bytes: Option<u64>,
+    /// Time the keep-alive from the last packet received only, as quic-go does
+    /// (the vendored quinn-proto's patch, PATCH.md section 4); false: quinn-proto's
+    /// own (from the last packet sent or received).
+    pub keep_alive_from_receipt: bool,
 }
 
 impl Default for QuicTransportParams {
@@ -57,6 +61,7 @@ impl Default for QuicTransportParams {
             mtu_discovery: true,
             initial_rtt_ms: None,
             initial_window_bytes: None,
+            keep_alive_from_receipt: false,
         }
     }
 }
@@ -68,11 +73,15 @@ impl QuicTransportParams {
     /// initial congestion window. quic-go's max_ack_delay (25 ms, advertised with
     /// the 1 ms granularity: 26) is quinn-proto's 25 ms already; its PTO after a
     /// sample is RFC 9002's, as quinn-proto's. Not matched: quic-go's path MTU
-    /// discovery schedule (quinn-proto probes on its own timer).
+    /// discovery schedule (quinn-proto probes on its own timer). The keep-alive
+    /// is timed from the last packet received, as quic-go's `nextKeepAliveTime`
+    /// (quic-go connection.go: `lastPacketReceivedTime.Add(keepAliveInterval)`,
+    /// one PING outstanding): only one end pings an idle connection.
     pub fn quic_go() -> Self {
         QuicTransportParams {
             initial_rtt_ms: Some(QUIC_GO_EQUIVALENT_INITIAL_RTT_MS),
             initial_window_bytes: Some(QUIC_GO_INITIAL_WINDOW_BYTES),
+            keep_alive_from_receipt: true,
             ..QuicTransportParams::default()
         }
     }
@@ -87,6 +96,7 @@ impl QuicTransportParams {
         assert!(self.datagram_receive_buffer_bytes > 0, "datagrams must stay on");
         let mut transport = TransportConfig::default();
         transport.keep_alive_interval(self.keep_alive_ms.map(Duration::from_millis));
+        transport.ftw_keep_alive_from_receipt(self.keep_alive_from_receipt);
         let idle = IdleTimeout::from(VarInt::from_u64(self.max_idle_timeout_ms).expect("idle timeout fits a varint"));
         transport.max_idle_timeout(Some(idle));
         transport.datagram_receive_buffer_size(Some(self.datagram_receive_buffer_bytes));

@@ -15,7 +15,9 @@
 //! function of `(seed, samples)`. Times are simulated (`crate::world::time::now()`).
 
 pub mod consts;
+pub mod fit;
 pub mod probe;
+pub mod profile;
 pub mod render;
 pub mod rig;
 pub mod runs;
@@ -24,6 +26,7 @@ use ftw_phone::Transport;
 use serde::Serialize;
 
 use crate::world::seed::RunSeed;
+pub use profile::Profile;
 use runs::{Cond, PhoneVia, Sample, CONDS};
 
 /// What `ftwsim table` is asked for.
@@ -32,11 +35,13 @@ pub struct TableOpts {
     pub seed: RunSeed,
     /// Connects and taps per row (and switches, scans, returns).
     pub samples: usize,
+    /// The rig, or the protocol's floor.
+    pub profile: Profile,
 }
 
 impl Default for TableOpts {
     fn default() -> Self {
-        TableOpts { seed: RunSeed(consts::SEED_DEFAULT), samples: consts::SAMPLES_DEFAULT }
+        TableOpts { seed: RunSeed(consts::SEED_DEFAULT), samples: consts::SAMPLES_DEFAULT, profile: Profile::default() }
     }
 }
 
@@ -64,6 +69,8 @@ pub struct Row {
     pub bytes_per_day: Option<u64>,
     /// Table 3: path MTU probing on.
     pub mtu_probing: Option<bool>,
+    /// QUIC's network switch: lane-0 ticks that never reached the phone (the seed: 0).
+    pub ticks_missed: Option<u64>,
     /// Every finished sample, ms (for the CSV and the pictures; not in the JSON).
     #[serde(skip)]
     pub samples_ms: Vec<f64>,
@@ -74,6 +81,7 @@ pub struct Row {
 pub struct Tables {
     pub seed: RunSeed,
     pub samples: usize,
+    pub profile: Profile,
     pub rows: Vec<Row>,
 }
 
@@ -124,6 +132,7 @@ fn row(table: &'static str, c: Cond, transport: &'static str, what: &str, sample
         sent: None,
         bytes_per_day: None,
         mtu_probing: None,
+        ticks_missed: None,
         samples_ms: done,
     }
 }
@@ -137,15 +146,15 @@ const TRANSPORTS: [Transport; 2] = [Transport::WebSocket, Transport::Quic];
 /// Run every table. Sequential: one run at a time.
 pub fn run(opts: &TableOpts) -> Tables {
     assert!(opts.samples > 0, "at least one sample per row");
-    let (seed, n) = (opts.seed, opts.samples);
+    let (seed, n, pr) = (opts.seed, opts.samples, opts.profile);
     let mut rows = Vec::new();
     // Table 1: the system.
     let mut by_what: Vec<Vec<Row>> = vec![Vec::new(); 7];
     for c in CONDS {
         for t in TRANSPORTS {
             let tn = transport_name(t);
-            let (cold, warm) = runs::connects(sub(seed, &format!("system.{}.{tn}.connects", c.name)), c, t, n);
-            let s = runs::stream(sub(seed, &format!("system.{}.{tn}.stream", c.name)), c, t, n);
+            let (cold, warm) = runs::connects(sub(seed, &format!("system.{}.{tn}.connects", c.name)), c, t, n, pr);
+            let s = runs::stream(sub(seed, &format!("system.{}.{tn}.stream", c.name)), c, t, n, pr);
             let mut live = row("system", c, tn, what::LIVE, &s.live.iter().map(|v| Some(*v)).collect::<Vec<_>>());
             live.arrived = Some(s.live_arrived);
             live.sent = Some(s.live_sent);
@@ -155,7 +164,7 @@ pub fn run(opts: &TableOpts) -> Tables {
                 row("system", c, tn, what::TAP, &s.taps),
                 row("system", c, tn, what::FRAME, &s.lane0.iter().map(|v| Some(*v)).collect::<Vec<_>>()),
                 live,
-                row("system", c, tn, what::SWITCH, &s.switches),
+                Row { ticks_missed: s.ticks_missed, ..row("system", c, tn, what::SWITCH, &s.switches) },
                 row("system", c, tn, what::AGE, &s.age.iter().map(|v| Some(*v)).collect::<Vec<_>>()),
             ];
             for (i, r) in got.into_iter().enumerate() {
@@ -172,7 +181,7 @@ pub fn run(opts: &TableOpts) -> Tables {
                 PhoneVia::Only(t) => transport_name(t),
                 PhoneVia::Race => "race",
             };
-            let p = runs::phone_view(sub(seed, &format!("phone.{}.{tn}", c.name)), c, v, n);
+            let p = runs::phone_view(sub(seed, &format!("phone.{}.{tn}", c.name)), c, v, n, pr);
             by_what[0].push(row("phone", c, tn, what::SCAN, &p.scans));
             by_what[1].push(row("phone", c, tn, what::TAP, &p.taps));
             by_what[2].push(row("phone", c, tn, what::BACKGROUND, &p.returns));
@@ -183,24 +192,25 @@ pub fn run(opts: &TableOpts) -> Tables {
     let c = CONDS[0];
     for (t, mtu) in [(Transport::WebSocket, false), (Transport::Quic, true), (Transport::Quic, false)] {
         let tn = transport_name(t);
-        let bytes = runs::idle_day(sub(seed, &format!("idle.{tn}.mtu-{mtu}")), c, t, mtu);
+        let bytes = runs::idle_day(sub(seed, &format!("idle.{tn}.mtu-{mtu}")), c, t, mtu, pr);
         let mut r = row("idle", c, tn, what::IDLE, &[]);
         r.bytes_per_day = Some(bytes);
         r.mtu_probing = Some(mtu);
         rows.push(r);
     }
-    Tables { seed, samples: n, rows }
+    Tables { seed, samples: n, profile: pr, rows }
 }
 
 /// `ftwsim table`: parse the seed, run, and return what goes on stdout
 /// (Markdown, or the JSON rows); with `out`, also write the CSV and pictures
 /// there. `Err` is a one-line message about bad input.
-pub fn command_line(seed: &str, samples: usize, json: bool, out: Option<&std::path::Path>) -> Result<String, String> {
+pub fn command_line(seed: &str, samples: usize, profile: &str, json: bool, out: Option<&std::path::Path>) -> Result<String, String> {
     let seed = crate::world::seed::parse_seed(seed).map_err(|e| format!("--seed: {e}"))?;
     if samples == 0 {
         return Err("--samples: must be at least 1".into());
     }
-    let t = run(&TableOpts { seed, samples });
+    let profile = Profile::parse(profile).map_err(|e| format!("--profile: {e}"))?;
+    let t = run(&TableOpts { seed, samples, profile });
     if let Some(dir) = out {
         render::write_out(&t, dir).map_err(|e| format!("--out {}: {e}", dir.display()))?;
     }

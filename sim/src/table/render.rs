@@ -15,6 +15,9 @@ fn cell(r: Option<&Row>) -> String {
     if let (Some(a), Some(n)) = (r.arrived, r.sent) {
         let _ = write!(s, " ({a} of {n} arrived)");
     }
+    if let Some(m) = r.ticks_missed {
+        let _ = write!(s, " ({m} ticks missed)");
+    }
     if r.failed > 0 {
         let _ = write!(s, " ({} of {} unfinished)", r.failed, r.failed + r.n);
     }
@@ -62,6 +65,9 @@ pub fn command(t: &Tables) -> String {
     if t.samples != super::consts::SAMPLES_DEFAULT {
         let _ = write!(c, " --samples {}", t.samples);
     }
+    if t.profile != super::Profile::default() {
+        let _ = write!(c, " --profile {}", t.profile.name());
+    }
     c
 }
 
@@ -69,6 +75,7 @@ pub fn command(t: &Tables) -> String {
 pub fn markdown(t: &Tables) -> String {
     let mut s = String::new();
     let _ = writeln!(s, "Made by `{}` (seed {}, {} samples per row; simulated time).\n", command(t), t.seed.0, t.samples);
+    let _ = writeln!(s, "The rig: {}.\n", t.profile.describe());
     s.push_str("**1. The system**: phone, cloud and box; 20 ms each way on both legs, the loss on each packet of both legs; the WebSocket on both legs or QUIC on both.\n\n");
     grid(t, "system", &[("websocket", "WebSocket"), ("quic", "QUIC")], &mut s);
     s.push_str("\n**2. The phone's own view**: only the phone's leg shaped (the box on QUIC, unshaped).\n\n");
@@ -87,9 +94,20 @@ pub fn markdown(t: &Tables) -> String {
     s
 }
 
-/// Every row as a JSON list.
+/// The tables as one JSON object: the seed, the samples, the profile (its
+/// name, description and each setting) and every row.
 pub fn json(t: &Tables) -> String {
-    serde_json::to_string_pretty(&t.rows).expect("rows serialize")
+    let p = t.profile;
+    let profile = serde_json::json!({
+        "name": p.name(),
+        "describe": p.describe(),
+        "tcp": p.tcp(),
+        "quic": format!("{:?}", p.quic()),
+        "processing": p.processing(),
+        "phone_leg_ms": p.phone_leg(),
+    });
+    let obj = serde_json::json!({ "seed": t.seed.0, "samples": t.samples, "profile": profile, "rows": t.rows });
+    serde_json::to_string_pretty(&obj).expect("rows serialize")
 }
 
 fn csv_field(s: &str) -> String {
@@ -106,11 +124,11 @@ fn opt<T: ToString>(v: Option<T>) -> String {
 
 /// The rows as CSV.
 pub fn csv(t: &Tables) -> String {
-    let mut s = "table,link,transport,what,p50_ms,p95_ms,n,failed,arrived,sent,bytes_per_day,mtu_probing\n".to_string();
+    let mut s = "table,link,transport,what,p50_ms,p95_ms,n,failed,arrived,sent,bytes_per_day,mtu_probing,ticks_missed\n".to_string();
     for r in &t.rows {
         let _ = writeln!(
             s,
-            "{},{},{},{},{},{},{},{},{},{},{},{}",
+            "{},{},{},{},{},{},{},{},{},{},{},{},{}",
             r.table,
             r.link,
             r.transport,
@@ -122,7 +140,8 @@ pub fn csv(t: &Tables) -> String {
             opt(r.arrived),
             opt(r.sent),
             opt(r.bytes_per_day),
-            opt(r.mtu_probing)
+            opt(r.mtu_probing),
+            opt(r.ticks_missed)
         );
     }
     s

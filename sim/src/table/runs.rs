@@ -11,6 +11,7 @@ use ftw_phone::Transport;
 
 use super::consts::*;
 use super::probe::{box_ready, now_ms, Got, Probe, Via, What};
+use super::profile::Profile;
 use super::rig::{build, rig_tcp, RigSpec};
 use crate::drive::system::Keys;
 use crate::world::host::addr;
@@ -18,7 +19,6 @@ use crate::world::host::{BOX, CLOUD, PHONE};
 use crate::world::plan::{FaultPlan, LinkPlan};
 use crate::world::seed::RunSeed;
 use crate::world::time;
-use crate::world::trace;
 
 /// A link condition of the rig.
 #[derive(Clone, Copy, Debug)]
@@ -35,14 +35,21 @@ fn leg(c: Cond) -> LinkPlan {
     LinkPlan { one_way_ms: ONE_WAY_MS, loss_pct: c.loss_pct, ..LinkPlan::default() }
 }
 
-/// Both legs shaped (table 1).
-pub fn plan_both(c: Cond) -> FaultPlan {
-    FaultPlan { phone: leg(c), box_: leg(c), fleet: None, faults: vec![], ..FaultPlan::default() }
+/// The profile's TCP and processing on a plan.
+fn profiled(pr: Profile, phone: LinkPlan, box_: LinkPlan) -> FaultPlan {
+    FaultPlan { tcp: pr.tcp(), phone, box_, processing: pr.processing(), ..FaultPlan::default() }
 }
 
-/// Only the phone's leg shaped; the box reaches the cloud unshaped (table 2).
-pub fn plan_phone(c: Cond) -> FaultPlan {
-    FaultPlan { phone: leg(c), box_: LinkPlan { one_way_ms: 0, ..LinkPlan::default() }, fleet: None, faults: vec![], ..FaultPlan::default() }
+/// Both legs shaped (table 1).
+pub fn plan_both(c: Cond, pr: Profile) -> FaultPlan {
+    profiled(pr, leg(c), leg(c))
+}
+
+/// Only the phone's leg shaped, as the profile has it; the box reaches the cloud unshaped (table 2).
+pub fn plan_phone(c: Cond, pr: Profile) -> FaultPlan {
+    let (one_way_ms, jitter_ms) = pr.phone_leg();
+    let phone = LinkPlan { one_way_ms, jitter_ms, jitter_ordered: true, ..leg(c) };
+    profiled(pr, phone, LinkPlan { one_way_ms: 0, ..LinkPlan::default() })
 }
 
 /// A sample in ms, or `None` when it did not finish within its bound.
@@ -54,14 +61,14 @@ fn since(t0: u64, at: Option<u64>) -> Sample {
 
 /// Connect `n` times cold (no TLS ticket) then `n` times with the ticket; each
 /// sample from the dial to the first value the phone can show (the snapshot).
-pub fn connects(seed: RunSeed, c: Cond, t: Transport, n: usize) -> (Vec<Sample>, Vec<Sample>) {
-    let spec = RigSpec { seed, plan: plan_both(c), box_transport: t, quic: QuicTransportParams::quic_go(), limit: RUN_LIMIT };
+pub fn connects(seed: RunSeed, c: Cond, t: Transport, n: usize, pr: Profile) -> (Vec<Sample>, Vec<Sample>) {
+    let spec = RigSpec { seed, plan: plan_both(c, pr), box_transport: t, quic: pr.quic(), limit: RUN_LIMIT };
     let (mut world, shared, _) = build(&spec);
     let phone_tcp = rig_tcp(&spec.plan);
     let out: Rc<RefCell<(Vec<Sample>, Vec<Sample>)>> = Rc::default();
     let o = out.clone();
     world.client(PHONE, addr::PHONE, async move {
-        let mut p = Probe::start(seed, phone_tcp, QuicTransportParams::quic_go()).await?;
+        let mut p = Probe::start(seed, phone_tcp, pr.quic()).await?;
         box_ready(&shared, BOX_READY_BOUND).await;
         let via = Via::Direct(t);
         let cold = p.dialer(false);
@@ -104,14 +111,17 @@ pub struct Stream {
     pub live_arrived: u64,
     pub age: Vec<f64>,
     pub switches: Vec<Sample>,
+    /// QUIC: lane-0 ticks the box sent the session from the first switch on that never reached the phone.
+    pub ticks_missed: Option<u64>,
 }
 
 /// One session streaming for 90 s with `n` taps spread over it, then `n`
 /// network switches (Wi-Fi to cellular and back).
-pub fn stream(seed: RunSeed, c: Cond, t: Transport, n: usize) -> Stream {
-    let spec = RigSpec { seed, plan: plan_both(c), box_transport: t, quic: QuicTransportParams::quic_go(), limit: RUN_LIMIT };
+pub fn stream(seed: RunSeed, c: Cond, t: Transport, n: usize, pr: Profile) -> Stream {
+    let spec = RigSpec { seed, plan: plan_both(c, pr), box_transport: t, quic: pr.quic(), limit: RUN_LIMIT };
     let (mut world, shared, (wifi, cell)) = build(&spec);
     let net = world.net.clone();
+    let moves = world.net.clone();
     let phone_tcp = rig_tcp(&spec.plan);
     #[derive(Default)]
     struct Out {
@@ -120,12 +130,17 @@ pub fn stream(seed: RunSeed, c: Cond, t: Transport, n: usize) -> Stream {
         window: (u64, u64),
         session: u64,
         switches: Vec<Sample>,
+        /// Switches measured as the path probe (QUIC, the session going on).
+        quic_moves: usize,
+        /// When the switches began, and when the last one had settled.
+        switching_from: u64,
+        switching_until: u64,
     }
     let out: Rc<RefCell<Out>> = Rc::default();
     let o = out.clone();
     let sh = shared.clone();
     world.client(PHONE, addr::PHONE, async move {
-        let mut p = Probe::start(seed, phone_tcp, QuicTransportParams::quic_go()).await?;
+        let mut p = Probe::start(seed, phone_tcp, pr.quic()).await?;
         box_ready(&sh, BOX_READY_BOUND).await;
         let via = Via::Direct(t);
         let dial = p.dialer(true);
@@ -154,24 +169,24 @@ pub fn stream(seed: RunSeed, c: Cond, t: Transport, n: usize) -> Stream {
             o.session = session;
         }
         let mut on_cell = false;
+        o.borrow_mut().switching_from = now_ms();
         for _ in 0..n {
             on_cell = !on_cell;
             let to = if on_cell { cell } else { wifi };
-            {
-                let mut net = net.borrow_mut();
-                if let Some(old) = net.behind.insert(addr::PHONE, to) {
-                    net.nats[old].forget(addr::PHONE);
-                }
-            }
-            trace::record(PHONE, "net.move", format!("now behind {}", if on_cell { "nat-cell" } else { "nat-wifi" }));
+            net.borrow_mut().move_host(time::now(), addr::PHONE, to);
             let t0 = now_ms();
             let at = match t {
                 // The same connection goes on. The phone taps at the switch: its
-                // packet is the first on the new path (the cloud's quinn-proto
-                // migrates on it), and the time runs to the box's answer over the
-                // new path (the seed: "the time is the path probe and switch").
+                // packet is the first on the new path, the probe of it (the
+                // cloud's quinn-proto migrates on it and answers over the new
+                // path). The sample is that round trip, read from the network's
+                // record of the move after the run (the seed: "the time is the
+                // path probe and switch"); here the phone waits for the tap's ack.
                 Transport::Quic if p.session_open() => match p.tap() {
-                    Some((id, _)) => p.run_until(time::now() + SAMPLE_BOUND, &via, |g| g.what == What::Ack { id }).await,
+                    Some((id, _)) => {
+                        o.borrow_mut().quic_moves += 1;
+                        p.run_until(time::now() + SAMPLE_BOUND, &via, |g| g.what == What::Ack { id }).await
+                    }
                     None => None,
                 },
                 // A new session over the new path, to its first live number.
@@ -187,12 +202,17 @@ pub fn stream(seed: RunSeed, c: Cond, t: Transport, n: usize) -> Stream {
             }
             p.run_until(time::now() + SETTLE, &via, |_| false).await;
         }
+        o.borrow_mut().switching_until = now_ms() - SETTLE.as_millis() as u64;
         o.borrow_mut().log = std::mem::take(&mut p.log);
         Ok(())
     });
     let outcome = world.run();
     assert!(outcome.result.is_ok(), "table run (stream) failed: {:?}", outcome.result);
-    let o = out.borrow();
+    let mut o = out.borrow_mut();
+    if t == Transport::Quic && o.quic_moves == n {
+        o.switches = moves.borrow().moves.iter().map(|m| m.first_reply_arrival.map(|a| (a - m.at).as_secs_f64() * 1000.0)).collect();
+    }
+    let o = o;
     let phone = Keys::of(seed).phone.public;
     let lives: Vec<ftw_box::SentLive> =
         shared.borrow().boxn.as_ref().expect("box ran").borrow().lives_sent().iter().filter(|l| l.phone == phone).cloned().collect();
@@ -213,6 +233,12 @@ pub fn stream(seed: RunSeed, c: Cond, t: Transport, n: usize) -> Stream {
         // (one `lane0_tick` sends both; ftw-box), so its send time is that live's.
         let mine: Vec<&ftw_box::SentLive> = lives.iter().filter(|l| l.chan == chan).collect();
         let by_seq: BTreeMap<u64, u64> = mine.iter().map(|l| (l.live_seq, l.sent_at_ms)).collect();
+        if t == Transport::Quic && o.quic_moves == n {
+            let got: std::collections::BTreeSet<u64> =
+                in_session.iter().filter_map(|g| if let What::Lane0 { seq } = g.what { Some(seq) } else { None }).collect();
+            let sent = mine.iter().enumerate().filter(|(_, l)| (o.switching_from..o.switching_until).contains(&l.sent_at_ms)).map(|(i, _)| i as u64 + 1);
+            r.ticks_missed = Some(sent.filter(|seq| !got.contains(seq)).count() as u64);
+        }
         for g in &in_session {
             if let What::Lane0 { seq } = g.what {
                 if let Some(l) = mine.get(seq as usize - 1) {
@@ -276,8 +302,8 @@ pub struct PhoneView {
 /// The phone's own view: `n` pairings (scan to streaming, each with a fresh
 /// race and memory), `n` taps on the last session, `n` returns from the
 /// background (hidden past the NAT timeout, so the app races again).
-pub fn phone_view(seed: RunSeed, c: Cond, v: PhoneVia, n: usize) -> PhoneView {
-    let spec = RigSpec { seed, plan: plan_phone(c), box_transport: Transport::Quic, quic: QuicTransportParams::quic_go(), limit: RUN_LIMIT };
+pub fn phone_view(seed: RunSeed, c: Cond, v: PhoneVia, n: usize, pr: Profile) -> PhoneView {
+    let spec = RigSpec { seed, plan: plan_phone(c, pr), box_transport: Transport::Quic, quic: pr.quic(), limit: RUN_LIMIT };
     let (mut world, shared, _) = build(&spec);
     let phone_tcp = rig_tcp(&spec.plan);
     let out: Rc<RefCell<PhoneView>> = Rc::default();
@@ -337,9 +363,9 @@ pub fn phone_view(seed: RunSeed, c: Cond, v: PhoneVia, n: usize) -> PhoneView {
 
 /// IP bytes a box holding its uplink idle for a day puts on its leg, both
 /// directions (the box's and the cloud's packets; nothing else runs).
-pub fn idle_day(seed: RunSeed, c: Cond, t: Transport, mtu_discovery: bool) -> u64 {
-    let quic = QuicTransportParams { mtu_discovery, ..QuicTransportParams::quic_go() };
-    let spec = RigSpec { seed, plan: plan_both(c), box_transport: t, quic, limit: IDLE_DAY + Duration::from_secs(60) };
+pub fn idle_day(seed: RunSeed, c: Cond, t: Transport, mtu_discovery: bool, pr: Profile) -> u64 {
+    let quic = QuicTransportParams { mtu_discovery, ..pr.quic() };
+    let spec = RigSpec { seed, plan: plan_both(c, pr), box_transport: t, quic, limit: IDLE_DAY + Duration::from_secs(60) };
     let (mut world, _shared, _) = build(&spec);
     const WATCH: IpAddr = IpAddr::V4(std::net::Ipv4Addr::new(203, 0, 113, 99));
     world.client("watch", WATCH, async move {

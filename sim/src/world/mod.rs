@@ -26,7 +26,9 @@ use std::net::IpAddr;
 use std::rc::Rc;
 use std::time::{Duration, UNIX_EPOCH};
 
+use crate::world::net::processing::{Processing, SlowWindow, RIG_PROCESSING};
 use crate::world::net::{fault::Chain, nat::Nat, Hook, Leg, NetAction, Network};
+use crate::world::plan::{FaultKind, FaultPlan};
 use crate::world::seed::RunSeed;
 use crate::world::time::{ceil_ms, EPOCH_UNIX_MS};
 use crate::world::trace::Trace;
@@ -142,6 +144,23 @@ impl World {
     /// The chain for traffic between hosts on the internet side.
     pub fn default_chain(&mut self, chain: Chain) {
         self.net.borrow_mut().default_chain = chain;
+    }
+
+    /// The hosts' processing from the plan: its profile and its slow hosts.
+    pub fn processing(&mut self, plan: &FaultPlan) {
+        let slow: Vec<SlowWindow> = plan
+            .faults
+            .iter()
+            .filter_map(|f| match &f.fault {
+                FaultKind::SlowHost(k) => {
+                    let from = Duration::from_millis(f.at_ms);
+                    Some(SlowWindow { host: k.host.ip(), from, until: from + Duration::from_millis(k.for_ms) })
+                }
+                _ => None,
+            })
+            .collect();
+        let rng = self.cfg.seed.stream("net.processing");
+        self.net.borrow_mut().processing = Some(Processing::new(plan.processing, RIG_PROCESSING, slow, rng));
     }
 
     /// A timed network action of the fault plan.

@@ -46,6 +46,7 @@ impl Topology {
         for (at, action) in plan.net_actions(wifi, cell) {
             world.schedule(at, action);
         }
+        world.processing(plan);
         Topology { wifi, cell, home }
     }
 }

@@ -16,6 +16,7 @@
 
 pub mod fault;
 pub mod nat;
+pub mod processing;
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -82,6 +83,11 @@ pub struct MoveSeen {
     pub first_udp_arrival: Option<Duration>,
     /// That datagram's UDP payload bytes.
     pub first_udp_len: usize,
+    /// Arrival (at the mover, after its processing) of the first UDP datagram
+    /// sent to it over the new path after the peer saw `first_udp_arrival`:
+    /// the round trip of the path probe on the new path (seed 000, "the time
+    /// is the path probe and switch").
+    pub first_reply_arrival: Option<Duration>,
 }
 
 /// Counters of the network, for properties and the trace summary.
@@ -112,6 +118,8 @@ pub struct Network {
     pub bytes_by_host: BTreeMap<String, u64>,
     /// Every move of the plan, in time order (for `move-recovers-within-pto`).
     pub moves: Vec<MoveSeen>,
+    /// Each receiving host's service time (off unless the plan has processing or a slow host).
+    pub processing: Option<processing::Processing>,
 }
 
 impl Network {
@@ -128,6 +136,7 @@ impl Network {
             stats: NetStats::default(),
             bytes_by_host: BTreeMap::new(),
             moves: Vec::new(),
+            processing: None,
         }
     }
 
@@ -155,15 +164,27 @@ impl Network {
                         trace::record_at(at, &self.nats[n].name.clone(), "nat.rebind", format!("{} flows={flows}", self.name(host)));
                     }
                 }
-                NetAction::Move { host, nat } => {
-                    if let Some(old) = self.behind.insert(host, nat) {
-                        self.nats[old].forget(host);
-                    }
-                    trace::record_at(at, &self.name(host), "net.move", format!("now behind {}", self.nats[nat].name));
-                    self.moves.push(MoveSeen { at, host, nat, first_udp_arrival: None, first_udp_len: 0 });
-                }
+                NetAction::Move { host, nat } => self.move_host(at, host, nat),
             }
         }
+    }
+
+    /// `host` moves behind NAT `nat` at `at` (Wi-Fi to cellular): its old NAT
+    /// forgets it, and the move is recorded for the laws and the table.
+    pub fn move_host(&mut self, at: Duration, host: IpAddr, nat: usize) {
+        if let Some(old) = self.behind.insert(host, nat) {
+            self.nats[old].forget(host);
+        }
+        trace::record_at(at, &self.name(host), "net.move", format!("now behind {}", self.nats[nat].name));
+        self.moves.push(MoveSeen { at, host, nat, first_udp_arrival: None, first_udp_len: 0, first_reply_arrival: None });
+    }
+
+    /// The latest move of `host` still waiting for its first UDP reply, once
+    /// the peer has seen the mover's first datagram from the new path.
+    fn awaiting_reply(&self, now: Duration, host: IpAddr) -> Option<usize> {
+        let i = self.moves.iter().rposition(|m| m.host == host)?;
+        let m = &self.moves[i];
+        (m.first_reply_arrival.is_none() && m.first_udp_arrival.is_some_and(|a| a <= now)).then_some(i)
     }
 
     fn nat_of_public(&self, ip: IpAddr) -> Option<usize> {
@@ -296,9 +317,14 @@ impl Network {
             self.stats.dropped_fault += 1;
             trace::record_at(now, &sender, "udp.drop", format!("{tag} fault"));
         }
+        let reply_to = (!tunnel && !up).then(|| chain_owner.and_then(|ip| self.awaiting_reply(now, ip))).flatten();
         let mut emits = Vec::with_capacity(out.len());
-        for o in out {
+        for mut o in out {
             self.stats.delivered += 1;
+            o.delay = self.served(now, &o);
+            if let Some(i) = reply_to {
+                self.moves[i].first_reply_arrival.get_or_insert(now + o.delay);
+            }
             // Delivery happens at the first step at or after this time; whole
             // microseconds keep the trace free of float noise.
             trace::record_at(now + o.delay, &self.name(o.dst.ip()), "udp.arrive", format!("{}->{} h={}", o.src, o.dst, trace::bytes_hash(&o.payload)));
@@ -309,6 +335,14 @@ impl Network {
 }
 
 impl Network {
+    /// The datagram's delay with its receiver's service time added.
+    fn served(&mut self, now: Duration, o: &InFlight) -> Duration {
+        match self.processing.as_mut() {
+            Some(p) if !p.is_off() => p.delay(now, o.dst.ip(), o.delay, o.is_tunnelled_tcp()),
+            _ => o.delay,
+        }
+    }
+
     /// The earliest time a fault piece lets go of a held datagram on its own.
     pub fn next_release(&self) -> Option<Duration> {
         let legs = self.legs.values().flat_map(|l| [l.up.next_release(), l.down.next_release()]);
@@ -329,8 +363,9 @@ impl Network {
         }
         out.extend(self.default_chain.release_due(&mut ctx));
         let mut emits = Vec::with_capacity(out.len());
-        for o in out {
+        for mut o in out {
             self.stats.delivered += 1;
+            o.delay = self.served(now, &o);
             let host = self.name(o.dst.ip());
             trace::record_at(now, &host, "udp.release", format!("{}->{} h={}", o.src, o.dst, trace::bytes_hash(&o.payload)));
             trace::record_at(now + o.delay, &host, "udp.arrive", format!("{}->{} h={}", o.src, o.dst, trace::bytes_hash(&o.payload)));

@@ -12,7 +12,7 @@ use crate::world::host::Host;
 
 pub mod kind;
 
-use crate::world::net::fault::{Chain, Delay, Duplicate, ForgeMoves, Jitter, Loss, Mtu, Reorder, Window};
+use crate::world::net::fault::{Chain, Delay, Duplicate, ForgeMoves, Jitter, Loss, Mtu, OrderedJitter, Reorder, Window};
 pub use kind::{Actor, FaultKind, TimedFault, TimedKind};
 
 /// Link settings of one leg (phone's or box's), both directions.
@@ -22,6 +22,10 @@ pub struct LinkPlan {
     /// One-way delay (SPEC section 6: 20 ms each way on every leg).
     pub one_way_ms: u64,
     pub jitter_ms: u64,
+    /// The jitter keeps the order datagrams were sent in (a wandering delay,
+    /// not reordering). Omitted when false, so plans written before it read the same.
+    #[serde(skip_serializing_if = "std::ops::Not::not")]
+    pub jitter_ordered: bool,
     /// Independent loss of each packet, per cent, each direction.
     pub loss_pct: f64,
     pub duplicate_pct: f64,
@@ -76,7 +80,17 @@ impl LinkPlan {
 
 impl Default for LinkPlan {
     fn default() -> Self {
-        LinkPlan { one_way_ms: 20, jitter_ms: 0, loss_pct: 0.0, duplicate_pct: 0.0, reorder_pct: 0.0, reorder_k: 3, reorder_hold_max_ms: 200, mtu: 1500 }
+        LinkPlan {
+            one_way_ms: 20,
+            jitter_ms: 0,
+            jitter_ordered: false,
+            loss_pct: 0.0,
+            duplicate_pct: 0.0,
+            reorder_pct: 0.0,
+            reorder_k: 3,
+            reorder_hold_max_ms: 200,
+            mtu: 1500,
+        }
     }
 }
 
@@ -120,7 +134,46 @@ pub struct FaultPlan {
     /// others ignore it). None: the scenario's own (4 reactors; its routing).
     #[serde(skip_serializing_if = "Option::is_none")]
     pub fleet: Option<FleetPlan>,
+    /// Every host's processing time per datagram received (issue 16 section 3;
+    /// `crate::world::net::processing`). None: none (the protocol's floor), as
+    /// in every plan written before it.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub processing: Option<ProcessingPlan>,
     pub faults: Vec<TimedFault>,
+}
+
+/// A host's service time per datagram it receives: the median over QUIC's UDP
+/// and over the WebSocket's TCP, and the spread either side (uniform).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProcessingPlan {
+    pub udp_us: u64,
+    pub tcp_us: u64,
+    pub spread_pct: u64,
+}
+
+/// [`ProcessingPlan`]'s fields and their ranges (inclusive), with why.
+pub const PROCESSING_RANGES: &[(&str, u64, u64, &str)] = &[
+    ("udp_us", 0, 1_000_000, "at most a second a datagram"),
+    ("tcp_us", 0, 1_000_000, "at most a second a datagram"),
+    ("spread_pct", 0, 100, "a share of the median either side"),
+];
+
+impl ProcessingPlan {
+    fn check_ranges(&self) -> Result<(), String> {
+        for &(field, lo, hi, why) in PROCESSING_RANGES {
+            let v = match field {
+                "udp_us" => self.udp_us,
+                "tcp_us" => self.tcp_us,
+                "spread_pct" => self.spread_pct,
+                other => unreachable!("not a field of PROCESSING_RANGES: {other}"),
+            };
+            if !(lo..=hi).contains(&v) {
+                return Err(format!("plan.processing.{field} = {v}: must be from {lo} to {hi} ({why})"));
+            }
+        }
+        Ok(())
+    }
 }
 
 /// How a datagram reaches the reactor that owns its connection (ftw-fleet's
@@ -189,7 +242,9 @@ impl LinkPlan {
             c.push(Reorder::new(self.reorder_pct / 100.0, self.reorder_k, Duration::from_millis(self.reorder_hold_max_ms)));
         }
         c.push(Delay(Duration::from_millis(self.one_way_ms)));
-        if self.jitter_ms > 0 {
+        if self.jitter_ms > 0 && self.jitter_ordered {
+            c.push(OrderedJitter::new(Duration::from_millis(self.jitter_ms)));
+        } else if self.jitter_ms > 0 {
             c.push(Jitter(Duration::from_millis(self.jitter_ms)));
         }
         c
@@ -237,6 +292,9 @@ impl FaultPlan {
                     return Err(format!("plan.{leg}.{field} = {v}: must be a percentage from 0 to 100"));
                 }
             }
+        }
+        if let Some(p) = &self.processing {
+            p.check_ranges()?;
         }
         if let Some(f) = &self.fleet {
             if !(1..=FLEET_REACTORS_MAX).contains(&f.reactors) {

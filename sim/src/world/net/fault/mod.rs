@@ -19,6 +19,7 @@ mod gilbert;
 mod jitter;
 mod loss;
 mod mtu;
+mod ordered_jitter;
 mod reorder;
 mod window;
 
@@ -29,6 +30,7 @@ pub use gilbert::GilbertElliott;
 pub use jitter::Jitter;
 pub use loss::Loss;
 pub use mtu::Mtu;
+pub use ordered_jitter::OrderedJitter;
 pub use reorder::Reorder;
 pub use window::{Outage, Window};
 

@@ -23,6 +23,7 @@ mod replay_datagram;
 mod replay_stream_message;
 mod reverse_datagrams;
 mod sleep;
+mod slow_host;
 mod switch_network;
 mod table_change;
 mod udp_blocked;
@@ -41,6 +42,7 @@ pub use replay_datagram::ReplayDatagram;
 pub use replay_stream_message::ReplayStreamMessage;
 pub use reverse_datagrams::ReverseDatagrams;
 pub use sleep::Sleep;
+pub use slow_host::{SlowHost, SLOW_FOR_MS_MAX};
 pub use switch_network::SwitchNetwork;
 pub use table_change::TableChange;
 pub use udp_blocked::{UdpBlocked, PATH_DROP_MAX_MS, PATH_DROP_MIN_MS};
@@ -122,6 +124,7 @@ pub enum FaultKind {
     CloudClose(CloudClose),
     CorruptMessage(CorruptMessage),
     CloudRestart(CloudRestart),
+    SlowHost(SlowHost),
 }
 
 impl FaultKind {
@@ -145,6 +148,7 @@ impl FaultKind {
             FaultKind::CloudClose(k) => k,
             FaultKind::CorruptMessage(k) => k,
             FaultKind::CloudRestart(k) => k,
+            FaultKind::SlowHost(k) => k,
         }
     }
 
@@ -227,6 +231,8 @@ pub enum Kind {
     /// The cloud's service restarts: the box's uplink closes (1012) and, every other
     /// time, the cloud's TLS session store is lost (the box's 0-RTT is rejected).
     CloudRestart,
+    /// A host's processing is ten times the profile's for a while (issue 16 section 3).
+    SlowHost,
 }
 
 /// Every kind, in the order the generator draws them.
@@ -254,6 +260,7 @@ pub const KINDS: &[Kind] = &[
     Kind::CloudClose,
     Kind::Corrupt,
     Kind::CloudRestart,
+    Kind::SlowHost,
 ];
 
 impl Kind {
@@ -286,6 +293,7 @@ impl Kind {
             Kind::CloudClose => "cloud_close",
             Kind::Corrupt => "corrupt_message",
             Kind::CloudRestart => "cloud_restart",
+            Kind::SlowHost => "slow_host",
         }
     }
     /// The timed faults this swarm kind makes of one drawn case's values (each
@@ -315,6 +323,7 @@ impl Kind {
             Kind::CloudClose => one(FaultKind::CloudClose(CloudClose::drawn(d))),
             Kind::Corrupt => one(FaultKind::CorruptMessage(CorruptMessage::drawn(d))),
             Kind::CloudRestart => one(FaultKind::CloudRestart(CloudRestart::drawn(d))),
+            Kind::SlowHost => one(FaultKind::SlowHost(SlowHost::drawn(d))),
         }
     }
 }

@@ -44,6 +44,8 @@ pub struct TransportConfig {
 
     pub(crate) persistent_congestion_threshold: u32,
     pub(crate) keep_alive_interval: Option<Duration>,
+    /// ftw-sim patch (keepalive): time the keep-alive from the last packet received only.
+    pub(crate) ftw_keep_alive_from_receipt: bool,
     pub(crate) crypto_buffer_size: usize,
     pub(crate) allow_spin: bool,
     pub(crate) datagram_receive_buffer_size: Option<usize>,
@@ -268,6 +270,15 @@ impl TransportConfig {
         self
     }
 
+    /// ftw-sim patch (keepalive): time the keep-alive from the last packet
+    /// received only, as quic-go does (`nextKeepAliveTime`: the last packet
+    /// received plus the period; one PING until the next packet arrives), not
+    /// also from every packet sent (`false`, upstream's default). Not upstream API.
+    pub fn ftw_keep_alive_from_receipt(&mut self, value: bool) -> &mut Self {
+        self.ftw_keep_alive_from_receipt = value;
+        self
+    }
+
     /// Maximum quantity of out-of-order crypto layer data to buffer
     pub fn crypto_buffer_size(&mut self, value: usize) -> &mut Self {
         self.crypto_buffer_size = value;
@@ -390,6 +401,7 @@ impl Default for TransportConfig {
 
             persistent_congestion_threshold: 3,
             keep_alive_interval: None,
+            ftw_keep_alive_from_receipt: false,
             crypto_buffer_size: 16 * 1024,
             allow_spin: true,
             datagram_receive_buffer_size: Some(STREAM_RWND as usize),
@@ -426,6 +438,7 @@ impl fmt::Debug for TransportConfig {
             ack_frequency_config,
             persistent_congestion_threshold,
             keep_alive_interval,
+            ftw_keep_alive_from_receipt: _,
             crypto_buffer_size,
             allow_spin,
             datagram_receive_buffer_size,

@@ -236,7 +236,10 @@ impl PacketBuilder {
         conn.path
             .sent(exact_number, packet, &mut conn.spaces[space_id]);
         conn.stats.path.sent_packets += 1;
-        conn.reset_keep_alive(now);
+        // ftw-sim patch (keepalive): quic-go times the keep-alive from receipt only.
+        if !conn.config.ftw_keep_alive_from_receipt {
+            conn.reset_keep_alive(now);
+        }
         if size != 0 {
             if ack_eliciting {
                 conn.spaces[space_id].time_of_last_ack_eliciting_packet = Some(now);

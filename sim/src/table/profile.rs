@@ -1,0 +1,101 @@
+//! The rig the table runs (issue 16 section 5): `rig`, the seed's rig as far as
+//! it is known (Linux's TCP, quic-go's timing, the hosts' processing, the
+//! phone leg of table 2 as the seed measured it), or `ideal`, the protocol's
+//! floor (stock smoltcp and quinn-proto, no processing, 20 ms each way).
+
+use serde::Serialize;
+
+use ftw_crypto::QuicTransportParams;
+
+use super::consts::{ONE_WAY_MS, PHONE_LEG_JITTER_MS, PHONE_LEG_ONE_WAY_MS};
+use crate::world::net::processing::RIG_PROCESSING;
+use crate::world::plan::{ProcessingPlan, TcpPlan};
+
+/// Which rig.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize)]
+#[serde(rename_all = "snake_case")]
+pub enum Profile {
+    #[default]
+    Rig,
+    Ideal,
+    /// The rig with other processing (`ftwsim table --fit` tries these).
+    RigWith(ProcessingPlan),
+}
+
+/// The names `--profile` takes.
+pub const PROFILES: &[(&str, Profile)] = &[("rig", Profile::Rig), ("ideal", Profile::Ideal)];
+
+impl Profile {
+    pub fn parse(s: &str) -> Result<Profile, String> {
+        PROFILES.iter().find(|(n, _)| *n == s).map(|(_, p)| *p).ok_or_else(|| {
+            let names: Vec<&str> = PROFILES.iter().map(|(n, _)| *n).collect();
+            format!("unknown profile {s:?}: must be one of {}", names.join(", "))
+        })
+    }
+
+    pub fn name(self) -> &'static str {
+        match self {
+            Profile::Rig | Profile::RigWith(_) => "rig",
+            Profile::Ideal => "ideal",
+        }
+    }
+
+    /// Every host's TCP.
+    pub fn tcp(self) -> TcpPlan {
+        match self {
+            Profile::Rig | Profile::RigWith(_) => TcpPlan::Linux,
+            Profile::Ideal => TcpPlan::Smoltcp,
+        }
+    }
+
+    /// The QUIC of the rig's Go ends (ftwcloudd, the box, the Go test phone).
+    pub fn quic(self) -> QuicTransportParams {
+        match self {
+            Profile::Rig | Profile::RigWith(_) => QuicTransportParams::quic_go(),
+            Profile::Ideal => QuicTransportParams::default(),
+        }
+    }
+
+    /// The hosts' processing per datagram received.
+    pub fn processing(self) -> Option<ProcessingPlan> {
+        match self {
+            Profile::Rig => Some(RIG_PROCESSING),
+            Profile::RigWith(p) => Some(p),
+            Profile::Ideal => None,
+        }
+    }
+
+    /// Table 2's phone leg, one way: (fixed ms, ordered jitter ms).
+    pub fn phone_leg(self) -> (u64, u64) {
+        match self {
+            Profile::Rig | Profile::RigWith(_) => (PHONE_LEG_ONE_WAY_MS, PHONE_LEG_JITTER_MS),
+            Profile::Ideal => (ONE_WAY_MS, 0),
+        }
+    }
+
+    /// One line for the table's header.
+    pub fn describe(self) -> String {
+        let tcp = match self.tcp() {
+            TcpPlan::Linux => "Linux 6.x TCP",
+            TcpPlan::Smoltcp => "stock smoltcp TCP",
+        };
+        let quic = match self {
+            Profile::Rig | Profile::RigWith(_) => {
+                "quic-go timing on the Go ends (first PTO 200 ms, initial window 32 x 1,460 B), RFC 9002 defaults on the iPhone"
+            }
+            Profile::Ideal => "quinn-proto defaults on every end",
+        };
+        let processing = match self.processing() {
+            Some(p) => format!(
+                "processing per datagram received {:.1} ms over UDP, {:.1} ms over TCP (+/- {} %)",
+                p.udp_us as f64 / 1000.0,
+                p.tcp_us as f64 / 1000.0,
+                p.spread_pct
+            ),
+            None => "no processing time".into(),
+        };
+        let (fixed, jitter) = self.phone_leg();
+        let leg = if jitter > 0 { format!("table 2's phone leg {fixed} + 0-{jitter} ms each way") } else { format!("table 2's phone leg {fixed} ms each way") };
+        format!("profile `{}`: {tcp}; {quic}; {processing}; {leg}", self.name())
+    }
+}
