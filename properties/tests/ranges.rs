@@ -7,7 +7,8 @@
 use std::path::PathBuf;
 
 use ftw_properties::corpus;
-use ftw_sim::world::plan::{AT_MS_MAX, LINK_RANGES};
+use ftw_sim::world::plan::kind::SLOW_FOR_MS_MAX;
+use ftw_sim::world::plan::{AT_MS_MAX, LINK_RANGES, PROCESSING_RANGES};
 
 fn entry(dir: &std::path::Path, name: &str, body: &str) -> PathBuf {
     let p = dir.join(name);
@@ -42,5 +43,31 @@ fn every_leg_field_is_refused_just_outside_its_range_and_loads_just_inside() {
     corpus::load(&entry(&dir, "at-in.toml", &fault(AT_MS_MAX))).expect("a week loads");
     let e = corpus::load(&entry(&dir, "at-out.toml", &fault(AT_MS_MAX + 1))).expect_err("past a week");
     assert!(e.contains("at_ms") && e.contains(&(AT_MS_MAX + 1).to_string()), "{e}");
+    std::fs::remove_dir_all(&dir).ok();
+}
+
+/// The hosts' processing (issue 16 section 3): each field of `[plan.processing]`
+/// just inside and just outside its range, and a slow host's `for_ms`.
+#[test]
+fn every_processing_field_is_refused_just_outside_its_range() {
+    let dir = std::env::temp_dir().join(format!("ftw-ranges-processing-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let body = |field: &str, v: u64| {
+        let mut vals: Vec<String> = PROCESSING_RANGES.iter().map(|(f, lo, _, _)| format!("{f} = {}", if *f == field { v } else { *lo })).collect();
+        vals.insert(0, "[plan.processing]".into());
+        vals.join("\n") + "\n"
+    };
+    for &(field, _, hi, _) in PROCESSING_RANGES {
+        corpus::load(&entry(&dir, &format!("p-{field}-in.toml"), &body(field, hi))).unwrap_or_else(|e| panic!("{field} = {hi} should load: {e}"));
+        let p = entry(&dir, &format!("p-{field}-out.toml"), &body(field, hi + 1));
+        let e = corpus::load(&p).expect_err("out of range");
+        for part in [p.to_string_lossy().as_ref(), field, &(hi + 1).to_string(), &format!("to {hi}")] {
+            assert!(e.contains(part), "{field}: the error names {part:?}: {e}");
+        }
+    }
+    let slow = |ms: u64| format!("[[plan.faults]]\nat_ms = 0\nkind = \"slow_host\"\nhost = \"box\"\nfor_ms = {ms}\n");
+    corpus::load(&entry(&dir, "slow-in.toml", &slow(SLOW_FOR_MS_MAX))).expect("an hour loads");
+    let e = corpus::load(&entry(&dir, "slow-out.toml", &slow(SLOW_FOR_MS_MAX + 1))).expect_err("past an hour");
+    assert!(e.contains("for_ms") && e.contains(&(SLOW_FOR_MS_MAX + 1).to_string()), "{e}");
     std::fs::remove_dir_all(&dir).ok();
 }

@@ -149,3 +149,21 @@ fn blind_relay_check_finds_plaintext() {
     assert!(!log.saw(b"hello_ok"));
     assert!(!log.saw(b""));
 }
+
+/// Issue 16 section 3: a slow box (ten times the rig's processing for 20 s,
+/// the lane-0 cadence and lives going through it) still holds every law of
+/// the session, and the slowness is in the run: the same seed without it
+/// gives another trace, and the phone's lives come later.
+#[test]
+fn session_holds_its_laws_with_a_slow_box() {
+    let mut sp = spec(3, &[]);
+    sp.plan = FaultPlan {
+        faults: vec![TimedFault { at_ms: 2_000, fault: FaultKind::SlowHost(kind::SlowHost { host: ftw_sim::world::host::Host::Box, for_ms: 20_000 }) }],
+        ..FaultPlan::default()
+    };
+    let (slow, _) = run_with(&sp, &Setup::default());
+    assert_pass(&slow);
+    let (plain, _) = run_with(&spec(3, &[]), &Setup::default());
+    assert_ne!(slow.outcome.trace.hash(), plain.outcome.trace.hash(), "a slow box changed nothing");
+    assert!(slow.outcome.trace.events().iter().any(|e| e.kind == "host.slow"), "no host.slow event");
+}

@@ -75,3 +75,51 @@ fn print_the_default_table() {
     println!("{}", render::markdown(&t));
     println!("wall: {:.1} s", wall.elapsed().as_secs_f64());
 }
+
+/// Issue 16 section 3: the rig's processing is fitted on the seed's four
+/// figures, and the fit holds: each of the four p50s within 10 % of the seed's
+/// (the fit's own residuals are 2 to 4 %, README "Host processing").
+#[test]
+fn the_rig_processing_meets_the_four_figures_it_was_fitted_on() {
+    let got = table::fit::fit_rows(RunSeed(1), 10, ftw_sim::world::net::processing::RIG_PROCESSING);
+    for ((what, t, seed_ms), v) in table::fit::FIT_TARGETS.iter().zip(got) {
+        println!("{what} {t:?}: {v} ms (seed {seed_ms} ms)");
+        assert!((v - seed_ms).abs() / seed_ms <= 0.10, "{what} over {t:?}: {v} ms, the seed's {seed_ms} ms");
+    }
+}
+
+/// The `ideal` profile is the protocol's floor: no processing, so a cold
+/// connect and a frame are whole round trips; the `rig` adds the hosts' time.
+#[test]
+fn the_rig_adds_processing_to_the_ideal_floor() {
+    let c = runs::CONDS[0];
+    let (ideal, _) = runs::connects(RunSeed(2), c, Transport::Quic, 2, Profile::Ideal);
+    let (rig, _) = runs::connects(RunSeed(2), c, Transport::Quic, 2, Profile::Rig);
+    let (ideal, rig) = (ideal[0].expect("ideal connect"), rig[0].expect("rig connect"));
+    assert_eq!(ideal % 40.0, 0.0, "the floor is whole round trips: {ideal} ms");
+    assert!(rig > ideal + 10.0, "the rig's processing adds to a cold connect: {rig} against {ideal} ms");
+}
+
+/// Issue 16 section 4: the QUIC network switch is the path probe's round trip
+/// on the new path (20 ms each way plus the hosts' processing), with no lane-0
+/// tick missed (the seed: 0); not the tap's two round trips to the box.
+#[test]
+fn the_quic_switch_is_one_round_trip_on_the_new_path() {
+    let s = runs::stream(RunSeed(3), runs::CONDS[0], Transport::Quic, 4, Profile::Rig);
+    let switches: Vec<f64> = s.switches.iter().map(|v| v.expect("a switch finished")).collect();
+    println!("switches {switches:?}, ticks missed {:?}", s.ticks_missed);
+    assert_eq!(switches.len(), 4);
+    assert!(switches.iter().all(|v| (40.0..80.0).contains(v)), "a switch is one round trip plus processing: {switches:?}");
+    assert_eq!(s.ticks_missed, Some(0));
+}
+
+/// The keep-alive timed from receipt (quinn-proto patch 4, quic-go's timing):
+/// only one end of an idle connection pings, so the rig's idle QUIC day costs
+/// well under what quinn-proto's own timing costs with the same processing.
+#[test]
+fn the_rigs_idle_quic_day_pings_from_one_end() {
+    let rig = runs::idle_day(RunSeed(4), runs::CONDS[0], Transport::Quic, false, Profile::Rig);
+    let both = runs::idle_day_with(RunSeed(4), runs::CONDS[0], Transport::Quic, false, Profile::Rig, false);
+    println!("idle QUIC day: {rig} bytes with quic-go's keep-alive, {both} with quinn-proto's");
+    assert!((rig as f64) < 0.7 * both as f64, "{rig} against {both}");
+}

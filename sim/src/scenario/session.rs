@@ -645,7 +645,8 @@ pub const SESSION: ScenarioDef = ScenarioDef {
     // carries it) or refused (only the client hears a refusal:
     // corpus/session-udp-refused-half-dead-quic.toml), the relay's replays and
     // overtaking bursts, a table change overtaken by later lives, the app's
-    // life, a dropped path. A case is about 0.1 s of wall time.
+    // life, a dropped path, a slow phone or box (ten times the rig's processing
+    // per datagram received). A case is about 0.1 s of wall time.
     domain: Domain {
         kinds: &[
             Kind::Delay,
@@ -669,6 +670,7 @@ pub const SESSION: ScenarioDef = ScenarioDef {
             Kind::Sleep,
             Kind::CloudClose,
             Kind::Corrupt,
+            Kind::SlowHost,
         ],
         faults_max: 12,
         // Faults over the first 150 s, not the default 10: a close or a drop

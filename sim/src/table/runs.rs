@@ -364,7 +364,12 @@ pub fn phone_view(seed: RunSeed, c: Cond, v: PhoneVia, n: usize, pr: Profile) ->
 /// IP bytes a box holding its uplink idle for a day puts on its leg, both
 /// directions (the box's and the cloud's packets; nothing else runs).
 pub fn idle_day(seed: RunSeed, c: Cond, t: Transport, mtu_discovery: bool, pr: Profile) -> u64 {
-    let quic = QuicTransportParams { mtu_discovery, ..pr.quic() };
+    idle_day_with(seed, c, t, mtu_discovery, pr, pr.quic().keep_alive_from_receipt)
+}
+
+/// [`idle_day`] with the keep-alive's timing chosen (quinn-proto's own: `false`).
+pub fn idle_day_with(seed: RunSeed, c: Cond, t: Transport, mtu_discovery: bool, pr: Profile, keep_alive_from_receipt: bool) -> u64 {
+    let quic = QuicTransportParams { mtu_discovery, keep_alive_from_receipt, ..pr.quic() };
     let spec = RigSpec { seed, plan: plan_both(c, pr), box_transport: t, quic, limit: IDLE_DAY + Duration::from_secs(60) };
     let (mut world, _shared, _) = build(&spec);
     const WATCH: IpAddr = IpAddr::V4(std::net::Ipv4Addr::new(203, 0, 113, 99));

@@ -26,7 +26,7 @@ use std::net::IpAddr;
 use std::rc::Rc;
 use std::time::{Duration, UNIX_EPOCH};
 
-use crate::world::net::processing::{Processing, SlowWindow, RIG_PROCESSING};
+use crate::world::net::processing::{Processing, SlowWindow, RIG_PROCESSING, SLOW_FACTOR};
 use crate::world::net::{fault::Chain, nat::Nat, Hook, Leg, NetAction, Network};
 use crate::world::plan::{FaultKind, FaultPlan};
 use crate::world::seed::RunSeed;
@@ -154,6 +154,7 @@ impl World {
             .filter_map(|f| match &f.fault {
                 FaultKind::SlowHost(k) => {
                     let from = Duration::from_millis(f.at_ms);
+                    trace::record_at(from, k.host.name(), "host.slow", format!("x{SLOW_FACTOR} processing for {} ms", k.for_ms));
                     Some(SlowWindow { host: k.host.ip(), from, until: from + Duration::from_millis(k.for_ms) })
                 }
                 _ => None,
