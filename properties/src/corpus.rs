@@ -71,6 +71,50 @@ struct RawEntry {
     note: String,
     #[serde(default)]
     plan: FaultPlan,
+    /// What the entry's run produced when it was written or last recorded
+    /// (issue 19 section 1). Always the file's last table.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    recorded: Option<Recorded>,
+}
+
+/// The bytes an entry's run produced, and what produced them.
+#[derive(Clone, Debug, PartialEq, Eq, Deserialize, Serialize)]
+#[serde(deny_unknown_fields)]
+pub struct Recorded {
+    /// The trace hash (SHA-256, hex).
+    pub hash: String,
+    /// ftw-properties' version.
+    pub version: String,
+    /// The first 16 hex digits of the SHA-256 of the workspace's `Cargo.lock`.
+    pub lock: String,
+}
+
+impl Recorded {
+    /// This build's record of a hash.
+    pub fn now(hash: &str) -> Recorded {
+        Recorded { hash: hash.to_string(), version: env!("CARGO_PKG_VERSION").into(), lock: env!("FTW_CARGO_LOCK_SHA256").into() }
+    }
+
+    /// The TOML table, as it ends an entry's file.
+    pub fn toml(&self) -> String {
+        format!("\n[recorded]\nhash = \"{}\"\nversion = \"{}\"\nlock = \"{}\"\n", self.hash, self.version, self.lock)
+    }
+}
+
+/// An entry's file with its `[recorded]` table set to `rec` (replacing one
+/// already at the end; everything before it is kept byte for byte).
+pub fn with_recorded(text: &str, rec: &Recorded) -> String {
+    let body = match text.find("\n[recorded]\n") {
+        Some(i) => &text[..i],
+        None if text.starts_with("[recorded]\n") => "",
+        None => text.trim_end_matches('\n'),
+    };
+    format!("{}\n{}", body.trim_end_matches('\n'), rec.toml())
+}
+
+/// The trace saved beside an entry (`<entry>.trace.jsonl`), if any.
+pub fn trace_beside(entry: &Path) -> PathBuf {
+    entry.with_extension("trace.jsonl")
 }
 
 /// A checked corpus entry.
@@ -80,6 +124,7 @@ pub struct Entry {
     pub spec: RunSpec,
     pub expect: Expect,
     pub note: String,
+    pub recorded: Option<Recorded>,
 }
 
 /// Read and check one entry; errors name the file, the field and the value.
@@ -99,11 +144,16 @@ pub fn load(path: &Path) -> Result<Entry, String> {
     let mut spec = RunSpec::new(&raw.scenario, seed);
     spec.switches = switches;
     spec.plan = raw.plan;
-    Ok(Entry { path: path.to_path_buf(), spec, expect, note: raw.note })
+    if let Some(r) = &raw.recorded {
+        if r.hash.len() != 64 || !r.hash.bytes().all(|b| b.is_ascii_hexdigit()) {
+            return Err(format!("{p}: field `recorded.hash` = {:?}: must be 64 hex digits (a SHA-256)", r.hash));
+        }
+    }
+    Ok(Entry { path: path.to_path_buf(), spec, expect, note: raw.note, recorded: raw.recorded })
 }
 
 /// Render an entry as TOML (for new failures).
-pub fn render(spec: &RunSpec, expect: &Expect, note: &str) -> String {
+pub fn render(spec: &RunSpec, expect: &Expect, note: &str, recorded: Option<Recorded>) -> String {
     let raw = RawEntry {
         scenario: spec.scenario.clone(),
         seed: if spec.seed.0 <= i64::MAX as u64 { toml::Value::Integer(spec.seed.0 as i64) } else { toml::Value::String(format!("{:#x}", spec.seed.0)) },
@@ -111,8 +161,13 @@ pub fn render(spec: &RunSpec, expect: &Expect, note: &str) -> String {
         expect: expect.render(),
         note: note.to_string(),
         plan: spec.plan.clone(),
+        recorded: None,
     };
-    toml::to_string(&raw).expect("entry renders")
+    let text = toml::to_string(&raw).expect("entry renders");
+    match recorded {
+        Some(r) => with_recorded(&text, &r),
+        None => text,
+    }
 }
 
 /// Every `.toml` file under the given paths (files or directories), sorted.
@@ -141,6 +196,22 @@ pub struct Replayed {
     pub path: PathBuf,
     /// Err: the entry could not be read (corrupt, unknown names).
     pub outcome: Result<(Entry, Verdict, String), String>,
+    /// Against the entry's recorded hash (issue 19 section 1).
+    pub bytes: Bytes,
+}
+
+/// How a replay's bytes compare with what the entry recorded.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Bytes {
+    /// The entry records no hash.
+    Unrecorded,
+    Same,
+    /// Other bytes; with the first divergent event against the trace saved
+    /// beside the entry, when there is one.
+    Other {
+        recorded: Recorded,
+        divergence: Option<String>,
+    },
 }
 
 impl Replayed {
@@ -149,17 +220,36 @@ impl Replayed {
     }
 }
 
+/// Compare a replay's hash (and events) with the entry's record.
+fn compare(e: &Entry, report: &ftw_sim::scenario::RunReport) -> Bytes {
+    let Some(rec) = &e.recorded else { return Bytes::Unrecorded };
+    if rec.hash == report.outcome.trace.hash() {
+        return Bytes::Same;
+    }
+    let saved = trace_beside(&e.path);
+    let divergence = std::fs::read_to_string(&saved).ok().map(|text| match ftw_sim::world::trace::Trace::parse_jsonl(&text) {
+        Ok(events) => match ftw_sim::world::trace::first_divergence(&events, report.outcome.trace.events()) {
+            Some(d) => ftw_sim::world::trace::describe_divergence(&d),
+            None => "every saved event matches (the saved trace is shorter or was cut)".into(),
+        },
+        Err(err) => format!("{}: {err}", saved.display()),
+    });
+    Bytes::Other { recorded: rec.clone(), divergence }
+}
+
 /// Replay every entry; a bad entry does not stop the others.
 pub fn replay(files: &[PathBuf]) -> Vec<Replayed> {
     files
         .iter()
-        .map(|f| Replayed {
-            path: f.clone(),
-            outcome: load(f).and_then(|e| {
+        .map(|f| {
+            let mut bytes = Bytes::Unrecorded;
+            let outcome = load(f).and_then(|e| {
                 let report = crate::reference::run(&e.spec)?;
+                bytes = compare(&e, &report);
                 let hash = report.outcome.trace.hash();
                 Ok((e, report.verdict(), hash))
-            }),
+            });
+            Replayed { path: f.clone(), outcome, bytes }
         })
         .collect()
 }

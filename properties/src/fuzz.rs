@@ -64,6 +64,8 @@ pub struct Found {
     /// fuzzing to it (before shrinking): the time to first catch.
     pub case: u64,
     pub found_after_s: f64,
+    /// The shrunk run's trace hash, so a replay elsewhere can be compared (issue 19 section 1).
+    pub hash: Option<String>,
     #[serde(skip)]
     pub message: String,
 }
@@ -149,6 +151,7 @@ fn record_failure(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, found_after_s: f6
         repeats: 0,
         case: k,
         found_after_s,
+        hash: f.recorded.as_ref().map(|r| r.hash.clone()),
         message: f.message(),
     };
     sh.lock().expect("lock").failures.push((k, found));
@@ -246,6 +249,7 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
                 shrink_cut: false,
                 entry: None,
                 test_hint: None,
+                recorded: None,
             };
             let first = sh.lock().expect("lock").seen.insert((name.clone(), "replay".into()));
             if first {

@@ -105,6 +105,8 @@ pub struct Failure {
     /// The corpus entry written, if any.
     pub entry: Option<PathBuf>,
     pub test_hint: Option<String>,
+    /// The shrunk run's bytes, once [`Failure::write_entry`] has run it again.
+    pub recorded: Option<corpus::Recorded>,
 }
 
 /// How big a plan was before shrinking.
@@ -144,7 +146,7 @@ impl Failure {
             self.original.faults,
             self.original.kinds.join(", ")
         );
-        corpus::render(&self.spec, &Expect::Fails(self.property.clone()), &note)
+        corpus::render(&self.spec, &Expect::Fails(self.property.clone()), &note, self.recorded.clone())
     }
 
     /// What a person reads: the law, the shrunk plan, the seed, the commands.
@@ -190,6 +192,12 @@ impl Failure {
         while path.exists() {
             n += 1;
             path = dir.join(format!("{stem}-{n}.toml"));
+        }
+        // The shrunk run once more: its hash for the entry, its trace beside it.
+        if let Ok(report) = crate::reference::run(&self.spec) {
+            self.recorded = Some(corpus::Recorded::now(&report.outcome.trace.hash()));
+            let trace = corpus::trace_beside(&path);
+            std::fs::write(&trace, report.outcome.trace.to_jsonl()).map_err(|e| format!("{}: {e}", trace.display()))?;
         }
         std::fs::write(&path, self.entry_toml()).map_err(|e| format!("{}: {e}", path.display()))?;
         self.entry = Some(path.clone());
@@ -270,6 +278,7 @@ pub fn shrink(check: &Check, seed: RunSeed, property: &str, detail: &str, law: L
         shrink_cut: cut,
         entry: None,
         test_hint: check.test_hint.clone(),
+        recorded: None,
     })
 }
 

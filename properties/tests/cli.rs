@@ -88,7 +88,60 @@ fn every_corpus_entry_meets_its_expectation() {
             Ok((e, v, _)) => assert!(e.expect.met_by(v), "{}: expected {}, got {v:?}", r.path.display(), e.expect.render()),
             Err(msg) => panic!("{msg}"),
         }
+        // Strict, as `ftwsim replay --strict` (issue 19 section 1): a change that
+        // moves the bytes of a committed entry says so, by recording them anew.
+        assert_eq!(
+            r.bytes,
+            ftw_properties::corpus::Bytes::Same,
+            "{}: other bytes than it recorded; if the change means to move them, run `cargo sim replay --record` and say so in the commit",
+            r.path.display()
+        );
     }
+}
+
+/// Issue 19 section 1: replay tells same bytes, other bytes (naming the first
+/// divergent event against the trace saved beside the entry) and another
+/// verdict apart; only the last fails, unless `--strict`; `--record` mends.
+#[test]
+fn replay_reports_same_bytes_other_bytes_and_other_verdict() {
+    let dir = std::env::temp_dir().join(format!("ftw-recorded-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let (code, out, err) = ftwsim(&["run", "--scenario", "quic-echo", "--seed", "3", "--json", "--trace", dir.join("a.trace.jsonl").to_str().expect("path")]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("json");
+    let hash = v["hash"].as_str().expect("hash");
+    let entry = |name: &str, expect: &str, hash: &str| {
+        let body = format!(
+            "scenario = \"quic-echo\"\nseed = 3\nexpect = \"{expect}\"\n\n[recorded]\nhash = \"{hash}\"\nversion = \"0.0.1\"\nlock = \"0000000000000000\"\n"
+        );
+        std::fs::write(dir.join(name), body).expect("writes");
+    };
+    entry("a.toml", "pass", hash);
+    let (code, out, _) = ftwsim(&["replay", "--strict", dir.join("a.toml").to_str().expect("path")]);
+    assert_eq!(code, 0, "{out}");
+    assert!(out.contains("(same bytes)"), "{out}");
+    // Other bytes: a recorded hash this run does not give; the saved trace is the run's own.
+    let other = "0".repeat(64);
+    entry("a.toml", "pass", &other);
+    let (code, out, _) = ftwsim(&["replay", dir.join("a.toml").to_str().expect("path")]);
+    assert_eq!(code, 0, "other bytes alone do not fail: {out}");
+    assert!(out.contains("OTHER BYTES than recorded 0000000000000000 (version 0.0.1"), "{out}");
+    assert!(out.contains("every saved event matches"), "the saved trace is this run's own: {out}");
+    std::fs::write(dir.join("a.trace.jsonl"), "{\"t_ns\":0,\"host\":\"phone\",\"kind\":\"made.up\",\"detail\":\"x\"}\n").expect("writes");
+    let (_, out, _) = ftwsim(&["replay", dir.join("a.toml").to_str().expect("path")]);
+    assert!(out.contains("first divergence at event #0") && out.contains("made.up"), "{out}");
+    let (code, out, _) = ftwsim(&["replay", "--strict", dir.join("a.toml").to_str().expect("path")]);
+    assert_eq!(code, 1, "--strict fails on other bytes: {out}");
+    // --record mends it; another verdict fails whatever the bytes.
+    let (code, out, _) = ftwsim(&["replay", "--record", dir.join("a.toml").to_str().expect("path")]);
+    assert_eq!(code, 0, "{out}");
+    let text = std::fs::read_to_string(dir.join("a.toml")).expect("reads");
+    assert!(text.contains(hash) && text.starts_with("scenario = \"quic-echo\"") && text.matches("[recorded]").count() == 1, "{text}");
+    entry("a.toml", "fails no-such-law", hash);
+    let (code, out, _) = ftwsim(&["replay", dir.join("a.toml").to_str().expect("path")]);
+    assert_eq!(code, 1, "{out}");
+    assert!(out.contains("FAIL") && out.contains("expected fails no-such-law, got pass"), "{out}");
+    std::fs::remove_dir_all(&dir).ok();
 }
 
 /// Issue 8: for every bug switch, corpus/ keeps a shrunk case of its law failing

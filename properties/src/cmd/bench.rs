@@ -24,6 +24,9 @@ pub struct Args {
     /// With --catch: only these switches (default: every switch).
     #[arg(long = "switch")]
     switches: Vec<String>,
+    /// Instead: only the streaming day (a simulated day of the whole system at work).
+    #[arg(long)]
+    streaming_day: bool,
     /// With --catch: fuzzing threads.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=256))]
     jobs: u64,
@@ -56,8 +59,9 @@ fn catch_main(a: &Args) -> ExitCode {
 }
 
 /// Fuzz throughput over the whole mix: 60 s of `ftwsim fuzz --jobs 1` (equal
-/// time share, every scenario, seeds from 1), as cases per second per core.
-fn fuzz_cases_per_core_s() -> f64 {
+/// time share, every scenario, seeds from 1): cases per second per core, and
+/// each scenario's wall ms per case.
+fn fuzz_throughput() -> (f64, Vec<(String, u64, f64)>) {
     let opts = crate::fuzz::FuzzOpts {
         first_only: false,
         stop: crate::fuzz::Stop::Time(60),
@@ -72,7 +76,15 @@ fn fuzz_cases_per_core_s() -> f64 {
         progress: false,
     };
     let s = crate::fuzz::fuzz(&opts).expect("known scenarios");
-    s.cases as f64 / s.wall_s
+    let per = s.per_scenario.iter().map(|x| (x.scenario.clone(), x.cases, x.wall_s * 1000.0 / x.cases.max(1) as f64)).collect();
+    (s.cases as f64 / s.wall_s, per)
+}
+
+/// A simulated day of the whole system streaming (issue 18): wall s and what it delivered.
+fn streaming_day() -> (f64, ftw_sim::table::day::Day) {
+    let wall = std::time::Instant::now(); // the tool's own wall clock, never seen by the run
+    let d = ftw_sim::table::day::streaming_day(RunSeed(1), 24);
+    (wall.elapsed().as_secs_f64(), d)
 }
 
 /// One scenario's seed 1: (verdict, simulated s, wall s, steps).
@@ -87,12 +99,20 @@ pub fn main(a: Args) -> ExitCode {
     if a.catch {
         return catch_main(&a);
     }
+    if a.streaming_day {
+        let (wall, d) = streaming_day();
+        println!("streaming day: {:.0} sim s in {wall:.2} wall s = {:.0} sim s per wall s; {d:?}", d.sim_s, d.sim_s / wall);
+        return ExitCode::SUCCESS;
+    }
     let (v1, day_sim, day_wall, day_steps) = timed("idle-link");
     let (v2, ses_sim, ses_wall, ses_steps) = timed("quic-stream");
     let table_wall = std::time::Instant::now(); // the tool's own wall clock, never seen by the runs
     let table_rows = ftw_sim::table::run(&ftw_sim::table::TableOpts::default()).rows.len();
     let table_wall_s = table_wall.elapsed().as_secs_f64();
-    let fuzz_rate = fuzz_cases_per_core_s();
+    let (day_stream_wall, day_stream) = streaming_day();
+    let (fuzz_rate, per_scenario) = fuzz_throughput();
+    let per_json: Vec<serde_json::Value> =
+        per_scenario.iter().map(|(n, c, ms)| serde_json::json!({ "scenario": n, "cases": c, "wall_ms_per_case": ms })).collect();
     if a.json {
         println!(
             "{}",
@@ -105,6 +125,13 @@ pub fn main(a: Args) -> ExitCode {
                 "session_steps": ses_steps,
                 "table_wall_s": table_wall_s,
                 "fuzz_cases_per_core_s": fuzz_rate,
+                "fuzz_per_scenario": per_json,
+                "streaming_day_wall_s": day_stream_wall,
+                "streaming_day_sim_s_per_wall_s": day_stream.sim_s / day_stream_wall,
+                "streaming_day_frames": day_stream.frames,
+                "streaming_day_lives": day_stream.lives,
+                "streaming_day_moves": day_stream.moves,
+                "streaming_day_sessions": day_stream.sessions,
                 "verdicts": [format!("{v1:?}"), format!("{v2:?}")],
             })
         );
@@ -118,7 +145,21 @@ pub fn main(a: Args) -> ExitCode {
             ses_sim / ses_wall
         );
         println!("ftwsim table (seed 1, 30 samples, {table_rows} rows): {table_wall_s:.1} wall s");
+        let d = &day_stream;
+        println!(
+            "streaming day (phone, box, cloud fleet over QUIC, 1 Hz lane 0 and lives, a move an hour, seed 1): {:.0} sim s in {day_stream_wall:.2} wall s = {:.0} sim s per wall s, {} steps; {} frames, {} lives, {} moves, {} session(s)",
+            d.sim_s,
+            d.sim_s / day_stream_wall,
+            d.steps,
+            d.frames,
+            d.lives,
+            d.moves,
+            d.sessions
+        );
         println!("fuzz throughput (60 s, one core, every scenario, equal time share): {fuzz_rate:.1} cases per second per core");
+        for (n, c, ms) in &per_scenario {
+            println!("  {n:<20} {c:>6} cases  {ms:>8.1} wall ms per case");
+        }
     }
     ExitCode::SUCCESS
 }

@@ -117,7 +117,8 @@ pub fn main(a: Args) -> ExitCode {
         return ExitCode::SUCCESS;
     }
     for f in &summary.failures {
-        eprintln!("ftwsim: {} {} seed {} failed; replay with: {}", f.scenario, f.property, f.seed, f.replay);
+        let hash = f.hash.as_deref().map(|h| format!(" (trace hash {})", &h[..16])).unwrap_or_default();
+        eprintln!("ftwsim: {} {} seed {} failed{hash}; replay with: {}", f.scenario, f.property, f.seed, f.replay);
     }
     ExitCode::from(1)
 }

@@ -1,4 +1,4 @@
-//! `ftwsim replay`: corpus entries against their expectations.
+//! `ftwsim replay`: corpus entries against their expectations and their recorded bytes.
 
 use std::path::PathBuf;
 use std::process::ExitCode;
@@ -6,12 +6,65 @@ use std::process::ExitCode;
 use ftw_sim::scenario::Verdict;
 
 use super::bad_input;
-use crate::corpus;
+use crate::corpus::{self, Bytes, Recorded, Replayed};
 
 /// Replay corpus entries (default: corpus/) and check each one's expectation.
+/// Each entry is one of: same verdict and same bytes (`ok`); same verdict,
+/// other bytes than it recorded (`ok~`, with the first divergent event when a
+/// trace is saved beside it; a failure under `--strict`); another verdict (`FAIL`).
 #[derive(clap::Args)]
 pub struct Args {
     paths: Vec<PathBuf>,
+    /// Fail on an entry whose bytes differ from those it recorded (CI, on the committed corpus).
+    #[arg(long)]
+    strict: bool,
+    /// Write each entry's `[recorded]` table anew with the bytes this build produces
+    /// (entries whose verdict meets their expectation only).
+    #[arg(long)]
+    record: bool,
+}
+
+/// The line for one replayed entry; whether it counts as a failure.
+fn line(r: &Replayed, strict: bool) -> (String, bool) {
+    let Ok((e, v, hash)) = &r.outcome else { return (format!("BAD  {}", r.path.display()), true) };
+    let got = match v {
+        Verdict::Pass => "pass".to_string(),
+        Verdict::Fail { property, .. } => format!("fails {property}"),
+    };
+    let head = format!("{}  expected {}, got {}  hash {}", r.path.display(), e.expect.render(), got, &hash[..16]);
+    if !e.expect.met_by(v) {
+        return (format!("FAIL {head}"), true);
+    }
+    match &r.bytes {
+        Bytes::Same => (format!("ok   {head}  (same bytes)"), false),
+        Bytes::Unrecorded => (format!("ok   {head}  (no recorded bytes)"), strict),
+        Bytes::Other { recorded, divergence } => {
+            let mut s = format!(
+                "{} {head}  OTHER BYTES than recorded {} (version {}, Cargo.lock {})",
+                if strict { "FAIL" } else { "ok~ " },
+                &recorded.hash[..16],
+                recorded.version,
+                recorded.lock
+            );
+            match divergence {
+                Some(d) => s.push_str(&format!("\n    against {}: {}", corpus::trace_beside(&e.path).display(), d.replace('\n', "\n    "))),
+                None => s.push_str("\n    (no trace saved beside the entry to name the first divergent event)"),
+            }
+            (s, strict)
+        }
+    }
+}
+
+/// `--record`: rewrite the `[recorded]` table of each entry that meets its expectation.
+fn record(results: &[Replayed]) -> Result<usize, String> {
+    let mut n = 0;
+    for r in results.iter().filter(|r| r.met()) {
+        let Ok((_, _, hash)) = &r.outcome else { continue };
+        let text = std::fs::read_to_string(&r.path).map_err(|e| format!("{}: {e}", r.path.display()))?;
+        std::fs::write(&r.path, corpus::with_recorded(&text, &Recorded::now(hash))).map_err(|e| format!("{}: {e}", r.path.display()))?;
+        n += 1;
+    }
+    Ok(n)
 }
 
 pub fn main(a: Args) -> ExitCode {
@@ -22,27 +75,23 @@ pub fn main(a: Args) -> ExitCode {
     };
     let results = corpus::replay(&files);
     let mut bad = 0;
+    let mut other = 0;
     for r in &results {
-        match &r.outcome {
-            Ok((e, v, hash)) => {
-                let got = match v {
-                    Verdict::Pass => "pass".to_string(),
-                    Verdict::Fail { property, .. } => format!("fails {property}"),
-                };
-                let ok = e.expect.met_by(v);
-                if !ok {
-                    bad += 1;
-                }
-                println!("{} {}  expected {}, got {}  hash {}", if ok { "ok  " } else { "FAIL" }, r.path.display(), e.expect.render(), got, &hash[..16]);
-            }
-            Err(msg) => {
-                bad += 1;
-                println!("BAD  {}", r.path.display());
-                eprintln!("ftwsim: {msg}");
-            }
+        let (text, failed) = line(r, a.strict);
+        bad += failed as usize;
+        other += matches!(r.bytes, Bytes::Other { .. }) as usize;
+        println!("{text}");
+        if let Err(msg) = &r.outcome {
+            eprintln!("ftwsim: {msg}");
         }
     }
-    println!("{} passed, {} failed", results.len() - bad, bad);
+    println!("{} passed, {} failed ({other} with other bytes than recorded)", results.len() - bad, bad);
+    if a.record {
+        match record(&results) {
+            Ok(n) => println!("recorded the bytes of {n} entries"),
+            Err(e) => return bad_input(&e),
+        }
+    }
     if bad > 0 {
         ExitCode::from(1)
     } else {

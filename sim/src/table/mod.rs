@@ -15,6 +15,7 @@
 //! function of `(seed, samples)`. Times are simulated (`crate::world::time::now()`).
 
 pub mod consts;
+pub mod day;
 pub mod fit;
 pub mod probe;
 pub mod profile;

@@ -105,6 +105,15 @@ impl Trace {
         }
         out
     }
+
+    /// Events back from [`Trace::to_jsonl`]'s lines; the error names the line.
+    pub fn parse_jsonl(text: &str) -> Result<Vec<Event>, String> {
+        text.lines()
+            .enumerate()
+            .filter(|(_, l)| !l.trim().is_empty())
+            .map(|(i, l)| serde_json::from_str(l).map_err(|e| format!("line {}: {e}", i + 1)))
+            .collect()
+    }
 }
 
 /// Where two traces first differ: the index and both events (None past the end).
