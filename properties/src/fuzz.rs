@@ -6,7 +6,7 @@
 //! `seed_from + i` and its scenario the `k`-th of the list, round robin. So a
 //! case is named by (scenario, seed) alone, and shards never overlap.
 
-use std::collections::BTreeSet;
+use std::collections::BTreeMap;
 use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
@@ -99,7 +99,10 @@ pub fn parse_shard(s: &str) -> Result<(u64, u64), String> {
 struct Shared {
     coverage: Coverage,
     failures: Vec<(u64, Found)>,
-    seen: BTreeSet<(String, String)>,
+    /// Per (scenario, property): the lowest case number that failed so far. The
+    /// failure kept is always that case's, so the summary does not depend on
+    /// `--jobs` or on which worker finished first (issue 19 section 2).
+    seen: BTreeMap<(String, String), u64>,
     done: u64,
     determinism_checks: u64,
     last_tenth: u64,
@@ -137,6 +140,49 @@ impl Shared {
     }
 }
 
+/// Whether case `k` is (so far) the lowest failing case of its scenario and property.
+fn claim(sh: &Mutex<Shared>, scenario: &str, property: &str, k: u64) -> bool {
+    let mut s = sh.lock().expect("lock");
+    let key = (scenario.to_string(), property.to_string());
+    match s.seen.get(&key) {
+        Some(&low) if low <= k => false,
+        _ => {
+            s.seen.insert(key, k);
+            true
+        }
+    }
+}
+
+/// Remove a failure's corpus entry and the trace beside it (a lower case of
+/// the same scenario and property was kept instead).
+fn forget_entry(f: &Found) {
+    if let Some(e) = &f.entry {
+        let p = std::path::Path::new(e);
+        std::fs::remove_file(crate::corpus::trace_beside(p)).ok();
+        std::fs::remove_file(p).ok();
+    }
+}
+
+/// Keep `found` unless a lower case of its scenario and property is kept; a
+/// higher one already kept gives way to it.
+fn keep(sh: &Mutex<Shared>, k: u64, mut found: Found) {
+    let mut s = sh.lock().expect("lock");
+    let same = s.failures.iter().position(|(_, f)| f.scenario == found.scenario && f.property == found.property);
+    match same {
+        Some(i) if s.failures[i].0 < k => {
+            s.failures[i].1.repeats += 1;
+            forget_entry(&found);
+        }
+        Some(i) => {
+            let (_, old) = s.failures.remove(i);
+            found.repeats = old.repeats + 1;
+            forget_entry(&old);
+            s.failures.push((k, found));
+        }
+        None => s.failures.push((k, found)),
+    }
+}
+
 fn record_failure(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, found_after_s: f64, mut f: Failure) {
     if let Err(e) = f.write_entry(&opts.out_dir) {
         eprintln!("ftwsim: could not write the corpus entry: {e}");
@@ -154,7 +200,7 @@ fn record_failure(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, found_after_s: f6
         hash: f.recorded.as_ref().map(|r| r.hash.clone()),
         message: f.message(),
     };
-    sh.lock().expect("lock").failures.push((k, found));
+    keep(sh, k, found);
 }
 
 /// The least wall time shrinking gets under `--time`, even for a failure found at
@@ -174,7 +220,7 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
     let sh = Mutex::new(Shared {
         coverage: Coverage::default(),
         failures: Vec::new(),
-        seen: BTreeSet::new(),
+        seen: BTreeMap::new(),
         done: 0,
         determinism_checks: 0,
         last_tenth: 0,
@@ -251,7 +297,7 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
                 test_hint: None,
                 recorded: None,
             };
-            let first = sh.lock().expect("lock").seen.insert((name.clone(), "replay".into()));
+            let first = claim(&sh, name, "replay", k);
             if first {
                 record_failure(&sh, opts, k, start.elapsed().as_secs_f64(), f);
             } else {
@@ -259,7 +305,7 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
             }
         }
         if let Verdict::Fail { property, detail } = &run.verdict {
-            let first = sh.lock().expect("lock").seen.insert((name.clone(), property.clone()));
+            let first = claim(&sh, name, property, k);
             if first {
                 let found_after_s = start.elapsed().as_secs_f64();
                 // Under --time S, shrinking ends with the run (at least SHRINK_MIN after the find).
