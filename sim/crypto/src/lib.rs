@@ -25,10 +25,13 @@
 //! only ever pass `base + offset`; quinn-proto uses only differences of instants, so the base's
 //! value changes no byte on the wire (tests/quic_memory.rs proves it by hashing).
 //!
+//! Every rustls configuration logs its secrets into the run's [`keylog`] sink (never a file).
+//!
 //! snow is not configured here (see ftw-wire).
 
 pub mod certs;
 pub mod consts;
+pub mod keylog;
 pub mod provider;
 pub mod quic;
 pub mod rng;

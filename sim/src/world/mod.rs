@@ -44,11 +44,13 @@ pub struct WorldConfig {
     pub limit: Duration,
     /// Keep every event in memory (for divergence reports and `--trace`).
     pub keep_events: bool,
+    /// Keep every datagram at each link it crossed (`--pcap`); changes nothing else.
+    pub capture: bool,
 }
 
 impl WorldConfig {
     pub fn new(seed: RunSeed) -> Self {
-        WorldConfig { seed, skip_idle: true, limit: Duration::from_secs(3600), keep_events: true }
+        WorldConfig { seed, skip_idle: true, limit: Duration::from_secs(3600), keep_events: true, capture: false }
     }
 }
 
@@ -64,6 +66,10 @@ pub struct RunOutcome {
     pub result: Result<(), String>,
     pub net: crate::world::net::NetStats,
     pub bytes_by_host: std::collections::BTreeMap<String, u64>,
+    /// The datagrams, if the run captured them (never hashed).
+    pub capture: crate::world::net::capture::Capture,
+    /// The TLS secrets of every connection, NSS key log lines (never hashed).
+    pub keylog: ftw_crypto::keylog::KeyLogLines,
 }
 
 /// A world being built, then run.
@@ -80,6 +86,7 @@ impl World {
         time::reset_instant_base();
         trace::begin(cfg.keep_events);
         journal::begin();
+        ftw_crypto::keylog::begin();
         let mut sim = turmoil::Builder::new()
             .rng_seed(cfg.seed.sub_seed("turmoil"))
             .epoch(UNIX_EPOCH + Duration::from_millis(EPOCH_UNIX_MS))
@@ -88,6 +95,7 @@ impl World {
             .udp_capacity(1 << 16)
             .build();
         let net = Rc::new(RefCell::new(Network::new(cfg.seed.stream("net"))));
+        net.borrow_mut().capture = crate::world::net::capture::Capture::new(cfg.capture);
         sim.set_net_hook(Box::new(Hook(net.clone())));
         World { sim, net, cfg }
     }
@@ -185,11 +193,13 @@ impl World {
             }
         };
         let sim_elapsed = self.sim.elapsed();
-        let net = self.net.borrow();
+        let mut net = self.net.borrow_mut();
         let stats = net.stats.clone();
         let bytes_by_host = net.bytes_by_host.clone();
+        let capture = std::mem::take(&mut net.capture);
         drop(net);
         drop(self.sim);
-        RunOutcome { trace: trace::end(), journal: journal::end(), sim_elapsed, steps, result, net: stats, bytes_by_host }
+        let keylog = ftw_crypto::keylog::end();
+        RunOutcome { trace: trace::end(), journal: journal::end(), sim_elapsed, steps, result, net: stats, bytes_by_host, capture, keylog }
     }
 }
