@@ -25,7 +25,15 @@ pub struct RunSpec {
 
 impl RunSpec {
     pub fn new(scenario: &str, seed: RunSeed) -> Self {
-        RunSpec { scenario: scenario.into(), seed, switches: Switches::default(), plan: FaultPlan::default(), skip_idle: true, keep_events: true, capture: false }
+        RunSpec {
+            scenario: scenario.into(),
+            seed,
+            switches: Switches::default(),
+            plan: FaultPlan::default(),
+            skip_idle: true,
+            keep_events: true,
+            capture: false,
+        }
     }
 }
 

@@ -31,37 +31,42 @@ pub struct Packet {
     pub note: Option<String>,
 }
 
-/// The packets of a run, in the order the network handled them (not sorted by time).
+/// One link of the capture: its name and what it is.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Link {
+    pub name: String,
+    pub what: String,
+}
+
+/// The packets of a run, in the order the network handled them (not sorted
+/// by time), and its links in the order they were first seen.
 #[derive(Clone, Debug, Default)]
 pub struct Capture {
     on: bool,
     pub packets: Vec<Packet>,
+    pub links: Vec<Link>,
 }
 
 impl Capture {
     /// A capture that keeps packets only if `on`.
     pub fn new(on: bool) -> Self {
-        Capture { on, packets: Vec::new() }
+        Capture { on, packets: Vec::new(), links: Vec::new() }
     }
 
     pub fn is_on(&self) -> bool {
         self.on
     }
 
-    /// Keep one packet seen on `link` at `t` (nothing if capture is off).
-    pub fn seen(&mut self, t: Duration, link: &str, d: &super::InFlight, note: Option<String>) {
-        self.keep(t, link, d, false, note);
-    }
-
-    /// Keep one packet the network lost on `link` at `t`, and why.
-    pub fn lost(&mut self, t: Duration, link: &str, d: &super::InFlight, why: String) {
-        self.keep(t, link, d, true, Some(why));
-    }
-
-    fn keep(&mut self, t: Duration, link: &str, d: &super::InFlight, lost: bool, note: Option<String>) {
-        if self.on {
-            let (src, dst, payload, tunnelled) = (d.src, d.dst, d.payload.clone(), d.is_tunnelled_tcp());
-            self.packets.push(Packet { t, link: link.to_string(), src, dst, payload, tunnelled, lost, note });
+    /// Keep one packet on `link` at `t` (nothing if capture is off); `lost`
+    /// if the network lost it there, `note` saying where and why.
+    pub fn keep(&mut self, t: Duration, link: Link, d: &super::InFlight, lost: bool, note: Option<String>) {
+        if !self.on {
+            return;
         }
+        if !self.links.contains(&link) {
+            self.links.push(link.clone());
+        }
+        let (src, dst, payload, tunnelled) = (d.src, d.dst, d.payload.clone(), d.is_tunnelled_tcp());
+        self.packets.push(Packet { t, link: link.name, src, dst, payload, tunnelled, lost, note });
     }
 }

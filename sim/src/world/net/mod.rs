@@ -182,7 +182,7 @@ impl Network {
         self.stats.dropped_nat += 1;
         let nat = self.nats[n].name.clone();
         trace::record_at(now, &nat, "udp.drop", format!("{tag} nat: {what}"));
-        self.capture.lost(now, &nat, d, format!("dropped by {nat}: {what}"));
+        self.tap(now, self.nats[n].public_ip, d, true, Some(format!("dropped by {nat}: {what}")));
         Vec::new()
     }
 
@@ -235,7 +235,7 @@ impl Network {
 
         // Where it goes, and through which chain.
         let d = InFlight { delay: Duration::ZERO, src, dst, payload: payload.clone() };
-        self.capture.seen(now, &sender, &d, None);
+        self.tap(now, src.ip(), &d, false, None);
         let sent = d.clone();
         let tunnel = src.port() == IP_TUNNEL_PORT && dst.port() == IP_TUNNEL_PORT;
         // The mover's first UDP datagram from its new network, if this is it.
@@ -277,7 +277,7 @@ impl Network {
             // Nothing reaches an inside host except through its NAT.
             self.stats.dropped_nat += 1;
             trace::record_at(now, &sender, "udp.drop", format!("{tag} inside host not reachable directly"));
-            self.capture.lost(now, &sender, &sent, "dropped: an inside host is not reachable directly".into());
+            self.tap(now, src.ip(), &sent, true, Some("dropped: an inside host is not reachable directly".into()));
             return Ok(Vec::new());
         } else {
             (d, None, true)
@@ -325,10 +325,29 @@ impl Network {
             if chain_owner.is_some() && !up {
                 self.tap_nat_in(now + o.delay, &sent, &o);
             }
-            self.capture.seen(now + o.delay, &self.name(o.dst.ip()), &o, None);
+            self.tap(now + o.delay, o.dst.ip(), &o, false, None);
             emits.push(turmoil::hook::Emit { delay: o.delay, src: o.src, dst: o.dst, payload: o.payload });
         }
         Ok(emits)
+    }
+
+    /// Capture `d` on the link of `ip`: an inside host's leg, a NAT's outside,
+    /// or a host on the internet side.
+    fn tap(&mut self, t: Duration, ip: IpAddr, d: &InFlight, lost: bool, note: Option<String>) {
+        if !self.capture.is_on() {
+            return;
+        }
+        let name = self.name(ip);
+        let what = if let Some(n) = self.nat_of_public(ip) {
+            format!("the outside of {} (public address {ip})", self.nats[n].name)
+        } else if let Some(leg) = self.legs.get(&ip) {
+            format!("{}'s leg, inside its NAT ({ip})", leg.name)
+        } else if self.is_inside(ip) {
+            format!("{name}, inside its NAT ({ip})")
+        } else {
+            format!("{name} on the internet side ({ip})")
+        };
+        self.capture.keep(t, capture::Link { name, what }, d, lost, note);
     }
 
     /// Capture the packet between its ends: on the NAT's outside going up, on
@@ -339,14 +358,10 @@ impl Network {
             return;
         }
         let link = match (chain_owner, up) {
-            (Some(_), true) => self.name(middle.src.ip()),
-            (Some(_), false) => self.name(middle.dst.ip()),
-            (None, _) => self.name(middle.src.ip()),
+            (Some(_), false) => middle.dst.ip(),
+            _ => middle.src.ip(),
         };
-        match lost {
-            Some(why) => self.capture.lost(now, &link, middle, why),
-            None => self.capture.seen(now, &link, middle, None),
-        }
+        self.tap(now, link, middle, lost.is_some(), lost);
     }
 
     /// Capture a delivered packet coming down as its NAT's outside saw it: the
@@ -360,7 +375,7 @@ impl Network {
             _ => o.payload.clone(),
         };
         let outside = InFlight { delay: o.delay, src: o.src, dst: sent.dst, payload };
-        self.capture.seen(at, &self.name(sent.dst.ip()), &outside, None);
+        self.tap(at, sent.dst.ip(), &outside, false, None);
     }
 }
 
@@ -390,7 +405,7 @@ impl Network {
             let host = self.name(o.dst.ip());
             trace::record_at(now, &host, "udp.release", format!("{}->{} h={}", o.src, o.dst, trace::bytes_hash(&o.payload)));
             trace::record_at(now + o.delay, &host, "udp.arrive", format!("{}->{} h={}", o.src, o.dst, trace::bytes_hash(&o.payload)));
-            self.capture.seen(now + o.delay, &host, &o, Some(format!("released at {} after a hold by the faults of {leg}", trace::fmt_time(now))));
+            self.tap(now + o.delay, o.dst.ip(), &o, false, Some(format!("released at {} after a hold by the faults of {leg}", trace::fmt_time(now))));
             emits.push(turmoil::hook::Emit { delay: o.delay, src: o.src, dst: o.dst, payload: o.payload });
         }
         emits
