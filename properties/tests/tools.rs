@@ -233,3 +233,25 @@ fn perfetto_trace_is_chrome_trace_event_format_with_nested_spans() {
     assert!(events.iter().any(|e| e["ph"] == "i" && e["name"] == "net.move"), "the moves as instants");
     assert!(events.iter().any(|e| e["ph"] == "i" && e["name"] == "udp.drop" && e["cat"] == "loss"), "the drops as instants");
 }
+
+#[test]
+fn a_fuzz_failure_leaves_its_pcapng_beside_its_entry() {
+    let dir = scratch("fuzz");
+    let (code, out, err) = ftwsim(&["fuzz", "--cases", "2", "--scenario", "fleet-migrate", "--switch", "no-routing", "--out", s(&dir)]);
+    assert_eq!(code, 1, "{out}{err}");
+    let entries = ftw_properties::corpus::collect(std::slice::from_ref(&dir)).expect("entries");
+    assert_eq!(entries.len(), 1, "{out}");
+    let pcap = entries[0].with_extension("pcapng");
+    assert!(pcap.exists(), "no {}", pcap.display());
+    let open = format!("packets: tshark -r {}", pcap.display());
+    assert!(out.contains(&open) && err.contains(&format!("its {open}")), "the report says how to open it: {out}{err}");
+    // The replay of the entry names the file, and --pcap makes it again, the same bytes.
+    let before = std::fs::read(&pcap).expect("pcap");
+    let (code, rout, rerr) = ftwsim(&["replay", "--pcap", s(&entries[0])]);
+    assert_eq!(code, 0, "{rout}{rerr}");
+    assert!(rout.contains(&open), "{rout}");
+    assert_eq!(std::fs::read(&pcap).expect("pcap"), before, "a replay captures the same packets");
+    if tshark().is_some() {
+        assert!(tshark_lines(&pcap, &["-Y", "quic"]).len() > 10, "tshark reads the failure's QUIC");
+    }
+}

@@ -26,3 +26,14 @@ pub fn write_captures(outcome: &RunOutcome, pcap: Option<&Path>, links: &[String
     pcap::write(path, "--pcap", &file)?;
     Ok(Some(file))
 }
+
+/// Run `spec` again with capture on and write its pcapng (all links, secrets
+/// embedded) to `path`: the pcapng of a corpus entry or a fuzz failure.
+pub fn pcap_of_spec(spec: &ftw_sim::world::topology::RunSpec, path: &Path) -> Result<pcap::Pcapng, String> {
+    let mut spec = spec.clone();
+    spec.capture = true;
+    let report = crate::reference::run(&spec)?;
+    let file = pcap::pcapng(&report.outcome.capture, &report.outcome.keylog.to_text()).map_err(|e| format!("{}: {e}", path.display()))?;
+    pcap::write(path, "pcapng", &file)?;
+    Ok(file)
+}

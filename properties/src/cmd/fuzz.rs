@@ -118,6 +118,9 @@ pub fn main(a: Args) -> ExitCode {
     }
     for f in &summary.failures {
         eprintln!("ftwsim: {} {} seed {} failed; replay with: {}", f.scenario, f.property, f.seed, f.replay);
+        if let Some(p) = &f.pcap {
+            eprintln!("ftwsim: its packets: tshark -r {p}");
+        }
     }
     ExitCode::from(1)
 }

@@ -12,6 +12,23 @@ use crate::corpus;
 #[derive(clap::Args)]
 pub struct Args {
     paths: Vec<PathBuf>,
+    /// Also write each entry's pcapng beside it (`<entry>.pcapng`: every
+    /// datagram, TLS secrets embedded) and print how to open it.
+    #[arg(long)]
+    pcap: bool,
+}
+
+/// With `--pcap`, write the entry's pcapng beside it; either way, if one is
+/// there, print how to open it.
+fn pcap_beside(write: bool, entry: &std::path::Path, spec: &ftw_sim::world::topology::RunSpec) -> Result<(), String> {
+    let path = entry.with_extension("pcapng");
+    if write {
+        crate::capture::pcap_of_spec(spec, &path).map_err(|e| format!("--pcap: {e}"))?;
+    }
+    if path.exists() {
+        println!("     packets: tshark -r {}", path.display());
+    }
+    Ok(())
 }
 
 pub fn main(a: Args) -> ExitCode {
@@ -34,6 +51,10 @@ pub fn main(a: Args) -> ExitCode {
                     bad += 1;
                 }
                 println!("{} {}  expected {}, got {}  hash {}", if ok { "ok  " } else { "FAIL" }, r.path.display(), e.expect.render(), got, &hash[..16]);
+                if let Err(msg) = pcap_beside(a.pcap, &r.path, &e.spec) {
+                    bad += 1;
+                    eprintln!("ftwsim: {msg}");
+                }
             }
             Err(msg) => {
                 bad += 1;
