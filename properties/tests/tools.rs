@@ -42,9 +42,9 @@ fn capturing_changes_no_trace_hash() {
         [&["--scenario", "session", "--seed", "1"], &["--scenario", "ws-echo", "--seed", "2"], &["--scenario", "quic-echo", "--seed", "3", "--plan", lossy]];
     for args in runs {
         let plain = hash_of(args);
-        let (pcap, keys, perfetto) = (dir.join("r.pcapng"), dir.join("k.txt"), dir.join("p.json"));
+        let (pcap, keys, perfetto, qlog) = (dir.join("r.pcapng"), dir.join("k.txt"), dir.join("p.json"), dir.join("qlog"));
         let mut with = args.to_vec();
-        with.extend_from_slice(&["--pcap", s(&pcap), "--keylog", s(&keys), "--perfetto", s(&perfetto)]);
+        with.extend_from_slice(&["--pcap", s(&pcap), "--keylog", s(&keys), "--perfetto", s(&perfetto), "--qlog", s(&qlog)]);
         assert_eq!(hash_of(&with), plain, "capture changed the run {args:?}");
         assert!(std::fs::metadata(&pcap).expect("pcap written").len() > 1000);
         assert!(std::fs::read_to_string(&keys).expect("keylog written").contains("CLIENT_TRAFFIC_SECRET_0 "));
@@ -253,5 +253,48 @@ fn a_fuzz_failure_leaves_its_pcapng_beside_its_entry() {
     assert_eq!(std::fs::read(&pcap).expect("pcap"), before, "a replay captures the same packets");
     if tshark().is_some() {
         assert!(tshark_lines(&pcap, &["-Y", "quic"]).len() > 10, "tshark reads the failure's QUIC");
+    }
+}
+
+/// The records of a `.sqlog` file (JSON-SEQ: each record after an RS byte).
+fn sqlog_records(path: &Path) -> Vec<serde_json::Value> {
+    let text = std::fs::read_to_string(path).expect("sqlog");
+    assert!(text.starts_with('\u{1e}'), "JSON-SEQ records begin with RS: {}", path.display());
+    text.split('\u{1e}').filter(|r| !r.trim().is_empty()).map(|r| serde_json::from_str(r).expect("each record is JSON")).collect()
+}
+
+#[test]
+fn qlog_has_one_file_per_connection_and_side_in_simulated_time() {
+    let runs = [scratch("qlog-a"), scratch("qlog-b")];
+    let trace = runs[0].join("t.jsonl");
+    for dir in &runs {
+        let q = dir.join("q");
+        let (code, out, err) = ftwsim(&["run", "--scenario", "fleet-resume", "--seed", "1", "--qlog", s(&q), "--trace", s(&trace), "--json"]);
+        assert_eq!(code, 0, "{out}{err}");
+    }
+    let events = std::fs::read_to_string(&trace).expect("trace");
+    let count = |k: &str| events.lines().filter(|l| l.contains(&format!("\"kind\":\"{k}\""))).count();
+    let files: Vec<PathBuf> = {
+        let mut f: Vec<PathBuf> = std::fs::read_dir(runs[0].join("q")).expect("dir").map(|e| e.expect("entry").path()).collect();
+        f.sort();
+        f
+    };
+    let named = |side: &str| files.iter().filter(|p| p.file_name().unwrap().to_str().unwrap().starts_with(side)).count();
+    assert_eq!(named("client-"), count("quic.dial"), "{files:?}");
+    assert_eq!(named("server-"), count("quic.accept"), "{files:?}");
+    let last_ms = events.lines().last().map(|l| serde_json::from_str::<serde_json::Value>(l).unwrap()["t_ns"].as_u64().unwrap() as f64 / 1e6).unwrap();
+    for f in &files {
+        let recs = sqlog_records(f);
+        let side = if f.file_name().unwrap().to_str().unwrap().starts_with("client-") { "client" } else { "server" };
+        assert_eq!(recs[0]["qlog_format"], "JSON-SEQ");
+        assert_eq!(recs[0]["trace"]["vantage_point"]["type"], side);
+        let times: Vec<f64> = recs[1..].iter().map(|r| r["time"].as_f64().expect("time")).collect();
+        assert!(times.windows(2).all(|w| w[0] <= w[1]), "times in order in {}", f.display());
+        assert!(times.iter().all(|&t| t <= last_ms), "simulated milliseconds, within the run");
+        assert!(recs.iter().any(|r| r["name"] == "transport:packet_sent") && recs.iter().any(|r| r["name"] == "recovery:metrics_updated"));
+        let group = recs[1]["group_id"].clone();
+        assert!(recs[1..].iter().all(|r| r["group_id"] == group), "one connection a file");
+        let again = runs[1].join("q").join(f.file_name().unwrap());
+        assert_eq!(std::fs::read(f).unwrap(), std::fs::read(again).unwrap(), "the same bytes on a replay");
     }
 }

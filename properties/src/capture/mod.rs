@@ -7,6 +7,7 @@
 pub mod ip;
 pub mod pcap;
 pub mod perfetto;
+pub mod qlog;
 
 use std::path::Path;
 

@@ -65,6 +65,10 @@ pub struct Args {
     /// and sessions, instants for faults and drops.
     #[arg(long)]
     perfetto: Option<PathBuf>,
+    /// Write a qlog of every QUIC connection into this directory, one
+    /// `.sqlog` per connection and side, in simulated time (for qvis).
+    #[arg(long)]
+    qlog: Option<PathBuf>,
 }
 
 /// The run's spec from the arguments, or the message for bad input.
@@ -76,6 +80,7 @@ fn spec_of(a: &Args) -> Result<RunSpec, String> {
     spec.switches = switches;
     spec.skip_idle = !a.no_skip;
     spec.capture = a.pcap.is_some();
+    spec.qlog = a.qlog.is_some();
     if let Some(p) = &a.plan {
         spec.plan = corpus::load(p)?.spec.plan;
     }
@@ -103,6 +108,10 @@ fn write_outputs(a: &Args, spec: &RunSpec, report: &RunReport) -> Result<(), Str
     }
     if let (Some(file), Some(path)) = (crate::capture::write_captures(&report.outcome, a.pcap.as_deref(), &a.pcap_links, a.keylog.as_deref())?, &a.pcap) {
         eprintln!("ftwsim: {}", crate::capture::pcap::summary(path, &file));
+    }
+    if let Some(dir) = &a.qlog {
+        let n = crate::capture::qlog::write_dir(dir, &report.outcome.qlog)?;
+        eprintln!("ftwsim: {}: {n} qlog files (one per QUIC connection and side); open them in qvis", dir.display());
     }
     if let Some(path) = &a.perfetto {
         let about = serde_json::json!({ "scenario": spec.scenario, "seed": spec.seed.0, "hash": report.outcome.trace.hash(), "time": "simulated" });

@@ -46,11 +46,13 @@ pub struct WorldConfig {
     pub keep_events: bool,
     /// Keep every datagram at each link it crossed (`--pcap`); changes nothing else.
     pub capture: bool,
+    /// Keep a qlog of every QUIC connection (`--qlog`); changes nothing else.
+    pub qlog: bool,
 }
 
 impl WorldConfig {
     pub fn new(seed: RunSeed) -> Self {
-        WorldConfig { seed, skip_idle: true, limit: Duration::from_secs(3600), keep_events: true, capture: false }
+        WorldConfig { seed, skip_idle: true, limit: Duration::from_secs(3600), keep_events: true, capture: false, qlog: false }
     }
 }
 
@@ -70,6 +72,8 @@ pub struct RunOutcome {
     pub capture: crate::world::net::capture::Capture,
     /// The TLS secrets of every connection, NSS key log lines (never hashed).
     pub keylog: ftw_crypto::keylog::KeyLogLines,
+    /// The qlog streams of the QUIC configurations, if the run kept them (never hashed).
+    pub qlog: Vec<ftw_crypto::qlog::QlogBytes>,
 }
 
 /// A world being built, then run.
@@ -87,6 +91,7 @@ impl World {
         trace::begin(cfg.keep_events);
         journal::begin();
         ftw_crypto::keylog::begin();
+        ftw_crypto::qlog::begin(cfg.qlog, time::instant_base());
         let mut sim = turmoil::Builder::new()
             .rng_seed(cfg.seed.sub_seed("turmoil"))
             .epoch(UNIX_EPOCH + Duration::from_millis(EPOCH_UNIX_MS))
@@ -199,7 +204,7 @@ impl World {
         let capture = std::mem::take(&mut net.capture);
         drop(net);
         drop(self.sim);
-        let keylog = ftw_crypto::keylog::end();
-        RunOutcome { trace: trace::end(), journal: journal::end(), sim_elapsed, steps, result, net: stats, bytes_by_host, capture, keylog }
+        let (keylog, qlog) = (ftw_crypto::keylog::end(), ftw_crypto::qlog::end());
+        RunOutcome { trace: trace::end(), journal: journal::end(), sim_elapsed, steps, result, net: stats, bytes_by_host, capture, keylog, qlog }
     }
 }

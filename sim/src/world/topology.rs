@@ -21,6 +21,8 @@ pub struct RunSpec {
     pub keep_events: bool,
     /// Capture every datagram (`--pcap`): the run is the same either way.
     pub capture: bool,
+    /// Keep a qlog of every QUIC connection (`--qlog`): the run is the same either way.
+    pub qlog: bool,
 }
 
 impl RunSpec {
@@ -33,6 +35,7 @@ impl RunSpec {
             skip_idle: true,
             keep_events: true,
             capture: false,
+            qlog: false,
         }
     }
 }
@@ -66,6 +69,7 @@ pub fn world_for(spec: &RunSpec, limit: Duration) -> World {
     cfg.skip_idle = spec.skip_idle;
     cfg.keep_events = spec.keep_events;
     cfg.capture = spec.capture;
+    cfg.qlog = spec.qlog;
     cfg.limit = limit;
     let world = World::new(cfg);
     // The bug switch of the vendored quinn-proto's patch (a thread-local: one world a thread at a time).
