@@ -288,8 +288,11 @@ impl Network {
             (Some(_), true) => d.clone(),
             _ => sent.clone(),
         };
-        let leg = chain_owner.and_then(|ip| self.legs.get(&ip)).map(|l| format!("{}'s leg ({})", l.name, if up { "up" } else { "down" }));
-        let leg = leg.unwrap_or_else(|| "the internet".into());
+        // Named only for a capture's notes (no allocation per datagram otherwise).
+        let leg = match chain_owner.and_then(|ip| self.legs.get(&ip)) {
+            Some(l) if self.capture.is_on() => format!("{}'s leg ({})", l.name, if up { "up" } else { "down" }),
+            _ => "the internet".into(),
+        };
         let mut ctx = Ctx { now, rng: &mut self.rng };
         let chain = match chain_owner.and_then(|ip| self.legs.get_mut(&ip)) {
             Some(leg) if up => &mut leg.up,
