@@ -117,8 +117,10 @@ pub fn write(path: &std::path::Path, flag: &str, pcap: &Pcapng) -> Result<(), St
 
 /// One line for people: what the file holds and the command that opens it.
 pub fn summary(path: &std::path::Path, pcap: &Pcapng) -> String {
+    let links = if pcap.interfaces == 1 { "link" } else { "links" };
+    let hint = if pcap.interfaces > 1 { "\n  (Wireshark decrypts QUIC on one link only: add --pcap-link cloud; docs/tools.md)" } else { "" };
     format!(
-        "{}: {} packets on {} links ({} lost, marked LOST in their comments), TLS secrets embedded; open with: tshark -r {}",
+        "{}: {} packets on {} {links} ({} lost, marked LOST in their comments), TLS secrets embedded; open with: tshark -r {}{hint}",
         path.display(),
         pcap.packets,
         pcap.interfaces,
