@@ -7,7 +7,6 @@
 //! case is named by (scenario, seed) alone, and shards never overlap.
 
 use std::collections::BTreeMap;
-use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -57,6 +56,8 @@ pub struct Found {
     pub property: String,
     pub detail: String,
     pub entry: Option<String>,
+    /// The shrunk run's pcapng beside the entry.
+    pub pcap: Option<String>,
     pub replay: String,
     /// Cases of the same scenario and property after this one (not shrunk again).
     pub repeats: u64,
@@ -105,7 +106,6 @@ struct Shared {
     seen: BTreeMap<(String, String), u64>,
     done: u64,
     determinism_checks: u64,
-    last_tenth: u64,
     /// Per scenario (in `opts.scenarios` order): cases run and wall time spent.
     per_scenario: Vec<ScenarioShare>,
 }
@@ -161,6 +161,9 @@ fn forget_entry(f: &Found) {
         std::fs::remove_file(crate::corpus::trace_beside(p)).ok();
         std::fs::remove_file(p).ok();
     }
+    if let Some(p) = &f.pcap {
+        std::fs::remove_file(p).ok();
+    }
 }
 
 /// Keep `found` unless a lower case of its scenario and property is kept; a
@@ -184,8 +187,13 @@ fn keep(sh: &Mutex<Shared>, k: u64, mut found: Found) {
 }
 
 fn record_failure(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, found_after_s: f64, mut f: Failure) {
-    if let Err(e) = f.write_entry(&opts.out_dir) {
-        eprintln!("ftwsim: could not write the corpus entry: {e}");
+    match f.write_entry(&opts.out_dir) {
+        Ok(_) => {
+            if let Err(e) = f.write_pcap() {
+                eprintln!("ftwsim: could not write the failure's pcapng: {e}");
+            }
+        }
+        Err(e) => eprintln!("ftwsim: could not write the corpus entry: {e}"),
     }
     let found = Found {
         scenario: f.spec.scenario.clone(),
@@ -193,6 +201,7 @@ fn record_failure(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, found_after_s: f6
         property: f.property.clone(),
         detail: f.detail.clone(),
         entry: f.entry.as_ref().map(|p| p.display().to_string()),
+        pcap: f.pcap.as_ref().map(|p| p.display().to_string()),
         replay: run_command(&f.spec, f.entry.as_deref()),
         repeats: 0,
         case: k,
@@ -217,16 +226,8 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
     let start = Instant::now(); // the tool's wall clock, never seen by a run
     let next = AtomicU64::new(0);
     let per_scenario = opts.scenarios.iter().map(|s| ScenarioShare { scenario: s.clone(), ..ScenarioShare::default() }).collect();
-    let sh = Mutex::new(Shared {
-        coverage: Coverage::default(),
-        failures: Vec::new(),
-        seen: BTreeMap::new(),
-        done: 0,
-        determinism_checks: 0,
-        last_tenth: 0,
-        per_scenario,
-    });
-    let tty = std::io::stderr().is_terminal();
+    let sh = Mutex::new(Shared { coverage: Coverage::default(), failures: Vec::new(), seen: BTreeMap::new(), done: 0, determinism_checks: 0, per_scenario });
+    let bar = progress_bar(opts);
     let replay_only = opts.property.as_deref() == Some("replay");
     let (shard_i, shard_n) = opts.shard;
 
@@ -294,6 +295,7 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
                 shrink_runs: 0,
                 shrink_cut: false,
                 entry: None,
+                pcap: None,
                 test_hint: None,
                 recorded: None,
             };
@@ -323,9 +325,7 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
                 bump_repeat(&sh, name, property);
             }
         }
-        if opts.progress {
-            progress(&sh, opts, start, tty);
-        }
+        progress(&sh, opts, start, &bar);
     };
     let jobs = opts.jobs.max(1);
     std::thread::scope(|scope| {
@@ -334,9 +334,7 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
         }
         worker();
     });
-    if opts.progress && tty {
-        eprintln!();
-    }
+    bar.finish_and_clear();
     let s = sh.into_inner().expect("lock");
     let mut failures = s.failures;
     failures.sort_by_key(|(k, _)| *k);
@@ -363,25 +361,30 @@ fn bump_repeat(sh: &Mutex<Shared>, scenario: &str, property: &str) {
     }
 }
 
-/// A progress bar on stderr: redrawn in place on a terminal, one plain line
-/// per tenth otherwise.
-fn progress(sh: &Mutex<Shared>, opts: &FuzzOpts, start: Instant, tty: bool) {
-    let mut s = sh.lock().expect("lock");
-    let frac = match opts.stop {
-        Stop::Cases(n) => s.done as f64 / n.max(1) as f64,
-        Stop::Time(t) => start.elapsed().as_secs_f64() / (t.max(1) as f64),
+/// The fuzzer's bar: cases under `--cases`, seconds under `--time`.
+fn progress_bar(opts: &FuzzOpts) -> indicatif::ProgressBar {
+    let bar = match opts.stop {
+        Stop::Cases(n) => crate::progress::bar(n, "cases"),
+        Stop::Time(t) => crate::progress::bar(t, "s"),
+    };
+    bar.set_prefix("fuzz");
+    if !opts.progress {
+        bar.set_draw_target(indicatif::ProgressDrawTarget::hidden());
     }
-    .min(1.0);
-    let line = format!("fuzz {:>3.0}% {} cases, {} failures, {:.0} s", frac * 100.0, s.done, s.failures.len(), start.elapsed().as_secs_f64());
-    if tty {
-        let filled = (frac * 30.0) as usize;
-        eprint!("\r[{}{}] {line}   ", "#".repeat(filled), ".".repeat(30 - filled));
-        let _ = std::io::stderr().flush();
-    } else {
-        let tenth = (frac * 10.0) as u64;
-        if tenth > s.last_tenth {
-            s.last_tenth = tenth;
-            eprintln!("{line}");
+    bar
+}
+
+/// Move the bar after a case.
+fn progress(sh: &Mutex<Shared>, opts: &FuzzOpts, start: Instant, bar: &indicatif::ProgressBar) {
+    let s = sh.lock().expect("lock");
+    match opts.stop {
+        Stop::Cases(_) => {
+            bar.set_position(s.done);
+            bar.set_message(format!("{} failures", s.failures.len()));
+        }
+        Stop::Time(t) => {
+            bar.set_position(start.elapsed().as_secs().min(t));
+            bar.set_message(format!("{} cases, {} failures", s.done, s.failures.len()));
         }
     }
 }

@@ -104,6 +104,8 @@ pub struct Failure {
     pub shrink_cut: bool,
     /// The corpus entry written, if any.
     pub entry: Option<PathBuf>,
+    /// The shrunk run's pcapng beside the entry, if written.
+    pub pcap: Option<PathBuf>,
     pub test_hint: Option<String>,
     /// The shrunk run's bytes, once [`Failure::write_entry`] has run it again.
     pub recorded: Option<corpus::Recorded>,
@@ -168,6 +170,10 @@ impl Failure {
             Some(p) => {
                 m.push_str(&format!("written to {}\nreplay: cargo sim replay {}\n   or: {}\n", p.display(), p.display(), run_command(&self.spec, Some(p))));
                 m.push_str(&format!("  see: {} --timeline failure.html\n", run_command(&self.spec, Some(p))));
+                if let Some(pcap) = &self.pcap {
+                    m.push_str(&format!("  packets: tshark -r {} (or open it in Wireshark; TLS secrets embedded)\n", pcap.display()));
+                    m.push_str(&format!("  QUIC decrypted on one link: {} --pcap cloud.pcapng --pcap-link cloud\n", run_command(&self.spec, Some(p))));
+                }
             }
             None => m.push_str(&format!("replay: {} (with the plan above saved as a file)\n", run_command(&self.spec, Some(Path::new("<file>"))))),
         }
@@ -201,6 +207,16 @@ impl Failure {
         }
         std::fs::write(&path, self.entry_toml()).map_err(|e| format!("{}: {e}", path.display()))?;
         self.entry = Some(path.clone());
+        Ok(path)
+    }
+
+    /// Run the shrunk case again, capturing, and write its pcapng beside the
+    /// entry (`<entry>.pcapng`); an entry must have been written.
+    pub fn write_pcap(&mut self) -> Result<PathBuf, String> {
+        let entry = self.entry.as_ref().ok_or("no corpus entry to put the pcapng beside")?;
+        let path = entry.with_extension("pcapng");
+        crate::capture::pcap_of_spec(&self.spec, &path)?;
+        self.pcap = Some(path.clone());
         Ok(path)
     }
 }
@@ -277,6 +293,7 @@ pub fn shrink(check: &Check, seed: RunSeed, property: &str, detail: &str, law: L
         shrink_runs: runs,
         shrink_cut: cut,
         entry: None,
+        pcap: None,
         test_hint: check.test_hint.clone(),
         recorded: None,
     })

@@ -10,6 +10,7 @@
 //! - [`rules`]: the rule table: every rule of the SPEC and the laws that check it.
 //! - [`corpus`]: failures and hard cases kept as data.
 
+pub mod capture;
 pub mod catch;
 pub mod cmd;
 pub mod corpus;
@@ -17,6 +18,7 @@ pub mod coverage;
 pub mod fuzz;
 pub mod harness;
 pub mod laws;
+pub mod progress;
 pub mod reference;
 pub mod rules;
 pub mod strategy;

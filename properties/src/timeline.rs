@@ -79,15 +79,31 @@ fn colour(i: usize) -> &'static str {
     C[i % C.len()]
 }
 
-/// Render the picture as SVG.
-pub fn svg(events: &[Event], plan: Option<&FaultPlan>, title: &Title) -> String {
-    // Lanes: hosts in order of first appearance, plan hosts too.
+/// The hosts of a trace in order of first appearance: the picture's lanes,
+/// and the Perfetto trace's processes.
+pub fn lanes(events: &[Event]) -> Vec<String> {
     let mut lanes: Vec<String> = Vec::new();
     for e in events {
         if !lanes.contains(&e.host) {
             lanes.push(e.host.clone());
         }
     }
+    lanes
+}
+
+/// The plan's outages: (host, start ms, length ms, what), as the picture shades them.
+pub fn outages(plan: &FaultPlan) -> Vec<(&'static str, u64, u64, String)> {
+    let mut out = Vec::new();
+    for f in &plan.faults {
+        let Some((_, what)) = f.fault.def().outage() else { continue };
+        out.push((f.fault.host().name(), f.at_ms, f.fault.def().lasts_ms(), what.to_string()));
+    }
+    out
+}
+
+/// Render the picture as SVG.
+pub fn svg(events: &[Event], plan: Option<&FaultPlan>, title: &Title) -> String {
+    let lanes = lanes(events);
     let lane_of = |h: &str| lanes.iter().position(|l| l == h);
     let x = |i: usize| LEFT_PX + LANE_PX * (i as f64 + 0.5);
 
@@ -185,23 +201,17 @@ pub fn svg(events: &[Event], plan: Option<&FaultPlan>, title: &Title) -> String 
             None => height - 30.0,
         }
     };
-    if let Some(plan) = plan {
-        for f in &plan.faults {
-            let Some((_, what)) = f.fault.def().outage() else { continue };
-            let (host, for_ms) = (f.fault.host(), f.fault.def().lasts_ms());
-            if let Some(l) = lane_of(host.name()) {
-                let (a, b) = (y_at(f.at_ms * 1_000_000), y_at((f.at_ms + for_ms) * 1_000_000));
-                let _ = writeln!(
-                    s,
-                    r#"<rect class="outage" x="{:.1}" y="{a:.1}" width="{:.1}" height="{:.1}"><title>{what} on {} from {} ms for {} ms</title></rect>"#,
-                    x(l) - LANE_PX / 2.0 + 4.0,
-                    LANE_PX - 8.0,
-                    (b - a).max(2.0),
-                    esc(host.name()),
-                    f.at_ms,
-                    for_ms
-                );
-            }
+    for (host, at_ms, for_ms, what) in plan.map(outages).unwrap_or_default() {
+        if let Some(l) = lane_of(host) {
+            let (a, b) = (y_at(at_ms * 1_000_000), y_at((at_ms + for_ms) * 1_000_000));
+            let _ = writeln!(
+                s,
+                r#"<rect class="outage" x="{:.1}" y="{a:.1}" width="{:.1}" height="{:.1}"><title>{what} on {} from {at_ms} ms for {for_ms} ms</title></rect>"#,
+                x(l) - LANE_PX / 2.0 + 4.0,
+                LANE_PX - 8.0,
+                (b - a).max(2.0),
+                esc(host),
+            );
         }
     }
     // Time axis: a tick at each row that has room.

@@ -119,6 +119,9 @@ pub fn main(a: Args) -> ExitCode {
     for f in &summary.failures {
         let hash = f.hash.as_deref().map(|h| format!(" (trace hash {})", &h[..16])).unwrap_or_default();
         eprintln!("ftwsim: {} {} seed {} failed{hash}; replay with: {}", f.scenario, f.property, f.seed, f.replay);
+        if let Some(p) = &f.pcap {
+            eprintln!("ftwsim: its packets: tshark -r {p}");
+        }
     }
     ExitCode::from(1)
 }

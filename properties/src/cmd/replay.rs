@@ -22,6 +22,10 @@ pub struct Args {
     /// (entries whose verdict meets their expectation only).
     #[arg(long)]
     record: bool,
+    /// Also write each entry's pcapng beside it (`<entry>.pcapng`: every
+    /// datagram, TLS secrets embedded) and print how to open it.
+    #[arg(long)]
+    pcap: bool,
 }
 
 /// The line for one replayed entry; whether it counts as a failure.
@@ -67,6 +71,19 @@ fn record(results: &[Replayed]) -> Result<usize, String> {
     Ok(n)
 }
 
+/// With `--pcap`, write the entry's pcapng beside it; either way, if one is
+/// there, print how to open it.
+fn pcap_beside(write: bool, entry: &std::path::Path, spec: &ftw_sim::world::topology::RunSpec) -> Result<(), String> {
+    let path = entry.with_extension("pcapng");
+    if write {
+        crate::capture::pcap_of_spec(spec, &path).map_err(|e| format!("--pcap: {e}"))?;
+    }
+    if path.exists() {
+        println!("     packets: tshark -r {}", path.display());
+    }
+    Ok(())
+}
+
 pub fn main(a: Args) -> ExitCode {
     let paths = if a.paths.is_empty() { vec![PathBuf::from("corpus")] } else { a.paths };
     let files = match corpus::collect(&paths) {
@@ -81,8 +98,14 @@ pub fn main(a: Args) -> ExitCode {
         bad += failed as usize;
         other += matches!(r.bytes, Bytes::Other { .. }) as usize;
         println!("{text}");
-        if let Err(msg) = &r.outcome {
-            eprintln!("ftwsim: {msg}");
+        match &r.outcome {
+            Err(msg) => eprintln!("ftwsim: {msg}"),
+            Ok((e, _, _)) => {
+                if let Err(msg) = pcap_beside(a.pcap, &r.path, &e.spec) {
+                    bad += 1;
+                    eprintln!("ftwsim: {msg}");
+                }
+            }
         }
     }
     println!("{} passed, {} failed ({other} with other bytes than recorded)", results.len() - bad, bad);

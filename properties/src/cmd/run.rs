@@ -49,6 +49,26 @@ pub struct Args {
     /// `*-agrees-with-spec` law names a step.
     #[arg(long)]
     journal: Option<PathBuf>,
+    /// Write every datagram as IP packets in pcapng here, one interface per
+    /// link, the run's TLS secrets embedded: `tshark -r FILE` decrypts it.
+    #[arg(long)]
+    pcap: Option<PathBuf>,
+    /// Only this link in the pcapng (repeatable): `cloud` gives Wireshark one
+    /// vantage point, which its QUIC decryption needs (docs/tools.md).
+    #[arg(long = "pcap-link", requires = "pcap")]
+    pcap_links: Vec<String>,
+    /// Write the TLS secrets of every QUIC and TLS connection here (NSS key log format).
+    #[arg(long)]
+    keylog: Option<PathBuf>,
+    /// Write the run's events in the Chrome trace event format (JSON) here,
+    /// for ui.perfetto.dev: a process per host, spans for handshakes, races
+    /// and sessions, instants for faults and drops.
+    #[arg(long)]
+    perfetto: Option<PathBuf>,
+    /// Write a qlog of every QUIC connection into this directory, one
+    /// `.sqlog` per connection and side, in simulated time (for qvis).
+    #[arg(long)]
+    qlog: Option<PathBuf>,
 }
 
 /// The run's spec from the arguments, or the message for bad input.
@@ -59,6 +79,8 @@ fn spec_of(a: &Args) -> Result<RunSpec, String> {
     let mut spec = RunSpec::new(&a.scenario, seed);
     spec.switches = switches;
     spec.skip_idle = !a.no_skip;
+    spec.capture = a.pcap.is_some();
+    spec.qlog = a.qlog.is_some();
     if let Some(p) = &a.plan {
         spec.plan = corpus::load(p)?.spec.plan;
     }
@@ -83,6 +105,18 @@ fn write_outputs(a: &Args, spec: &RunSpec, report: &RunReport) -> Result<(), Str
     if let Some(path) = &a.journal {
         let lines: String = report.outcome.journal.iter().enumerate().map(|(n, e)| format!("#{n} {}\n", e.describe())).collect();
         std::fs::write(path, lines).map_err(|e| format!("--journal {}: {e}", path.display()))?;
+    }
+    if let (Some(file), Some(path)) = (crate::capture::write_captures(&report.outcome, a.pcap.as_deref(), &a.pcap_links, a.keylog.as_deref())?, &a.pcap) {
+        eprintln!("ftwsim: {}", crate::capture::pcap::summary(path, &file));
+    }
+    if let Some(dir) = &a.qlog {
+        let n = crate::capture::qlog::write_dir(dir, &report.outcome.qlog)?;
+        eprintln!("ftwsim: {}: {n} qlog files (one per QUIC connection and side); open them in qvis", dir.display());
+    }
+    if let Some(path) = &a.perfetto {
+        let about = serde_json::json!({ "scenario": spec.scenario, "seed": spec.seed.0, "hash": report.outcome.trace.hash(), "time": "simulated" });
+        let json = crate::capture::perfetto::trace_events(report.outcome.trace.events(), Some(&spec.plan), about);
+        std::fs::write(path, json.to_string()).map_err(|e| format!("--perfetto {}: {e}", path.display()))?;
     }
     if let Some(path) = &a.timeline {
         let verdict = match report.verdict() {

@@ -55,7 +55,15 @@ pub fn main(a: Args) -> ExitCode {
     if a.fit {
         return fit_main(&a);
     }
-    match ftw_sim::table::command_line(&a.seed, a.samples, &a.profile, a.json, a.out.as_deref()) {
+    let bar = crate::progress::bar(ftw_sim::table::row_groups() as u64, "row groups");
+    bar.set_prefix("table");
+    let mut done = |name: &str| {
+        bar.inc(1);
+        bar.set_message(name.to_string());
+    };
+    let result = ftw_sim::table::command_line_with(&a.seed, a.samples, &a.profile, a.json, a.out.as_deref(), &mut done);
+    bar.finish_and_clear();
+    match result {
         Ok(text) => {
             print!("{text}");
             ExitCode::SUCCESS

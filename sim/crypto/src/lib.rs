@@ -25,11 +25,16 @@
 //! only ever pass `base + offset`; quinn-proto uses only differences of instants, so the base's
 //! value changes no byte on the wire (tests/quic_memory.rs proves it by hashing).
 //!
+//! Every rustls configuration logs its secrets into the run's [`keylog`] sink (never a file);
+//! with qlog on for the run, every QUIC transport configuration carries a [`qlog`] stream.
+//!
 //! snow is not configured here (see ftw-wire).
 
 pub mod certs;
 pub mod consts;
+pub mod keylog;
 pub mod provider;
+pub mod qlog;
 pub mod quic;
 pub mod rng;
 pub mod tls;

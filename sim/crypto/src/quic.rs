@@ -217,7 +217,9 @@ pub fn quic_server_config(
     let mut config = quinn_proto::ServerConfig::new(Arc::new(crypto), handshake_token_key(token_key_seed));
     config.time_source(clock.time_source());
     config.migration(true);
-    config.transport_config(Arc::new(transport.transport_config()));
+    let mut transport = transport.transport_config();
+    transport.qlog_stream(crate::qlog::stream("server"));
+    config.transport_config(Arc::new(transport));
     config
 }
 
@@ -239,7 +241,9 @@ pub fn quic_client_config(
     let mut config = quinn_proto::ClientConfig::new(Arc::new(crypto));
     config.initial_dst_cid_provider(seeded_initial_dcid_provider(initial_dcid_seed));
     config.token_store(Arc::new(TokenMemoryCache::default()));
-    config.transport_config(Arc::new(transport.transport_config()));
+    let mut transport = transport.transport_config();
+    transport.qlog_stream(crate::qlog::stream("client"));
+    config.transport_config(Arc::new(transport));
     config
 }
 

@@ -171,6 +171,7 @@ pub(crate) fn server_config_inner(provider: &Arc<CryptoProvider>, clock: &SimClo
         .with_single_cert(certs.server_chain(), certs.server_key())
         .expect("the kit's Ed25519 key matches its certificate");
     config.alpn_protocols = alpn.iter().map(|p| p.to_vec()).collect();
+    config.key_log = Arc::new(crate::keylog::RunKeyLog);
     config
 }
 
@@ -192,6 +193,7 @@ pub(crate) fn client_config_inner(
         ClientResumption::Disabled => Resumption::disabled(),
         ClientResumption::Store(store) => Resumption::store(store.clone()),
     };
+    config.key_log = Arc::new(crate::keylog::RunKeyLog);
     config
 }
 

@@ -82,6 +82,9 @@ fn panicked(p: Panicked) -> RunReport {
         result: Ok(()),
         net: Default::default(),
         bytes_by_host: Default::default(),
+        capture: Default::default(),
+        keylog: ftw_crypto::keylog::end(),
+        qlog: ftw_crypto::qlog::end(),
     };
     RunReport { outcome, checks: vec![Check { law: &def::NO_PANIC, ok: false, detail: p.to_string() }] }
 }

@@ -144,8 +144,20 @@ fn sub(seed: RunSeed, name: &str) -> RunSeed {
 
 const TRANSPORTS: [Transport; 2] = [Transport::WebSocket, Transport::Quic];
 
+/// How many groups of rows [`run_with`] reports: one per condition and
+/// transport of table 1, per condition and way of table 2, per row of table 3.
+pub fn row_groups() -> usize {
+    CONDS.len() * TRANSPORTS.len() + CONDS.len() * 3 + 3
+}
+
 /// Run every table. Sequential: one run at a time.
 pub fn run(opts: &TableOpts) -> Tables {
+    run_with(opts, &mut |_| {})
+}
+
+/// [`run`], calling `done` with a name after each of the [`row_groups`]
+/// (for a progress bar; nothing of the run depends on it).
+pub fn run_with(opts: &TableOpts, done: &mut dyn FnMut(&str)) -> Tables {
     assert!(opts.samples > 0, "at least one sample per row");
     let (seed, n, pr) = (opts.seed, opts.samples, opts.profile);
     let mut rows = Vec::new();
@@ -171,6 +183,7 @@ pub fn run(opts: &TableOpts) -> Tables {
             for (i, r) in got.into_iter().enumerate() {
                 by_what[i].push(r);
             }
+            done(&format!("system {} {tn}", c.name));
         }
     }
     rows.extend(by_what.into_iter().flatten());
@@ -186,6 +199,7 @@ pub fn run(opts: &TableOpts) -> Tables {
             by_what[0].push(row("phone", c, tn, what::SCAN, &p.scans));
             by_what[1].push(row("phone", c, tn, what::TAP, &p.taps));
             by_what[2].push(row("phone", c, tn, what::BACKGROUND, &p.returns));
+            done(&format!("phone {} {tn}", c.name));
         }
     }
     rows.extend(by_what.into_iter().flatten());
@@ -198,6 +212,7 @@ pub fn run(opts: &TableOpts) -> Tables {
         r.bytes_per_day = Some(bytes);
         r.mtu_probing = Some(mtu);
         rows.push(r);
+        done(&format!("idle {tn} mtu-probing={mtu}"));
     }
     Tables { seed, samples: n, profile: pr, rows }
 }
@@ -206,12 +221,24 @@ pub fn run(opts: &TableOpts) -> Tables {
 /// (Markdown, or the JSON rows); with `out`, also write the CSV and pictures
 /// there. `Err` is a one-line message about bad input.
 pub fn command_line(seed: &str, samples: usize, profile: &str, json: bool, out: Option<&std::path::Path>) -> Result<String, String> {
+    command_line_with(seed, samples, profile, json, out, &mut |_| {})
+}
+
+/// [`command_line`], calling `done` after each group of rows ([`run_with`]).
+pub fn command_line_with(
+    seed: &str,
+    samples: usize,
+    profile: &str,
+    json: bool,
+    out: Option<&std::path::Path>,
+    done: &mut dyn FnMut(&str),
+) -> Result<String, String> {
     let seed = crate::world::seed::parse_seed(seed).map_err(|e| format!("--seed: {e}"))?;
     if samples == 0 {
         return Err("--samples: must be at least 1".into());
     }
     let profile = Profile::parse(profile).map_err(|e| format!("--profile: {e}"))?;
-    let t = run(&TableOpts { seed, samples, profile });
+    let t = run_with(&TableOpts { seed, samples, profile }, done);
     if let Some(dir) = out {
         render::write_out(&t, dir).map_err(|e| format!("--out {}: {e}", dir.display()))?;
     }

@@ -46,11 +46,15 @@ pub struct WorldConfig {
     pub limit: Duration,
     /// Keep every event in memory (for divergence reports and `--trace`).
     pub keep_events: bool,
+    /// Keep every datagram at each link it crossed (`--pcap`); changes nothing else.
+    pub capture: bool,
+    /// Keep a qlog of every QUIC connection (`--qlog`); changes nothing else.
+    pub qlog: bool,
 }
 
 impl WorldConfig {
     pub fn new(seed: RunSeed) -> Self {
-        WorldConfig { seed, skip_idle: true, limit: Duration::from_secs(3600), keep_events: true }
+        WorldConfig { seed, skip_idle: true, limit: Duration::from_secs(3600), keep_events: true, capture: false, qlog: false }
     }
 }
 
@@ -66,6 +70,12 @@ pub struct RunOutcome {
     pub result: Result<(), String>,
     pub net: crate::world::net::NetStats,
     pub bytes_by_host: std::collections::BTreeMap<String, u64>,
+    /// The datagrams, if the run captured them (never hashed).
+    pub capture: crate::world::net::capture::Capture,
+    /// The TLS secrets of every connection, NSS key log lines (never hashed).
+    pub keylog: ftw_crypto::keylog::KeyLogLines,
+    /// The qlog streams of the QUIC configurations, if the run kept them (never hashed).
+    pub qlog: Vec<ftw_crypto::qlog::QlogBytes>,
 }
 
 /// A world being built, then run.
@@ -82,6 +92,8 @@ impl World {
         time::reset_instant_base();
         trace::begin(cfg.keep_events);
         journal::begin();
+        ftw_crypto::keylog::begin();
+        ftw_crypto::qlog::begin(cfg.qlog, time::instant_base());
         let mut sim = turmoil::Builder::new()
             .rng_seed(cfg.seed.sub_seed("turmoil"))
             .epoch(UNIX_EPOCH + Duration::from_millis(EPOCH_UNIX_MS))
@@ -90,6 +102,7 @@ impl World {
             .udp_capacity(1 << 16)
             .build();
         let net = Rc::new(RefCell::new(Network::new(cfg.seed.stream("net"))));
+        net.borrow_mut().capture = crate::world::net::capture::Capture::new(cfg.capture);
         sim.set_net_hook(Box::new(Hook(net.clone())));
         World { sim, net, cfg }
     }
@@ -205,11 +218,13 @@ impl World {
             }
         };
         let sim_elapsed = self.sim.elapsed();
-        let net = self.net.borrow();
+        let mut net = self.net.borrow_mut();
         let stats = net.stats.clone();
         let bytes_by_host = net.bytes_by_host.clone();
+        let capture = std::mem::take(&mut net.capture);
         drop(net);
         drop(self.sim);
-        RunOutcome { trace: trace::end(), journal: journal::end(), sim_elapsed, steps, result, net: stats, bytes_by_host }
+        let (keylog, qlog) = (ftw_crypto::keylog::end(), ftw_crypto::qlog::end());
+        RunOutcome { trace: trace::end(), journal: journal::end(), sim_elapsed, steps, result, net: stats, bytes_by_host, capture, keylog, qlog }
     }
 }

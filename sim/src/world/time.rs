@@ -150,7 +150,7 @@ pub(crate) fn reset_instant_base() {
     INSTANT_BASE.with(|b| b.set(Some(tokio::time::Instant::now().into_std())));
 }
 
-fn instant_base() -> std::time::Instant {
+pub(crate) fn instant_base() -> std::time::Instant {
     INSTANT_BASE.with(|b| b.get()).expect("instant base set by World::new")
 }
 

@@ -19,11 +19,24 @@ pub struct RunSpec {
     pub plan: FaultPlan,
     pub skip_idle: bool,
     pub keep_events: bool,
+    /// Capture every datagram (`--pcap`): the run is the same either way.
+    pub capture: bool,
+    /// Keep a qlog of every QUIC connection (`--qlog`): the run is the same either way.
+    pub qlog: bool,
 }
 
 impl RunSpec {
     pub fn new(scenario: &str, seed: RunSeed) -> Self {
-        RunSpec { scenario: scenario.into(), seed, switches: Switches::default(), plan: FaultPlan::default(), skip_idle: true, keep_events: true }
+        RunSpec {
+            scenario: scenario.into(),
+            seed,
+            switches: Switches::default(),
+            plan: FaultPlan::default(),
+            skip_idle: true,
+            keep_events: true,
+            capture: false,
+            qlog: false,
+        }
     }
 }
 
@@ -56,6 +69,8 @@ pub fn world_for(spec: &RunSpec, limit: Duration) -> World {
     let mut cfg = WorldConfig::new(spec.seed);
     cfg.skip_idle = spec.skip_idle;
     cfg.keep_events = spec.keep_events;
+    cfg.capture = spec.capture;
+    cfg.qlog = spec.qlog;
     cfg.limit = limit;
     let world = World::new(cfg);
     // The bug switch of the vendored quinn-proto's patch (a thread-local: one world a thread at a time).

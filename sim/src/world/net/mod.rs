@@ -14,6 +14,7 @@
 //! outer addresses; the fault chains treat such datagrams as TCP (loss, delay,
 //! blackholes apply; `UdpBlocked` and `UdpRefused` let them pass).
 
+pub mod capture;
 pub mod fault;
 pub mod nat;
 pub mod processing;
@@ -120,6 +121,8 @@ pub struct Network {
     pub moves: Vec<MoveSeen>,
     /// Each receiving host's service time (off unless the plan has processing or a slow host).
     pub processing: Option<processing::Processing>,
+    /// Every datagram at each link it crossed, when the run captures ([`capture`]).
+    pub capture: capture::Capture,
 }
 
 impl Network {
@@ -137,6 +140,7 @@ impl Network {
             bytes_by_host: BTreeMap::new(),
             moves: Vec::new(),
             processing: None,
+            capture: capture::Capture::default(),
         }
     }
 
@@ -195,9 +199,11 @@ impl Network {
         self.behind.contains_key(&ip)
     }
 
-    fn nat_drop(&mut self, now: Duration, n: usize, tag: &str, what: &str) -> Vec<turmoil::hook::Emit> {
+    fn nat_drop(&mut self, now: Duration, n: usize, tag: &str, what: &str, d: &InFlight) -> Vec<turmoil::hook::Emit> {
         self.stats.dropped_nat += 1;
-        trace::record_at(now, &self.nats[n].name.clone(), "udp.drop", format!("{tag} nat: {what}"));
+        let nat = self.nats[n].name.clone();
+        trace::record_at(now, &nat, "udp.drop", format!("{tag} nat: {what}"));
+        self.tap(now, self.nats[n].public_ip, d, true, Some(format!("dropped by {nat}: {what}")));
         Vec::new()
     }
 
@@ -250,6 +256,8 @@ impl Network {
 
         // Where it goes, and through which chain.
         let d = InFlight { delay: Duration::ZERO, src, dst, payload: payload.clone() };
+        self.tap(now, src.ip(), &d, false, None);
+        let sent = d.clone();
         let tunnel = src.port() == IP_TUNNEL_PORT && dst.port() == IP_TUNNEL_PORT;
         // The mover's first UDP datagram from its new network, if this is it.
         let first_after_move = (!tunnel && self.is_inside(src.ip()))
@@ -261,7 +269,7 @@ impl Network {
             if tunnel {
                 match self.nat_tcp_out(now, n, d) {
                     Some(d) => (d, Some(src.ip()), true),
-                    None => return Ok(self.nat_drop(now, n, &tag, "not TCP")),
+                    None => return Ok(self.nat_drop(now, n, &tag, "not TCP", &sent)),
                 }
             } else {
                 let (public, created) = self.nats[n].outbound(now, src, dst);
@@ -283,18 +291,29 @@ impl Network {
                         NatDrop::NoMapping => "no mapping",
                         NatDrop::Filtered => "filtered",
                     };
-                    return Ok(self.nat_drop(now, n, &tag, what));
+                    return Ok(self.nat_drop(now, n, &tag, what, &sent));
                 }
             }
         } else if self.is_inside(dst.ip()) {
             // Nothing reaches an inside host except through its NAT.
             self.stats.dropped_nat += 1;
             trace::record_at(now, &sender, "udp.drop", format!("{tag} inside host not reachable directly"));
+            self.tap(now, src.ip(), &sent, true, Some("dropped: an inside host is not reachable directly".into()));
             return Ok(Vec::new());
         } else {
             (d, None, true)
         };
 
+        // What a capture sees between the ends: the NAT's outside, or the sender's link.
+        let middle = match (chain_owner, up) {
+            (Some(_), true) => d.clone(),
+            _ => sent.clone(),
+        };
+        // Named only for a capture's notes (no allocation per datagram otherwise).
+        let leg = match chain_owner.and_then(|ip| self.legs.get(&ip)) {
+            Some(l) if self.capture.is_on() => format!("{}'s leg ({})", l.name, if up { "up" } else { "down" }),
+            _ => "the internet".into(),
+        };
         let mut ctx = Ctx { now, rng: &mut self.rng };
         let chain = match chain_owner.and_then(|ip| self.legs.get_mut(&ip)) {
             Some(leg) if up => &mut leg.up,
@@ -306,6 +325,7 @@ impl Network {
             Err(e) => {
                 self.stats.refused += 1;
                 trace::record_at(now, &sender, "udp.refused", tag);
+                self.tap_middle(now, &middle, chain_owner, up, Some(format!("refused on {leg}: {e}")));
                 return Err(e);
             }
         };
@@ -316,11 +336,16 @@ impl Network {
         if out.is_empty() {
             self.stats.dropped_fault += 1;
             trace::record_at(now, &sender, "udp.drop", format!("{tag} fault"));
+            self.tap_middle(now, &middle, chain_owner, up, Some(format!("lost on {leg}: its faults dropped it (or held it: see a later release)")));
+        } else if up {
+            self.tap_middle(now, &middle, chain_owner, up, None);
         }
         let reply_to = (!tunnel && !up).then(|| chain_owner.and_then(|ip| self.awaiting_reply(now, ip))).flatten();
         let mut emits = Vec::with_capacity(out.len());
         for mut o in out {
             self.stats.delivered += 1;
+            // At the NAT before the receiving host's processing.
+            let at_nat = now + o.delay;
             o.delay = self.served(now, &o);
             if let Some(i) = reply_to {
                 self.moves[i].first_reply_arrival.get_or_insert(now + o.delay);
@@ -328,9 +353,60 @@ impl Network {
             // Delivery happens at the first step at or after this time; whole
             // microseconds keep the trace free of float noise.
             trace::record_at(now + o.delay, &self.name(o.dst.ip()), "udp.arrive", format!("{}->{} h={}", o.src, o.dst, trace::bytes_hash(&o.payload)));
+            if chain_owner.is_some() && !up {
+                self.tap_nat_in(at_nat, &sent, &o);
+            }
+            self.tap(now + o.delay, o.dst.ip(), &o, false, None);
             emits.push(turmoil::hook::Emit { delay: o.delay, src: o.src, dst: o.dst, payload: o.payload });
         }
         Ok(emits)
+    }
+
+    /// Capture `d` on the link of `ip`: an inside host's leg, a NAT's outside,
+    /// or a host on the internet side.
+    fn tap(&mut self, t: Duration, ip: IpAddr, d: &InFlight, lost: bool, note: Option<String>) {
+        if !self.capture.is_on() {
+            return;
+        }
+        let name = self.name(ip);
+        let what = if let Some(n) = self.nat_of_public(ip) {
+            format!("the outside of {} (public address {ip})", self.nats[n].name)
+        } else if let Some(leg) = self.legs.get(&ip) {
+            format!("{}'s leg, inside its NAT ({ip})", leg.name)
+        } else if self.is_inside(ip) {
+            format!("{name}, inside its NAT ({ip})")
+        } else {
+            format!("{name} on the internet side ({ip})")
+        };
+        self.capture.keep(t, capture::Link { name, what }, d, lost, note);
+    }
+
+    /// Capture the packet between its ends: on the NAT's outside going up, on
+    /// the sender's link otherwise; coming down, only when it was lost there
+    /// (a delivered one is seen at the NAT when it arrives: [`Self::tap_nat_in`]).
+    fn tap_middle(&mut self, now: Duration, middle: &InFlight, chain_owner: Option<IpAddr>, up: bool, lost: Option<String>) {
+        if !self.capture.is_on() {
+            return;
+        }
+        let link = match (chain_owner, up) {
+            (Some(_), false) => middle.dst.ip(),
+            _ => middle.src.ip(),
+        };
+        self.tap(now, link, middle, lost.is_some(), lost);
+    }
+
+    /// Capture a delivered packet coming down as its NAT's outside saw it: the
+    /// public destination it was sent to, the bytes before the NAT rewrote them.
+    fn tap_nat_in(&mut self, at: Duration, sent: &InFlight, o: &InFlight) {
+        if !self.capture.is_on() {
+            return;
+        }
+        let payload = match (o.is_tunnelled_tcp(), nat::tcp_flow(&sent.payload)) {
+            (true, Some(flow)) => nat::rewrite_tcp(&o.payload, nat::End::Dst, flow.dst).map(Bytes::from).unwrap_or_else(|| o.payload.clone()),
+            _ => o.payload.clone(),
+        };
+        let outside = InFlight { delay: o.delay, src: o.src, dst: sent.dst, payload };
+        self.tap(at, sent.dst.ip(), &outside, false, None);
     }
 }
 
@@ -358,17 +434,18 @@ impl Network {
         let mut out = Vec::new();
         let mut ctx = Ctx { now, rng: &mut self.rng };
         for leg in self.legs.values_mut() {
-            out.extend(leg.up.release_due(&mut ctx));
-            out.extend(leg.down.release_due(&mut ctx));
+            out.extend(leg.up.release_due(&mut ctx).into_iter().map(|o| (o, format!("{}'s leg (up)", leg.name))));
+            out.extend(leg.down.release_due(&mut ctx).into_iter().map(|o| (o, format!("{}'s leg (down)", leg.name))));
         }
-        out.extend(self.default_chain.release_due(&mut ctx));
+        out.extend(self.default_chain.release_due(&mut ctx).into_iter().map(|o| (o, "the internet".to_string())));
         let mut emits = Vec::with_capacity(out.len());
-        for mut o in out {
+        for (mut o, leg) in out {
             self.stats.delivered += 1;
             o.delay = self.served(now, &o);
             let host = self.name(o.dst.ip());
             trace::record_at(now, &host, "udp.release", format!("{}->{} h={}", o.src, o.dst, trace::bytes_hash(&o.payload)));
             trace::record_at(now + o.delay, &host, "udp.arrive", format!("{}->{} h={}", o.src, o.dst, trace::bytes_hash(&o.payload)));
+            self.tap(now + o.delay, o.dst.ip(), &o, false, Some(format!("released at {} after a hold by the faults of {leg}", trace::fmt_time(now))));
             emits.push(turmoil::hook::Emit { delay: o.delay, src: o.src, dst: o.dst, payload: o.payload });
         }
         emits
