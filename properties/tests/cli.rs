@@ -334,3 +334,19 @@ fn a_panic_in_a_model_is_a_saved_shrunk_failure() {
     assert_eq!(code, 0, "the written entry replays to its expectation: {rout}{rerr}");
     assert!(rout.contains("expected fails no-panic, got fails no-panic"), "{rout}");
 }
+
+/// Issue 17 section 4: the main job runs the whole system on a drawn fault plan
+/// (the fuzzer's case of the seed), ends with its verdict, its laws, and the
+/// commands to replay and to picture it; the same command gives the same bytes.
+#[test]
+fn the_main_job_runs_the_system_on_a_drawn_plan() {
+    let (code, out, err) = ftwsim(&["run", "--drawn"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("verdict: pass"), "{out}");
+    for part in ["fleet-agrees-with-spec", "moves-keep-the-session", "replay: cargo sim run --scenario session --seed 1 --drawn", "picture: cargo sim run --scenario session --seed 1 --drawn --timeline run.html", "plan: "] {
+        assert!(out.contains(part), "no {part:?}: {out}");
+    }
+    let drawn = json_hash(&["run", "--drawn", "--json"]);
+    assert_eq!(drawn, json_hash(&["run", "--drawn", "--json"]));
+    assert_ne!(drawn, json_hash(&["run", "--json"]), "the drawn plan is not the calm one");
+}

@@ -27,8 +27,13 @@ pub struct Args {
     #[arg(long = "switch")]
     switches: Vec<String>,
     /// A corpus entry (TOML) whose fault plan to use.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "drawn")]
     plan: Option<PathBuf>,
+    /// Draw the fault plan from the seed, out of everything the scenario's laws
+    /// must survive (its domain): the fuzzer's case of this seed. Without it (and
+    /// without --plan) the scenario runs on a calm network: 20 ms each way, no faults.
+    #[arg(long)]
+    drawn: bool,
     /// Write the trace as JSON lines here.
     #[arg(long)]
     trace: Option<PathBuf>,
@@ -83,6 +88,9 @@ fn spec_of(a: &Args) -> Result<RunSpec, String> {
     spec.qlog = a.qlog.is_some();
     if let Some(p) = &a.plan {
         spec.plan = corpus::load(p)?.spec.plan;
+    }
+    if a.drawn {
+        spec.plan = crate::strategy::draw(&crate::strategy::domain_for(&a.scenario), seed).current().plan;
     }
     Ok(spec)
 }
@@ -164,6 +172,8 @@ fn print_text(spec: &RunSpec, report: &RunReport, wall_ms: f64, determinism: &Op
         println!("  {} {}: {}", if c.ok { "ok  " } else { "FAIL" }, c.property(), c.detail);
     }
     println!("scenario: {}  seed: {}  switches: [{}]", spec.scenario, spec.seed.0, spec.switches.names().join(", "));
+    let plan = crate::harness::FaultPlanSummary::of(&spec.plan);
+    println!("plan: {} timed faults; kinds [{}]", plan.faults, plan.kinds.join(", "));
     println!("hash: {}", report.outcome.trace.hash());
     let sim = report.outcome.sim_elapsed;
     let speed = sim.as_secs_f64() / (wall_ms / 1000.0).max(1e-9);
@@ -179,6 +189,7 @@ fn print_text(spec: &RunSpec, report: &RunReport, wall_ms: f64, determinism: &Op
         None => {}
     }
     println!("replay: {replay}");
+    println!("picture: {replay} --timeline run.html   (or --pcap run.pcapng --pcap-link cloud, --perfetto run.json; docs/tools.md)");
 }
 
 pub fn main(a: Args) -> ExitCode {
@@ -196,7 +207,10 @@ pub fn main(a: Args) -> ExitCode {
     if let Err(e) = write_outputs(&a, &spec, &report) {
         return bad_input(&e);
     }
-    let replay = run_command(&spec, a.plan.as_deref());
+    let mut replay = run_command(&spec, a.plan.as_deref());
+    if a.drawn {
+        replay.push_str(" --drawn");
+    }
     if a.json {
         print_json(&spec, &report, wall_ms, &determinism, &replay);
     } else {
