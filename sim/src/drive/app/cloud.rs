@@ -110,7 +110,8 @@ impl CloudLog {
 
     /// Whether `needle` occurs in any byte string the cloud handled.
     pub fn saw(&self, needle: &[u8]) -> bool {
-        !needle.is_empty() && self.handled.iter().any(|h| h.windows(needle.len()).any(|w| w == needle))
+        let finder = memchr::memmem::Finder::new(needle);
+        !needle.is_empty() && self.handled.iter().any(|h| finder.find(h).is_some())
     }
 }
 
