@@ -343,7 +343,13 @@ fn the_main_job_runs_the_system_on_a_drawn_plan() {
     let (code, out, err) = ftwsim(&["run", "--drawn"]);
     assert_eq!(code, 0, "{out}{err}");
     assert!(out.starts_with("verdict: pass"), "{out}");
-    for part in ["fleet-agrees-with-spec", "moves-keep-the-session", "replay: cargo sim run --scenario session --seed 1 --drawn", "picture: cargo sim run --scenario session --seed 1 --drawn --timeline run.html", "plan: "] {
+    for part in [
+        "fleet-agrees-with-spec",
+        "moves-keep-the-session",
+        "replay: cargo sim run --scenario session --seed 1 --drawn",
+        "picture: cargo sim run --scenario session --seed 1 --drawn --timeline run.html",
+        "plan: ",
+    ] {
         assert!(out.contains(part), "no {part:?}: {out}");
     }
     let drawn = json_hash(&["run", "--drawn", "--json"]);

@@ -78,7 +78,7 @@ fn print_the_default_table() {
 
 /// Issue 16 section 3: the rig's processing is fitted on the seed's four
 /// figures, and the fit holds: each of the four p50s within 10 % of the seed's
-/// (the fit's own residuals are 2 to 4 %, README "Host processing").
+/// (the fit's own residuals are 2 to 4 %, docs/table.md).
 #[test]
 fn the_rig_processing_meets_the_four_figures_it_was_fitted_on() {
     let got = table::fit::fit_rows(RunSeed(1), 10, ftw_sim::world::net::processing::RIG_PROCESSING);

@@ -1,7 +1,7 @@
 //! Every law a scenario checks, declared once: its name (what users type and
 //! the corpus records) and the rule in words. Scenarios list the laws they
 //! judge in their [`super::def::ScenarioDef`]; `ftwsim list`, the fuzzer's
-//! `--property` and the README's tables derive from those lists.
+//! `--property` and the docs' tables derive from those lists.
 
 use super::def::Check;
 use super::def::Law;

@@ -109,7 +109,7 @@ impl Probe {
     /// Bind the phone's QUIC endpoint and TCP on the current host.
     /// `quic`: the phone's QUIC stack's timing ([`QuicTransportParams::quic_go`]
     /// for the Go test phone of table 1, RFC 9002's defaults for the iPhone of
-    /// table 2; README "The rig's QUIC stack").
+    /// table 2; docs/table.md, "The rig's QUIC stack").
     pub async fn start(seed: RunSeed, tcp: ftw_tcp::TcpConfig, quic: QuicTransportParams) -> std::io::Result<Probe> {
         let keys = Keys::of(seed);
         let rng = seed.crypto(PHONE);

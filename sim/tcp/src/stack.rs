@@ -17,7 +17,7 @@ use smoltcp::wire::{HardwareAddress, IpAddress, IpCidr, IpEndpoint, IpListenEndp
 
 use crate::consts;
 
-/// Which TCP a stack's sockets behave like under loss (issue 16; the table in README.md).
+/// Which TCP a stack's sockets behave like under loss (issue 16; the table in docs/table.md).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub enum TcpFlavor {
     /// Linux 6.x's timers and recovery, through the vendored smoltcp patch

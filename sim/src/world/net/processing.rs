@@ -24,7 +24,7 @@ use crate::world::plan::ProcessingPlan;
 /// 000's first table and nothing else, at 40 ms and 0 % loss: *tunnel frame,
 /// box -> phone* p50 49 ms over the WebSocket and 52 ms over QUIC, and *cold
 /// connect -> first live number* p50 326 ms and 236 ms (the fit and its
-/// residuals: README "Host processing"). The spread is chosen here.
+/// residuals: docs/table.md, "Host processing"). The spread is chosen here.
 pub const RIG_PROCESSING: ProcessingPlan = ProcessingPlan { udp_us: 3_750, tcp_us: 3_000, spread_pct: 50 };
 
 /// A time a host is slow: every service time is [`SLOW_FACTOR`] times the profile's.
