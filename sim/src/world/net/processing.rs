@@ -16,7 +16,41 @@ use std::time::Duration;
 use rand::Rng;
 use rand_chacha::ChaCha20Rng;
 
-use crate::world::plan::ProcessingPlan;
+use serde::{Deserialize, Serialize};
+
+/// A host's service time per datagram it receives: the median over QUIC's UDP
+/// and over the WebSocket's TCP, and the spread either side (uniform).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct ProcessingPlan {
+    pub udp_us: u64,
+    pub tcp_us: u64,
+    pub spread_pct: u64,
+}
+
+/// [`ProcessingPlan`]'s fields and their ranges (inclusive), with why.
+pub const PROCESSING_RANGES: &[(&str, u64, u64, &str)] = &[
+    ("udp_us", 0, 1_000_000, "at most a second a datagram"),
+    ("tcp_us", 0, 1_000_000, "at most a second a datagram"),
+    ("spread_pct", 0, 100, "a share of the median either side"),
+];
+
+impl ProcessingPlan {
+    pub(crate) fn check_ranges(&self) -> Result<(), String> {
+        for &(field, lo, hi, why) in PROCESSING_RANGES {
+            let v = match field {
+                "udp_us" => self.udp_us,
+                "tcp_us" => self.tcp_us,
+                "spread_pct" => self.spread_pct,
+                other => unreachable!("not a field of PROCESSING_RANGES: {other}"),
+            };
+            if !(lo..=hi).contains(&v) {
+                return Err(format!("plan.processing.{field} = {v}: must be from {lo} to {hi} ({why})"));
+            }
+        }
+        Ok(())
+    }
+}
 
 /// The seed's rig (issue 16 section 3): the service time every host of the
 /// rig (ftwcloudd, the box, the Go test phone, all Go in one OrbStack

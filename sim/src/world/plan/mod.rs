@@ -4,6 +4,7 @@
 use std::time::Duration;
 
 use crate::world::host::addr;
+pub use crate::world::net::processing::{ProcessingPlan, PROCESSING_RANGES};
 use crate::world::net::NetAction;
 
 use serde::{Deserialize, Serialize};
@@ -140,40 +141,6 @@ pub struct FaultPlan {
     #[serde(skip_serializing_if = "Option::is_none")]
     pub processing: Option<ProcessingPlan>,
     pub faults: Vec<TimedFault>,
-}
-
-/// A host's service time per datagram it receives: the median over QUIC's UDP
-/// and over the WebSocket's TCP, and the spread either side (uniform).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(deny_unknown_fields)]
-pub struct ProcessingPlan {
-    pub udp_us: u64,
-    pub tcp_us: u64,
-    pub spread_pct: u64,
-}
-
-/// [`ProcessingPlan`]'s fields and their ranges (inclusive), with why.
-pub const PROCESSING_RANGES: &[(&str, u64, u64, &str)] = &[
-    ("udp_us", 0, 1_000_000, "at most a second a datagram"),
-    ("tcp_us", 0, 1_000_000, "at most a second a datagram"),
-    ("spread_pct", 0, 100, "a share of the median either side"),
-];
-
-impl ProcessingPlan {
-    fn check_ranges(&self) -> Result<(), String> {
-        for &(field, lo, hi, why) in PROCESSING_RANGES {
-            let v = match field {
-                "udp_us" => self.udp_us,
-                "tcp_us" => self.tcp_us,
-                "spread_pct" => self.spread_pct,
-                other => unreachable!("not a field of PROCESSING_RANGES: {other}"),
-            };
-            if !(lo..=hi).contains(&v) {
-                return Err(format!("plan.processing.{field} = {v}: must be from {lo} to {hi} ({why})"));
-            }
-        }
-        Ok(())
-    }
 }
 
 /// How a datagram reaches the reactor that owns its connection (ftw-fleet's
