@@ -162,6 +162,7 @@ fn forget_entry(f: &Found) {
         std::fs::remove_file(p).ok();
     }
     if let Some(p) = &f.pcap {
+        std::fs::remove_file(std::path::Path::new(p).with_extension("cloud.pcapng")).ok();
         std::fs::remove_file(p).ok();
     }
 }

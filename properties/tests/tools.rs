@@ -251,8 +251,12 @@ fn a_fuzz_failure_leaves_its_pcapng_beside_its_entry() {
     assert_eq!(code, 0, "{rout}{rerr}");
     assert!(rout.contains(&open), "{rout}");
     assert_eq!(std::fs::read(&pcap).expect("pcap"), before, "a replay captures the same packets");
+    let cloud = pcap.with_extension("cloud.pcapng");
+    assert!(cloud.exists(), "no {}", cloud.display());
     if tshark().is_some() {
         assert!(tshark_lines(&pcap, &["-Y", "quic"]).len() > 10, "tshark reads the failure's QUIC");
+        // The cloud's link alone: one vantage point, so tshark decrypts its QUIC.
+        assert!(!tshark_lines(&cloud, &["-Y", "quic.stream.stream_id"]).is_empty(), "tshark decrypts the failure's STREAM frames");
     }
 }
 

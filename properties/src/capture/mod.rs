@@ -34,7 +34,16 @@ pub fn pcap_of_spec(spec: &ftw_sim::world::topology::RunSpec, path: &Path) -> Re
     let mut spec = spec.clone();
     spec.capture = true;
     let report = crate::reference::run(&spec)?;
-    let file = pcap::pcapng(&report.outcome.capture, &report.outcome.keylog.to_text()).map_err(|e| format!("{}: {e}", path.display()))?;
+    let keys = report.outcome.keylog.to_text();
+    let file = pcap::pcapng(&report.outcome.capture, &keys).map_err(|e| format!("{}: {e}", path.display()))?;
     pcap::write(path, "pcapng", &file)?;
+    // The cloud's link alone as well (`<entry>.cloud.pcapng`): tshark decrypts QUIC
+    // only from one vantage point (docs/tools.md), the all-links file shows where
+    // each packet was lost.
+    if let Ok(cloud) = pcap::only_links(&report.outcome.capture, &["cloud".to_string()]) {
+        let one = path.with_extension("cloud.pcapng");
+        let f = pcap::pcapng(&cloud, &keys).map_err(|e| format!("{}: {e}", one.display()))?;
+        pcap::write(&one, "pcapng", &f)?;
+    }
     Ok(file)
 }

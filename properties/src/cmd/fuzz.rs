@@ -120,7 +120,8 @@ pub fn main(a: Args) -> ExitCode {
         let hash = f.hash.as_deref().map(|h| format!(" (trace hash {})", &h[..16])).unwrap_or_default();
         eprintln!("ftwsim: {} {} seed {} failed{hash}; replay with: {}", f.scenario, f.property, f.seed, f.replay);
         if let Some(p) = &f.pcap {
-            eprintln!("ftwsim: its packets: tshark -r {p}");
+            let cloud = std::path::Path::new(p).with_extension("cloud.pcapng");
+            eprintln!("ftwsim: its packets: tshark -r {p}   (QUIC decrypted, the cloud's link: tshark -r {})", cloud.display());
         }
     }
     ExitCode::from(1)

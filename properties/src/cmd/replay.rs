@@ -79,7 +79,11 @@ fn pcap_beside(write: bool, entry: &std::path::Path, spec: &ftw_sim::world::topo
         crate::capture::pcap_of_spec(spec, &path).map_err(|e| format!("--pcap: {e}"))?;
     }
     if path.exists() {
-        println!("     packets: tshark -r {}", path.display());
+        println!(
+            "     packets: tshark -r {}   (QUIC decrypted, the cloud's link: tshark -r {})",
+            path.display(),
+            path.with_extension("cloud.pcapng").display()
+        );
     }
     Ok(())
 }
