@@ -356,3 +356,40 @@ fn the_main_job_runs_the_system_on_a_drawn_plan() {
     assert_eq!(drawn, json_hash(&["run", "--drawn", "--json"]));
     assert_ne!(drawn, json_hash(&["run", "--json"]), "the drawn plan is not the calm one");
 }
+
+/// Issue 19 section 3: every number on the command line has a range, and a value
+/// outside is refused (status 2) naming the flag, the value and the range.
+#[test]
+fn command_line_numbers_out_of_range_are_refused() {
+    let cases: &[(&[&str], &str, &str)] = &[
+        (&["fuzz", "--time", "0"], "--time", "1..=604800"),
+        (&["fuzz", "--time", "604801"], "--time", "1..=604800"),
+        (&["fuzz", "--cases", "0"], "--cases", "1..=1000000000"),
+        (&["fuzz", "--jobs", "0"], "--jobs", "1..=256"),
+        (&["fuzz", "--jobs", "257"], "--jobs", "1..=256"),
+        (&["fuzz", "--determinism-every", "0"], "--determinism-every", "1..=1000000000"),
+        (&["table", "--samples", "0"], "--samples", "1..=10000"),
+        (&["table", "--samples", "10001"], "--samples", "1..=10000"),
+        (&["bench", "--catch", "--blocks", "51"], "--blocks", "1..=50"),
+        (&["bench", "--catch", "--limit", "0"], "--limit", "1..=3600"),
+    ];
+    for (args, flag, range) in cases {
+        let (code, out, err) = ftwsim(args);
+        assert_eq!(code, 2, "{args:?}: {out}{err}");
+        let value = args.last().expect("a value");
+        assert!(err.contains(flag) && err.contains(&format!("'{value}'")) && err.contains(range), "{args:?}: {err}");
+    }
+    // Just inside: the most jobs on one case.
+    let (code, out, err) = ftwsim(&[
+        "fuzz",
+        "--cases",
+        "1",
+        "--jobs",
+        "256",
+        "--scenario",
+        "race-clock",
+        "--out",
+        std::env::temp_dir().join("ftw-jobs-256").to_str().expect("path"),
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+}

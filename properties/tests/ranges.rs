@@ -71,3 +71,42 @@ fn every_processing_field_is_refused_just_outside_its_range() {
     assert!(e.contains("for_ms") && e.contains(&(SLOW_FOR_MS_MAX + 1).to_string()), "{e}");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// Every timed kind's whole-number fields (issue 19 section 3): each range beside the
+/// kind's definition (`TimedKind::ranges`), walked just inside and just outside.
+#[test]
+fn every_timed_kinds_field_is_refused_just_outside_its_range() {
+    use ftw_sim::world::host::Host;
+    use ftw_sim::world::plan::kind::{Draw, KINDS};
+    let dir = std::env::temp_dir().join(format!("ftw-ranges-kinds-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let mut walked = 0;
+    for kind in KINDS.iter().filter(|k| k.is_timed()) {
+        for tf in kind.draw(&Draw { host: Host::Phone, at_ms: 0, for_ms: 1_000, extra: 1 }) {
+            for &(field, lo, hi, _) in tf.fault.def().ranges() {
+                let with = |v: u64| {
+                    let mut t = toml::Value::try_from(&tf).expect("a fault is TOML");
+                    t.as_table_mut().expect("a table").insert(field.into(), toml::Value::Integer(v as i64));
+                    format!("[[plan.faults]]\n{}", toml::to_string(&t).expect("renders"))
+                };
+                let name = kind.name();
+                corpus::load(&entry(&dir, &format!("k-{name}-{field}-in.toml"), &with(hi)))
+                    .unwrap_or_else(|e| panic!("{name}.{field} = {hi} should load: {e}"));
+                let mut outside = vec![hi + 1];
+                if lo > 0 {
+                    outside.push(lo - 1);
+                }
+                for v in outside {
+                    let p = entry(&dir, &format!("k-{name}-{field}-{v}.toml"), &with(v));
+                    let e = corpus::load(&p).expect_err(&format!("{name}.{field} = {v} is out of range"));
+                    for part in [p.to_string_lossy().as_ref(), "plan.faults[0]", field, &v.to_string(), &format!("from {lo} to {hi}")] {
+                        assert!(e.contains(part), "{name}.{field} = {v}: the error names {part:?}: {e}");
+                    }
+                }
+                walked += 1;
+            }
+        }
+    }
+    assert!(walked >= 9, "only {walked} kind fields walked");
+    std::fs::remove_dir_all(&dir).ok();
+}

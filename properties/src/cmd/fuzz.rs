@@ -14,10 +14,10 @@ use crate::fuzz::{self, parse_shard, FuzzOpts, Stop};
 #[derive(clap::Args)]
 pub struct Args {
     /// Stop after this many wall-clock seconds (default: 60 unless --cases).
-    #[arg(long)]
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=604_800))]
     time: Option<u64>,
     /// Stop after this many cases.
-    #[arg(long, conflicts_with = "time")]
+    #[arg(long, conflicts_with = "time", value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
     cases: Option<u64>,
     /// Only this property counts (`replay`: only the determinism check, on every case).
     #[arg(long)]
@@ -38,11 +38,11 @@ pub struct Args {
     #[arg(long, default_value = "corpus/found")]
     out: PathBuf,
     /// Run one case in this many twice and compare trace hashes.
-    #[arg(long, default_value_t = 8)]
+    #[arg(long, default_value_t = 8, value_parser = clap::value_parser!(u64).range(1..=1_000_000_000))]
     determinism_every: u64,
     /// Worker threads.
-    #[arg(long, default_value_t = 1)]
-    jobs: usize,
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=256))]
+    jobs: u64,
     /// Print one JSON object (the summary) on stdout.
     #[arg(long)]
     json: bool,
@@ -90,7 +90,7 @@ fn opts(a: Args) -> Result<(FuzzOpts, bool), String> {
         seed_from,
         out_dir: a.out,
         determinism_every: a.determinism_every,
-        jobs: a.jobs,
+        jobs: a.jobs as usize,
         progress: true,
     };
     Ok((opts, a.json))

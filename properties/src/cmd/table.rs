@@ -9,8 +9,8 @@ use super::bad_input;
 #[derive(clap::Args)]
 pub struct Args {
     /// Connects and taps per row.
-    #[arg(long, default_value_t = 30)]
-    samples: usize,
+    #[arg(long, default_value_t = 30, value_parser = clap::value_parser!(u64).range(1..=10_000))]
+    samples: u64,
     #[arg(long, default_value = "1")]
     seed: String,
     /// The rig to run: `rig` (the seed's, as far as it is known: Linux's TCP,
@@ -41,7 +41,7 @@ fn fit_main(a: &Args) -> ExitCode {
     for (t, name, now) in [(ftw_phone::Transport::WebSocket, "tcp_us", rig.tcp_us), (ftw_phone::Transport::Quic, "udp_us", rig.udp_us)] {
         let targets: Vec<String> = ftw_sim::table::fit::FIT_TARGETS.iter().filter(|x| x.1 == t).map(|x| format!("{} {:.0} ms", x.0, x.2)).collect();
         println!("{name} ({}; seed's p50: {}):", t.name(), targets.join(", "));
-        let tried = ftw_sim::table::fit::search(seed, a.samples, t, &grid);
+        let tried = ftw_sim::table::fit::search(seed, a.samples as usize, t, &grid);
         for x in &tried {
             println!("  {name} = {:>5}: p50 {:>6.1} / {:>6.1} ms, error {:.5}", x.us, x.p50[0], x.p50[1], x.err);
         }
@@ -61,7 +61,7 @@ pub fn main(a: Args) -> ExitCode {
         bar.inc(1);
         bar.set_message(name.to_string());
     };
-    let result = ftw_sim::table::command_line_with(&a.seed, a.samples, &a.profile, a.json, a.out.as_deref(), &mut done);
+    let result = ftw_sim::table::command_line_with(&a.seed, a.samples as usize, &a.profile, a.json, a.out.as_deref(), &mut done);
     bar.finish_and_clear();
     match result {
         Ok(text) => {

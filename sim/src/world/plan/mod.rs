@@ -14,7 +14,7 @@ use crate::world::host::Host;
 pub mod kind;
 
 use crate::world::net::fault::{Chain, Delay, Duplicate, ForgeMoves, Jitter, Loss, Mtu, OrderedJitter, Reorder, Window};
-pub use kind::{Actor, FaultKind, TimedFault, TimedKind};
+pub use kind::{Actor, FaultKind, FieldRange, TimedFault, TimedKind, FOR_MS_MAX};
 
 /// Link settings of one leg (phone's or box's), both directions.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -281,7 +281,7 @@ impl FaultPlan {
                     return Err(format!("plan.faults[{i}].host = \"{host}\": this kind takes host = \"{only}\""));
                 }
             }
-            f.fault.def().validate().map_err(|e| format!("plan.faults[{i}].{e}"))?;
+            kind::check(f.fault.def()).map_err(|e| format!("plan.faults[{i}].{e}"))?;
         }
         Ok(())
     }

@@ -40,4 +40,12 @@ impl TimedKind for Background {
     fn lasts_ms(&self) -> u64 {
         self.for_ms
     }
+
+    fn whole_fields(&self) -> Vec<(&'static str, u64)> {
+        vec![("for_ms", self.for_ms)]
+    }
+
+    fn ranges(&self) -> &'static [super::FieldRange] {
+        super::FOR_A_DAY
+    }
 }

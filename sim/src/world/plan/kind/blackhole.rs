@@ -40,4 +40,12 @@ impl TimedKind for Blackhole {
     fn outage(&self) -> Option<(Outage, &'static str)> {
         Some((Outage::Blackhole, "blackhole"))
     }
+
+    fn whole_fields(&self) -> Vec<(&'static str, u64)> {
+        vec![("for_ms", self.for_ms)]
+    }
+
+    fn ranges(&self) -> &'static [super::FieldRange] {
+        super::FOR_A_DAY
+    }
 }

@@ -97,10 +97,40 @@ pub trait TimedKind {
     fn outage(&self) -> Option<(Outage, &'static str)> {
         None
     }
-    /// Its own values' ranges.
+    /// Its whole-number fields and their values, each with a range in [`TimedKind::ranges`].
+    fn whole_fields(&self) -> Vec<(&'static str, u64)> {
+        vec![]
+    }
+    /// The ranges of [`TimedKind::whole_fields`] (inclusive), with why, beside the kind's
+    /// definition (issue 19 section 3).
+    fn ranges(&self) -> &'static [FieldRange] {
+        &[]
+    }
+    /// Checks of its values beyond their ranges (a set of codes, say).
     fn validate(&self) -> Result<(), String> {
         Ok(())
     }
+}
+
+/// A whole-number field of a kind, its range (inclusive) and why.
+pub type FieldRange = (&'static str, u64, u64, &'static str);
+
+/// The longest an outage, a hidden app or a forged stream of copies may last (ms): a day.
+pub const FOR_MS_MAX: u64 = 86_400_000;
+
+/// `for_ms` of a kind that lasts at most [`FOR_MS_MAX`].
+pub const FOR_A_DAY: &[FieldRange] = &[("for_ms", 0, FOR_MS_MAX, "at most a day")];
+
+/// Every whole-number field of a kind within its range, then the kind's own checks;
+/// the error names the field, the value and the range.
+pub fn check(k: &dyn TimedKind) -> Result<(), String> {
+    for (field, v) in k.whole_fields() {
+        let &(_, lo, hi, why) = k.ranges().iter().find(|r| r.0 == field).expect("every whole field has a range");
+        if !(lo..=hi).contains(&v) {
+            return Err(format!("{field} = {v}: must be from {lo} to {hi} ({why})"));
+        }
+    }
+    k.validate()
 }
 
 /// What a timed fault does: one variant a kind, each kind's struct in its file.

@@ -48,10 +48,11 @@ impl TimedKind for OvertakeControl {
         HOLD_MAX_MS
     }
 
-    fn validate(&self) -> Result<(), String> {
-        if self.burst == 0 {
-            return Err("burst = 0: at least one message overtakes".into());
-        }
-        Ok(())
+    fn whole_fields(&self) -> Vec<(&'static str, u64)> {
+        vec![("burst", self.burst as u64)]
+    }
+
+    fn ranges(&self) -> &'static [super::FieldRange] {
+        &[("burst", 1, 10_000, "at least one message overtakes; a burst of at most 10,000")]
     }
 }

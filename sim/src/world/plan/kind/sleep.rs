@@ -36,4 +36,12 @@ impl TimedKind for Sleep {
     fn only_host(&self) -> Option<Host> {
         Some(Host::Phone)
     }
+
+    fn whole_fields(&self) -> Vec<(&'static str, u64)> {
+        vec![("for_ms", self.for_ms)]
+    }
+
+    fn ranges(&self) -> &'static [super::FieldRange] {
+        &[("for_ms", 0, 7 * 86_400_000, "a week asleep at most")]
+    }
 }

@@ -42,10 +42,11 @@ impl TimedKind for SlowHost {
         self.for_ms
     }
 
-    fn validate(&self) -> Result<(), String> {
-        if self.for_ms > SLOW_FOR_MS_MAX {
-            return Err(format!("for_ms = {}: must be from 0 to {SLOW_FOR_MS_MAX} (an hour)", self.for_ms));
-        }
-        Ok(())
+    fn whole_fields(&self) -> Vec<(&'static str, u64)> {
+        vec![("for_ms", self.for_ms)]
+    }
+
+    fn ranges(&self) -> &'static [super::FieldRange] {
+        &[("for_ms", 0, SLOW_FOR_MS_MAX, "an hour")]
     }
 }

@@ -58,4 +58,12 @@ impl TimedKind for UdpBlocked {
     fn outage(&self) -> Option<(Outage, &'static str)> {
         Some((Outage::UdpBlocked, "UDP blocked"))
     }
+
+    fn whole_fields(&self) -> Vec<(&'static str, u64)> {
+        vec![("for_ms", self.for_ms)]
+    }
+
+    fn ranges(&self) -> &'static [super::FieldRange] {
+        super::FOR_A_DAY
+    }
 }
