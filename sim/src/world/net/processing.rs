@@ -18,6 +18,8 @@ use rand_chacha::ChaCha20Rng;
 
 use serde::{Deserialize, Serialize};
 
+use crate::world::range::{check_whole, FieldRange};
+
 /// A host's service time per datagram it receives: the median over QUIC's UDP
 /// and over the WebSocket's TCP, and the spread either side (uniform).
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -29,7 +31,7 @@ pub struct ProcessingPlan {
 }
 
 /// [`ProcessingPlan`]'s fields and their ranges (inclusive), with why.
-pub const PROCESSING_RANGES: &[(&str, u64, u64, &str)] = &[
+pub const PROCESSING_RANGES: &[FieldRange] = &[
     ("udp_us", 0, 1_000_000, "at most a second a datagram"),
     ("tcp_us", 0, 1_000_000, "at most a second a datagram"),
     ("spread_pct", 0, 100, "a share of the median either side"),
@@ -37,18 +39,8 @@ pub const PROCESSING_RANGES: &[(&str, u64, u64, &str)] = &[
 
 impl ProcessingPlan {
     pub(crate) fn check_ranges(&self) -> Result<(), String> {
-        for &(field, lo, hi, why) in PROCESSING_RANGES {
-            let v = match field {
-                "udp_us" => self.udp_us,
-                "tcp_us" => self.tcp_us,
-                "spread_pct" => self.spread_pct,
-                other => unreachable!("not a field of PROCESSING_RANGES: {other}"),
-            };
-            if !(lo..=hi).contains(&v) {
-                return Err(format!("plan.processing.{field} = {v}: must be from {lo} to {hi} ({why})"));
-            }
-        }
-        Ok(())
+        let fields = [("udp_us", self.udp_us), ("tcp_us", self.tcp_us), ("spread_pct", self.spread_pct)];
+        check_whole("plan.processing.", &fields, PROCESSING_RANGES)
     }
 }
 

@@ -14,7 +14,9 @@ use crate::world::host::Host;
 pub mod kind;
 
 use crate::world::net::fault::{Chain, Delay, Duplicate, ForgeMoves, Jitter, Loss, Mtu, OrderedJitter, Reorder, Window};
-pub use kind::{Actor, FaultKind, FieldRange, TimedFault, TimedKind, FOR_MS_MAX};
+use crate::world::range::check_whole;
+pub use crate::world::range::FieldRange;
+pub use kind::{Actor, FaultKind, TimedFault, TimedKind, FOR_MS_MAX};
 
 /// Link settings of one leg (phone's or box's), both directions.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
@@ -42,7 +44,7 @@ pub struct LinkPlan {
 /// A leg's whole-number fields and the range each may take (inclusive), with
 /// why: [`FaultPlan::validate`] refuses a value outside, naming the field, the
 /// value and the range (issue 19 section 3). `mtu` is 0 (none) or within its range.
-pub const LINK_RANGES: &[(&str, u64, u64, &str)] = &[
+pub const LINK_RANGES: &[FieldRange] = &[
     ("one_way_ms", 0, 10_000, "at most 10 s one way; a geostationary hop is 0.27 s"),
     ("jitter_ms", 0, 10_000, "extra delay of at most 10 s"),
     ("reorder_k", 1, 1_000, "a held datagram waits for 1 to 1,000 later ones"),
@@ -54,28 +56,18 @@ pub const LINK_RANGES: &[(&str, u64, u64, &str)] = &[
 pub const AT_MS_MAX: u64 = 7 * 24 * 3_600_000;
 
 impl LinkPlan {
-    /// The value of one of [`LINK_RANGES`]' fields.
-    fn whole(&self, field: &str) -> u64 {
-        match field {
-            "one_way_ms" => self.one_way_ms,
-            "jitter_ms" => self.jitter_ms,
-            "reorder_k" => self.reorder_k as u64,
-            "reorder_hold_max_ms" => self.reorder_hold_max_ms,
-            "mtu" => self.mtu as u64,
-            other => unreachable!("not a field of LINK_RANGES: {other}"),
-        }
-    }
-
-    /// Every whole-number field within its range.
+    /// Every whole-number field within its range (`mtu` 0 is none, so unchecked).
     fn check_ranges(&self, leg: &str) -> Result<(), String> {
-        for &(field, lo, hi, why) in LINK_RANGES {
-            let v = self.whole(field);
-            let none = field == "mtu" && v == 0;
-            if !none && !(lo..=hi).contains(&v) {
-                return Err(format!("plan.{leg}.{field} = {v}: must be from {lo} to {hi} ({why})"));
-            }
+        let mut fields = vec![
+            ("one_way_ms", self.one_way_ms),
+            ("jitter_ms", self.jitter_ms),
+            ("reorder_k", self.reorder_k as u64),
+            ("reorder_hold_max_ms", self.reorder_hold_max_ms),
+        ];
+        if self.mtu != 0 {
+            fields.push(("mtu", self.mtu as u64));
         }
-        Ok(())
+        check_whole(&format!("plan.{leg}."), &fields, LINK_RANGES)
     }
 }
 

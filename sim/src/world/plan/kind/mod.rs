@@ -112,8 +112,7 @@ pub trait TimedKind {
     }
 }
 
-/// A whole-number field of a kind, its range (inclusive) and why.
-pub type FieldRange = (&'static str, u64, u64, &'static str);
+pub use crate::world::range::FieldRange;
 
 /// The longest an outage, a hidden app or a forged stream of copies may last (ms): a day.
 pub const FOR_MS_MAX: u64 = 86_400_000;
@@ -124,12 +123,7 @@ pub const FOR_A_DAY: &[FieldRange] = &[("for_ms", 0, FOR_MS_MAX, "at most a day"
 /// Every whole-number field of a kind within its range, then the kind's own checks;
 /// the error names the field, the value and the range.
 pub fn check(k: &dyn TimedKind) -> Result<(), String> {
-    for (field, v) in k.whole_fields() {
-        let &(_, lo, hi, why) = k.ranges().iter().find(|r| r.0 == field).expect("every whole field has a range");
-        if !(lo..=hi).contains(&v) {
-            return Err(format!("{field} = {v}: must be from {lo} to {hi} ({why})"));
-        }
-    }
+    crate::world::range::check_whole("", &k.whole_fields(), k.ranges())?;
     k.validate()
 }
 
