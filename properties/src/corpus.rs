@@ -237,19 +237,17 @@ fn compare(e: &Entry, report: &ftw_sim::scenario::RunReport) -> Bytes {
     Bytes::Other { recorded: rec.clone(), divergence }
 }
 
-/// Replay every entry; a bad entry does not stop the others.
-pub fn replay(files: &[PathBuf]) -> Vec<Replayed> {
-    files
-        .iter()
-        .map(|f| {
-            let mut bytes = Bytes::Unrecorded;
-            let outcome = load(f).and_then(|e| {
-                let report = crate::reference::run(&e.spec)?;
-                bytes = compare(&e, &report);
-                let hash = report.outcome.trace.hash();
-                Ok((e, report.verdict(), hash))
-            });
-            Replayed { path: f.clone(), outcome, bytes }
-        })
-        .collect()
+/// Replay every entry on up to `jobs` threads, the results in the files' order;
+/// a bad entry does not stop the others.
+pub fn replay(files: &[PathBuf], jobs: usize) -> Vec<Replayed> {
+    crate::pool::map_ordered(files, jobs, |f| {
+        let mut bytes = Bytes::Unrecorded;
+        let outcome = load(f).and_then(|e| {
+            let report = crate::reference::run(&e.spec)?;
+            bytes = compare(&e, &report);
+            let hash = report.outcome.trace.hash();
+            Ok((e, report.verdict(), hash))
+        });
+        Replayed { path: f.clone(), outcome, bytes }
+    })
 }

@@ -18,6 +18,7 @@ pub mod coverage;
 pub mod fuzz;
 pub mod harness;
 pub mod laws;
+pub mod pool;
 pub mod progress;
 pub mod reference;
 pub mod rules;

@@ -78,27 +78,6 @@ fn a_corrupt_entry_is_named_and_the_others_still_run() {
     assert!(out.contains("1 passed, 4 failed"), "{out}");
 }
 
-#[test]
-fn every_corpus_entry_meets_its_expectation() {
-    let corpus = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus");
-    let files = ftw_properties::corpus::collect(&[corpus]).expect("corpus readable");
-    assert!(!files.is_empty(), "the corpus has entries");
-    for r in ftw_properties::corpus::replay(&files) {
-        match &r.outcome {
-            Ok((e, v, _)) => assert!(e.expect.met_by(v), "{}: expected {}, got {v:?}", r.path.display(), e.expect.render()),
-            Err(msg) => panic!("{msg}"),
-        }
-        // Strict, as `ftwsim replay --strict` (issue 19 section 1): a change that
-        // moves the bytes of a committed entry says so, by recording them anew.
-        assert_eq!(
-            r.bytes,
-            ftw_properties::corpus::Bytes::Same,
-            "{}: other bytes than it recorded; if the change means to move them, run `cargo sim replay --record` and say so in the commit",
-            r.path.display()
-        );
-    }
-}
-
 /// Issue 19 section 1: replay tells same bytes, other bytes (naming the first
 /// divergent event against the trace saved beside the entry) and another
 /// verdict apart; only the last fails, unless `--strict`; `--record` mends.

@@ -79,34 +79,51 @@ fn every_other_registered_scenario_holds_its_laws() {
 #[test]
 fn replay_same_case_same_hash() {
     let seed = case_seeds(1).expect("SIM_SEED")[0];
-    for s in SCENARIOS {
+    let failures = ftw_properties::pool::map_ordered(SCENARIOS, ftw_properties::pool::cores(), |s| {
         let case = draw(&domain_for(s.name), RunSeed(seed)).current();
         let spec = harness::spec_of(s.name, &Switches::default(), &case);
-        if let Err(e) = harness::replays_exactly(&spec) {
-            panic!("property replay failed in scenario {} seed {seed}: {e}\nplan:\n{}", s.name, toml::to_string(&case.plan).unwrap());
-        }
-    }
+        harness::replays_exactly(&spec)
+            .err()
+            .map(|e| format!("property replay failed in scenario {} seed {seed}: {e}\nplan:\n{}", s.name, toml::to_string(&case.plan).unwrap()))
+    });
+    let failures: Vec<String> = failures.into_iter().flatten().collect();
+    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 /// SPEC section 7: each switch fails its law from drawn cases, within the
-/// default count (its scenario's domain's `test_cases`). That the law passes
-/// with the switch off on the same cases is the scenario's own laws test.
+/// default count (its scenario's domain's `test_cases`), and the first case it
+/// fails passes that law with the switch off. The switches run on every core at
+/// once. Caught means the first failing case, so nothing is shrunk here
+/// (shrinking has its own test, `shrinking_comes_down_to_the_one_fault_that_matters`).
 #[test]
 fn each_bug_switch_is_caught_within_the_default_cases() {
-    for (switch, scenario, property) in ftw_properties::laws::switch_laws() {
-        if ftw_sim::scenario::find(scenario).is_err() {
-            continue; // not registered in this build
-        }
-        let mut c = Check::new(scenario);
-        c.switches = Switches::parse([switch]).expect("known switch");
-        // Long scenarios (few cases) shrink little: each run is seconds of wall time.
-        c.shrink_runs_max = if c.domain.test_cases <= 4 { 3 } else { 30 };
-        let seeds = case_seeds(c.domain.test_cases).expect("SIM_SEED");
-        let law = move |_: &RunSpec, r: &RunReport| only_property(property, r);
-        match check_law(&c, &seeds, &law) {
-            Ok(n) => panic!("switch {switch} on: {scenario} passed all {n} drawn cases; expected {property} to fail"),
-            Err(f) => assert_eq!(f.property, property, "switch {switch}: {}", f.message()),
-        }
+    let laws: Vec<_> = ftw_properties::laws::switch_laws().into_iter().filter(|(_, sc, _)| ftw_sim::scenario::find(sc).is_ok()).collect();
+    let errors = ftw_properties::pool::map_ordered(&laws, ftw_properties::pool::cores(), |&(switch, scenario, property)| {
+        switch_is_caught(switch, scenario, property).err()
+    });
+    let errors: Vec<String> = errors.into_iter().flatten().collect();
+    assert!(errors.is_empty(), "{}", errors.join("\n"));
+}
+
+/// `switch` on fails `property` of `scenario` within the default cases, and the
+/// first failing case passes it with the switch off.
+fn switch_is_caught(switch: &str, scenario: &str, property: &'static str) -> Result<(), String> {
+    let mut c = Check::new(scenario);
+    c.switches = Switches::parse([switch]).expect("known switch");
+    c.shrink_runs_max = 0;
+    let seeds = case_seeds(c.domain.test_cases).expect("SIM_SEED");
+    let law = move |_: &RunSpec, r: &RunReport| only_property(property, r);
+    let f = match check_law(&c, &seeds, &law) {
+        Ok(n) => return Err(format!("switch {switch} on: {scenario} passed all {n} drawn cases; expected {property} to fail")),
+        Err(f) if f.property != property => return Err(format!("switch {switch}: {}", f.message())),
+        Err(f) => f,
+    };
+    let mut off = f.spec.clone();
+    off.switches = Switches::default();
+    let r = ftw_properties::reference::run(&off).map_err(|e| format!("switch {switch} off: {e}"))?;
+    match only_property(property, &r) {
+        Verdict::Pass => Ok(()),
+        Verdict::Fail { detail, .. } => Err(format!("switch {switch}: {scenario} seed {} fails {property} with the switch off too: {detail}", off.seed.0)),
     }
 }
 

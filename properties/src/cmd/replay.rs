@@ -26,6 +26,10 @@ pub struct Args {
     /// datagram, TLS secrets embedded) and print how to open it.
     #[arg(long)]
     pcap: bool,
+    /// Entries replayed at once, each on its own thread (default: the machine's
+    /// cores); the output is in the entries' order whatever the number.
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
+    jobs: Option<u64>,
 }
 
 /// The line for one replayed entry; whether it counts as a failure.
@@ -94,7 +98,8 @@ pub fn main(a: Args) -> ExitCode {
         Ok(f) => f,
         Err(e) => return bad_input(&e),
     };
-    let results = corpus::replay(&files);
+    let jobs = a.jobs.map_or_else(crate::pool::cores, |j| j as usize);
+    let results = corpus::replay(&files, jobs);
     let mut bad = 0;
     let mut other = 0;
     for r in &results {
