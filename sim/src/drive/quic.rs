@@ -10,7 +10,7 @@
 //! [`EpNote`] observer.
 
 use std::cell::RefCell;
-use std::collections::{BTreeMap, VecDeque};
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::net::SocketAddr;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -104,6 +104,8 @@ struct Slot {
     /// corpus/session-refused-dial-left-a-link.toml).
     abandoned: bool,
     remote: SocketAddr,
+    /// Its earliest timer as last polled (its key in [`EpState::timers`]).
+    timeout: Option<std::time::Instant>,
 }
 
 /// What an endpoint tells an observer about its connections (server side: the
@@ -136,6 +138,53 @@ struct EpState {
     accepted: VecDeque<(ConnectionHandle, u64)>,
     accept_notify: Rc<Notify>,
     server_config: Option<Arc<ServerConfig>>,
+    /// Connections something happened to since the last flush (a datagram, a
+    /// timer, a call of the app's): only these and those with a timer due are
+    /// polled, so a flush costs what changed, not every connection (a reactor
+    /// of the pin flood holds hundreds).
+    dirty: BTreeSet<ConnectionHandle>,
+    /// Every live connection's earliest timer, earliest first.
+    timers: BTreeSet<(std::time::Instant, ConnectionHandle)>,
+}
+
+impl EpState {
+    /// Re-read `h`'s earliest timer after it was polled (none once abandoned).
+    fn retime(&mut self, h: ConnectionHandle) {
+        let Some(s) = self.conns.get_mut(&h) else { return };
+        let t = if s.abandoned { None } else { s.conn.poll_timeout() };
+        if s.timeout != t {
+            if let Some(old) = std::mem::replace(&mut s.timeout, t) {
+                self.timers.remove(&(old, h));
+            }
+            if let Some(t) = t {
+                self.timers.insert((t, h));
+            }
+        }
+    }
+
+    /// The connections whose timer is due at `now`, in handle order.
+    fn due(&self, now: std::time::Instant) -> BTreeSet<ConnectionHandle> {
+        self.timers.iter().take_while(|(t, _)| *t <= now).map(|(_, h)| *h).collect()
+    }
+
+    /// A new connection: a slot, and a flush to come.
+    fn insert(&mut self, h: ConnectionHandle, conn: quinn_proto::Connection, remote: SocketAddr) -> u64 {
+        self.next_gen += 1;
+        let gen = self.next_gen;
+        let slot = Slot { gen, conn, events: VecDeque::new(), notify: Rc::new(Notify::new()), done: false, abandoned: false, remote, timeout: None };
+        self.conns.insert(h, slot);
+        self.dirty.insert(h);
+        gen
+    }
+
+    /// Drop a drained connection and its timer.
+    fn remove(&mut self, h: ConnectionHandle) {
+        if let Some(s) = self.conns.remove(&h) {
+            if let Some(t) = s.timeout {
+                self.timers.remove(&(t, h));
+            }
+        }
+    }
 }
 
 /// One QUIC endpoint on one simulated UDP socket.
@@ -189,6 +238,8 @@ impl QuicEndpoint {
             accepted: VecDeque::new(),
             accept_notify,
             server_config,
+            dirty: BTreeSet::new(),
+            timers: BTreeSet::new(),
         }));
         let me = QuicEndpoint { st, wake: Rc::new(Notify::new()) };
         let driver = me.clone();
@@ -235,9 +286,7 @@ impl QuicEndpoint {
         let (h, conn) = st.ep.connect(quinn_now(), config, remote, server_name).map_err(|e| e.to_string())?;
         let host = st.host.clone();
         trace::record(&host, "quic.dial", format!("{remote}"));
-        st.next_gen += 1;
-        let gen = st.next_gen;
-        st.conns.insert(h, Slot { gen, conn, events: VecDeque::new(), notify: Rc::new(Notify::new()), done: false, abandoned: false, remote });
+        let gen = st.insert(h, conn, remote);
         drop(st);
         self.wake.notify_one();
         Ok(QuicConn { ep: self.clone(), h, gen })
@@ -267,8 +316,8 @@ impl QuicEndpoint {
         loop {
             self.flush();
             let (socket, reads, timeout) = {
-                let mut st = self.st.borrow_mut();
-                let t = st.conns.values_mut().filter(|s| !s.abandoned).filter_map(|s| s.conn.poll_timeout()).min();
+                let st = self.st.borrow();
+                let t = st.timers.first().map(|(t, _)| *t);
                 (st.socket.clone(), st.reads_socket, t.map(since_start))
             };
             let sleep = async {
@@ -296,10 +345,10 @@ impl QuicEndpoint {
                     let now = quinn_now();
                     let mut st = self.st.borrow_mut();
                     trace::record(&st.host.clone(), "timer", "quic");
-                    for s in st.conns.values_mut().filter(|s| !s.abandoned) {
-                        if s.conn.poll_timeout().is_some_and(|t| t <= now) {
-                            s.conn.handle_timeout(now);
-                        }
+                    for h in st.due(now) {
+                        let s = st.conns.get_mut(&h).expect("a timer's connection is live");
+                        s.conn.handle_timeout(now);
+                        st.dirty.insert(h);
                     }
                 }
                 _ = self.wake.notified() => {}
@@ -319,12 +368,7 @@ impl QuicEndpoint {
                     Ok((h, conn)) => {
                         let host = st.host.clone();
                         trace::record(&host, "quic.accept", format!("{from} h={}", h.0));
-                        st.next_gen += 1;
-                        let gen = st.next_gen;
-                        st.conns.insert(
-                            h,
-                            Slot { gen, conn, events: VecDeque::new(), notify: Rc::new(Notify::new()), done: false, abandoned: false, remote: from },
-                        );
+                        let gen = st.insert(h, conn, from);
                         st.accepted.push_back((h, gen));
                         st.accept_notify.notify_one();
                         if let Some(o) = &st.observer {
@@ -340,6 +384,7 @@ impl QuicEndpoint {
                 }
             }
             Some(DatagramEvent::ConnectionEvent(h, cev)) => {
+                st.dirty.insert(h);
                 if let Some(s) = st.conns.get_mut(&h) {
                     s.conn.handle_event(cev);
                     let remote = s.conn.remote_address();
@@ -361,7 +406,10 @@ impl QuicEndpoint {
         let now = quinn_now();
         let mut guard = self.st.borrow_mut();
         let st = &mut *guard;
-        let handles: Vec<ConnectionHandle> = st.conns.iter().filter(|(_, s)| !s.abandoned).map(|(h, _)| *h).collect();
+        // What changed, and what a due timer (pacing, say) lets send now.
+        let mut handles = std::mem::take(&mut st.dirty);
+        handles.extend(st.due(now));
+        handles.retain(|h| st.conns.get(h).is_some_and(|s| !s.abandoned));
         let mut buf = Vec::new();
         for h in handles {
             // Endpoint events both ways.
@@ -442,10 +490,12 @@ impl QuicEndpoint {
                 s.notify.notify_one();
             }
             if s.conn.is_drained() {
-                st.conns.remove(&h);
+                st.remove(h);
                 if let Some(o) = &st.observer {
                     o(EpNote::Drained { conn: h });
                 }
+            } else {
+                st.retime(h);
             }
         }
     }
@@ -495,7 +545,10 @@ pub struct QuicConn {
 
 impl QuicConn {
     fn with<R>(&self, f: impl FnOnce(&mut Slot) -> R) -> Option<R> {
-        let r = self.ep.st.borrow_mut().conns.get_mut(&self.h).filter(|s| s.gen == self.gen).map(f);
+        let mut st = self.ep.st.borrow_mut();
+        st.dirty.insert(self.h);
+        let r = st.conns.get_mut(&self.h).filter(|s| s.gen == self.gen).map(f);
+        drop(st);
         self.ep.wake.notify_one();
         r
     }
