@@ -32,10 +32,11 @@ fn judged(journal: &[Entry]) -> Lockstep {
 }
 
 /// Every fleet scenario, drawn cases (faults, reactor counts, routing): the
-/// law is judged and holds on the correct models.
+/// law is judged and holds on the correct models. (props' `laws_hold` runs it on
+/// every default case too; the pin flood, hundreds of clients, gets one here.)
 #[test]
 fn agrees_on_drawn_cases_of_every_fleet_scenario() {
-    for (scenario, cases) in [("fleet-migrate", 14), ("fleet-migrate-kernel-filter", 10), ("fleet-still", 10), ("fleet-resume", 10), ("fleet-pin-flood", 2)] {
+    for (scenario, cases) in [("fleet-migrate", 14), ("fleet-migrate-kernel-filter", 10), ("fleet-still", 10), ("fleet-resume", 10), ("fleet-pin-flood", 1)] {
         for n in 1..=cases {
             let case = draw(&domain_for(scenario), RunSeed(n)).current();
             let r = run(&spec_of(scenario, &Switches::default(), &case));

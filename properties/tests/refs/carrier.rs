@@ -56,10 +56,13 @@ fn agrees_on_session_moves() {
     assert_all_agree("session-moves", 10);
 }
 
+/// The laws also run in props' `laws_hold` on every default case of each
+/// scenario, which asserts they judged; the long race scenarios (a simulated day
+/// and more) get one case here.
 #[test]
 fn agrees_on_the_race_scenarios() {
-    assert_all_agree("phone-race", 2);
-    assert_all_agree("demotion-expiry", 2);
+    assert_all_agree("phone-race", 1);
+    assert_all_agree("demotion-expiry", 1);
     assert_all_agree("quic-refused", 3);
 }
 
