@@ -30,20 +30,26 @@ fn found_dir() -> PathBuf {
 /// scenario declares (`*-agrees-with-spec`) must also be judged, not skipped, in
 /// at least one case: a reference that saw no step of its model checks nothing.
 /// (The references' own test files check one case each; this is where they run
-/// on every default case.)
+/// on every default case.) And `replay`: the first case, run again, gives the
+/// trace hash it gave the laws (on a mismatch, the first divergence).
 fn laws_hold(scenario: &str, test: &str) {
     let mut c = Check::new(scenario);
     c.out_dir = Some(found_dir());
     c.test_hint = Some(format!("cargo test -p ftw-properties --release --test props {test}"));
     let seeds = case_seeds(c.domain.test_cases).expect("SIM_SEED / SIM_CASES");
     let judged = std::sync::Mutex::new(BTreeSet::new());
+    let first = std::sync::Mutex::new(None);
     let law = |spec: &RunSpec, r: &RunReport| {
         judged.lock().unwrap().extend(r.checks.iter().map(|k| k.law.name));
+        if spec.seed.0 == seeds[0] {
+            first.lock().unwrap().get_or_insert_with(|| r.outcome.trace.hash());
+        }
         scenario_checks(spec, r)
     };
     if let Err(f) = check_law(&c, &seeds, &law) {
         panic!("\n{}", f.message());
     }
+    replays_with_its_hash(&c, seeds[0], first.into_inner().unwrap().expect("the first case ran"));
     if std::env::var_os("SIM_SEED").is_some() || std::env::var_os("SIM_CASES").is_some() {
         return; // a chosen case need not reach every model
     }
@@ -59,6 +65,17 @@ fn family(prefix: &str) -> Vec<&'static str> {
 }
 
 const FAMILIES: &[&str] = &["quic-", "idle-", "fleet-"];
+
+/// The case of `seed` run again gives `hash`; else panic with the first divergence.
+fn replays_with_its_hash(c: &Check, seed: u64, hash: String) {
+    let case = draw(&c.domain, RunSeed(seed)).current();
+    let spec = harness::spec_of(&c.scenario, &Switches::default(), &case);
+    let again = ftw_properties::reference::run(&spec).expect("the case runs").outcome.trace.hash();
+    if again != hash {
+        let why = harness::replays_exactly(&spec).err().unwrap_or_else(|| format!("a run gave {again}, the laws' run {hash}"));
+        panic!("property replay failed in scenario {} seed {seed}: {why}\nplan:\n{}", c.scenario, toml::to_string(&case.plan).unwrap());
+    }
+}
 
 /// [`laws_hold`] for each scenario, the scenarios spread over every core (a
 /// failure's panic names its scenario, seed and plan).
@@ -90,22 +107,6 @@ fn fleet_scenarios_hold_their_laws() {
 fn every_other_registered_scenario_holds_its_laws() {
     let names: Vec<&str> = SCENARIOS.iter().map(|s| s.name).filter(|n| !FAMILIES.iter().any(|f| n.starts_with(f))).collect();
     on_every_core(&names, "every_other_registered_scenario");
-}
-
-/// `replay`: the same case twice gives the same trace hash (the first drawn
-/// case of every scenario, or SIM_SEED's).
-#[test]
-fn replay_same_case_same_hash() {
-    let seed = case_seeds(1).expect("SIM_SEED")[0];
-    let failures = ftw_properties::pool::map_ordered(SCENARIOS, ftw_properties::pool::cores(), |s| {
-        let case = draw(&domain_for(s.name), RunSeed(seed)).current();
-        let spec = harness::spec_of(s.name, &Switches::default(), &case);
-        harness::replays_exactly(&spec)
-            .err()
-            .map(|e| format!("property replay failed in scenario {} seed {seed}: {e}\nplan:\n{}", s.name, toml::to_string(&case.plan).unwrap()))
-    });
-    let failures: Vec<String> = failures.into_iter().flatten().collect();
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 /// SPEC section 7: each switch fails its law from drawn cases, within the

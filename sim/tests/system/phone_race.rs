@@ -32,21 +32,8 @@ fn ws_first_cancels_probe_keeps_the_phone_off_quic() {
     assert!(!c.ok, "{}", c.detail);
 }
 
-#[test]
-fn losing_dial_cancelled_keeps_the_phone_off_quic_on_a_slow_leg() {
-    // 50 ms each way: the WebSocket (three round trips) opens after the 250 ms lead
-    // but before the QUIC dial the lead started: QUIC loses while still dialling.
-    let slow = |sw: &[&str]| {
-        let mut sp = spec(2, sw);
-        sp.plan.phone.one_way_ms = 50;
-        run_with(&sp).0
-    };
-    let law = |r: &ftw_sim::scenario::RunReport| r.checks.iter().find(|c| c.property() == "quic-back-within-a-day").unwrap().clone();
-    // Two independent worlds: run them at once.
-    let (fixed, bug) = std::thread::scope(|s| {
-        let bug = s.spawn(|| law(&slow(&["losing-dial-cancelled"])));
-        (law(&slow(&[])), bug.join().expect("runs"))
-    });
-    assert!(fixed.ok, "{}", fixed.detail);
-    assert!(!bug.ok, "{}", bug.detail);
-}
+// losing-dial-cancelled on a slow leg (44-60 ms: the WebSocket opens after the
+// 250 ms lead, while the QUIC dial is still under way) is corpus/phone-race-losing-dial-cancelled.toml,
+// which fails quic-back-within-a-day with the switch (replayed strictly by
+// properties/tests/independence.rs); props' each_bug_switch_is_caught_within_the_default_cases
+// finds it in drawn cases and passes the same case with the switch off.
