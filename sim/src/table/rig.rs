@@ -73,7 +73,8 @@ pub fn build(spec: &RigSpec) -> (World, Rc<RefCell<RigShared>>, (usize, usize)) 
     let mut run = RunSpec::new("table", spec.seed);
     run.plan = spec.plan.clone();
     run.keep_events = false;
-    let mut world = world_for(&run, spec.limit);
+    // No reference model reads the rig's runs: journal nothing.
+    let mut world = world_for(&run, spec.limit).without_journal();
     let topo = Topology::build(&mut world, &spec.plan);
     let seed = spec.seed;
     let keys = Keys::of(seed);

@@ -108,6 +108,13 @@ impl World {
         World { sim, net, cfg }
     }
 
+    /// This world journals no model step (`RunOutcome::journal` stays empty): for
+    /// runs no reference model reads, such as the table's rig.
+    pub fn without_journal(self) -> Self {
+        journal::off();
+        self
+    }
+
     pub fn seed(&self) -> RunSeed {
         self.cfg.seed
     }

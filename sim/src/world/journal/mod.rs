@@ -71,6 +71,12 @@ pub(crate) fn begin() {
     JOURNAL.with(|j| *j.borrow_mut() = Some(Vec::new()));
 }
 
+/// Journal nothing more in this run (a run no reference reads: the table's rig,
+/// whose streaming day would otherwise hold a gigabyte of steps).
+pub(crate) fn off() {
+    JOURNAL.with(|j| *j.borrow_mut() = None);
+}
+
 /// Stop journaling and hand the steps back.
 pub(crate) fn end() -> Vec<Entry> {
     JOURNAL.with(|j| j.borrow_mut().take()).unwrap_or_default()
