@@ -351,6 +351,8 @@ fn command_line_numbers_out_of_range_are_refused() {
         (&["table", "--samples", "10001"], "--samples", "1..=10000"),
         (&["bench", "--catch", "--blocks", "51"], "--blocks", "1..=50"),
         (&["bench", "--catch", "--limit", "0"], "--limit", "1..=3600"),
+        (&["replay", "--jobs", "0"], "--jobs", "1..=256"),
+        (&["replay", "--jobs", "257"], "--jobs", "1..=256"),
     ];
     for (args, flag, range) in cases {
         let (code, out, err) = ftwsim(args);
@@ -371,4 +373,10 @@ fn command_line_numbers_out_of_range_are_refused() {
         std::env::temp_dir().join("ftw-jobs-256").to_str().expect("path"),
     ]);
     assert_eq!(code, 0, "{out}{err}");
+    // Just inside for replay: one entry on 256 threads and on one.
+    let entry = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus/quic-echo-lossy-rebind-unconfirmed.toml");
+    for jobs in ["256", "1"] {
+        let (code, out, err) = ftwsim(&["replay", "--jobs", jobs, entry.to_str().expect("path")]);
+        assert_eq!(code, 0, "--jobs {jobs}: {out}{err}");
+    }
 }
