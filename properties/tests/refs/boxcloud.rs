@@ -63,8 +63,8 @@ fn agree_on_unpaired_and_sessions_off() {
 }
 
 /// Both laws also run in props' `laws_hold` on every default case of each
-/// scenario, which asserts they judged; the long race scenarios (a simulated day
-/// and more) get one case here.
+/// scenario (a disagreement fails there); here they are asserted judged, the long
+/// race scenarios (a simulated day and more) on one case.
 #[test]
 fn agree_on_races() {
     agree_on("quic-refused", 3);

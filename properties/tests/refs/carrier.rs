@@ -57,8 +57,8 @@ fn agrees_on_session_moves() {
 }
 
 /// The laws also run in props' `laws_hold` on every default case of each
-/// scenario, which asserts they judged; the long race scenarios (a simulated day
-/// and more) get one case here.
+/// scenario (a disagreement fails there); here they are asserted judged, the long
+/// race scenarios (a simulated day and more) on one case.
 #[test]
 fn agrees_on_the_race_scenarios() {
     assert_all_agree("phone-race", 1);

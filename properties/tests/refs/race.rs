@@ -23,9 +23,9 @@ use ftw_sim::RunSeed;
 
 const LAW: &str = "race-agrees-with-spec";
 
-/// Drawn cases per scenario. The law also runs in props' `laws_hold` on every
-/// default case of each scenario, which asserts it judged; the long ones here (a
-/// simulated day and more, ~2 s each) get one case.
+/// Drawn cases per scenario, each asserted judged and agreeing. The law also runs
+/// in props' `laws_hold` on every default case of each scenario (a disagreement
+/// fails there); the long ones here (a simulated day and more, ~2 s each) get one case.
 fn cases(scenario: &str) -> u64 {
     let default = if matches!(scenario, "phone-race" | "demotion-expiry") { 1 } else { 10 };
     std::env::var("SIM_CASES").ok().and_then(|s| s.trim().parse().ok()).unwrap_or(default)
