@@ -1,0 +1,47 @@
+//! Stage 2 of the models' mutation score (issue 14 section 5, `.ci/mutants --sim`):
+//! the hidden check's own measure, `ftwsim fuzz --jobs 2` from seed 1 with each
+//! scenario given an equal share of the time, for `MUTANT_FUZZ_SECS` seconds
+//! (default 30), stopping at the first failure. A mutant is caught when this
+//! test fails. `#[ignore]`d: it is a fuzzing session, not a test of the suite.
+//!
+//! `MUTANT_SCENARIOS` (comma-separated) narrows it to the scenarios that run a
+//! crate's model; unset, every registered scenario.
+
+use ftw_properties::fuzz::{fuzz, FuzzOpts, Stop};
+use ftw_sim::world::switch::Switches;
+
+fn env_secs() -> u64 {
+    match std::env::var("MUTANT_FUZZ_SECS") {
+        Ok(v) => v.parse().unwrap_or_else(|_| panic!("MUTANT_FUZZ_SECS: not a whole number of seconds: {v:?}")),
+        Err(_) => 30,
+    }
+}
+
+fn env_scenarios() -> Vec<String> {
+    match std::env::var("MUTANT_SCENARIOS") {
+        Ok(v) if !v.trim().is_empty() => v.split(',').map(|s| s.trim().to_string()).collect(),
+        _ => ftw_sim::scenario::SCENARIOS.iter().map(|s| s.name.to_string()).collect(),
+    }
+}
+
+#[test]
+#[ignore = "a fuzzing session for .ci/mutants --sim"]
+fn a_short_fuzz_finds_no_failure() {
+    let opts = FuzzOpts {
+        stop: Stop::Time(env_secs()),
+        property: None,
+        scenarios: env_scenarios(),
+        switches: Switches::default(),
+        shard: (0, 1),
+        seed_from: 1,
+        out_dir: std::env::temp_dir().join(format!("ftwsim-mutant-found-{}", std::process::id())),
+        determinism_every: 8,
+        jobs: 2,
+        progress: false,
+        first_only: true,
+    };
+    let s = fuzz(&opts).expect("the fuzz options are valid");
+    let f: Vec<String> = s.failures.iter().map(|f| format!("{} seed {} fails {}: {}", f.scenario, f.seed, f.property, f.detail)).collect();
+    assert!(f.is_empty(), "{} cases, failures:\n{}", s.cases, f.join("\n"));
+    eprintln!("{} cases in {:.1} s, no failure", s.cases, s.wall_s);
+}
