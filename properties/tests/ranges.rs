@@ -110,3 +110,30 @@ fn every_timed_kinds_field_is_refused_just_outside_its_range() {
     assert!(walked >= 9, "only {walked} kind fields walked");
     std::fs::remove_dir_all(&dir).ok();
 }
+
+/// A kind's own checks beyond ranges: a relay fault's host and its other fields
+/// together (a corrupted datagram toward the box, which the uplink never carries;
+/// a close code the cloud does not send), refused naming the file, the fault and
+/// the field, the value and what it must be.
+#[test]
+fn a_fault_whose_fields_contradict_each_other_is_refused() {
+    let dir = std::env::temp_dir().join(format!("ftw-ranges-kinds-{}", std::process::id()));
+    std::fs::create_dir_all(&dir).expect("dir");
+    let corrupt = |host: &str, dg: bool| format!("[[plan.faults]]\nat_ms = 1000\nkind = \"corrupt_message\"\nhost = \"{host}\"\ndatagram = {dg}\n");
+    for (host, dg) in [("phone", true), ("phone", false), ("box", false)] {
+        corpus::load(&entry(&dir, &format!("corrupt-{host}-{dg}.toml"), &corrupt(host, dg))).unwrap_or_else(|e| panic!("{host} {dg} loads: {e}"));
+    }
+    let p = entry(&dir, "corrupt-box-datagram.toml", &corrupt("box", true));
+    let e = corpus::load(&p).expect_err("a datagram toward the box");
+    for part in [p.to_string_lossy().as_ref(), "plan.faults[0]", "datagram = true", "must be false"] {
+        assert!(e.contains(part), "the error names {part:?}: {e}");
+    }
+    let close = |code: u16| format!("[[plan.faults]]\nat_ms = 1000\nkind = \"cloud_close\"\nhost = \"phone\"\ncode = {code}\n");
+    corpus::load(&entry(&dir, "close-4408.toml", &close(4408))).expect("4408 loads");
+    let p = entry(&dir, "close-4000.toml", &close(4000));
+    let e = corpus::load(&p).expect_err("4000 is not a close the cloud sends");
+    for part in [p.to_string_lossy().as_ref(), "plan.faults[0]", "code", "4000"] {
+        assert!(e.contains(part), "the error names {part:?}: {e}");
+    }
+    std::fs::remove_dir_all(&dir).ok();
+}

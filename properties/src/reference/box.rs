@@ -24,6 +24,9 @@
 //! * uplink backoff: the first dial at once, each redial after a delay in
 //!   [ceiling/2, ceiling], ceiling 1 s doubling per failure to a 60 s cap, back to 1 s
 //!   after an uplink that stayed up 60 s (box docs "Uplink and reconnects");
+//! * a phone message the relay corrupted (`corrupt_message` toward the box, journaled
+//!   as tampered) never opens: no `hello` or `cmd` is read from it, nothing answers it
+//!   (SPEC §2, the AEAD; box docs: "a message that does not open is dropped");
 //! * every session dies with its uplink; a `Close` from the cloud ends one; nothing is
 //!   sent on a channel without a session;
 //! * each output on the wire is the message the box decided (kind, lane, channel,
@@ -174,6 +177,11 @@ enum Call {
     Data {
         chan: u32,
         decoded: bool,
+    },
+    /// A `Data(chan)` the relay corrupted: it must not open (SPEC §2: the frame
+    /// is AEAD-sealed; box docs: "a message that does not open is dropped").
+    Tampered {
+        chan: u32,
     },
 }
 
@@ -349,7 +357,7 @@ impl Ref {
                 Uplink::Dialing => self.fail(t),
                 Uplink::Down { .. } => {}
             },
-            BoxStep::Up { header: Some((k, chan)), len, .. } if matches!(self.uplink, Uplink::Up { .. }) => self.up(k, chan, len),
+            BoxStep::Up { header: Some((k, chan)), len, tampered, .. } if matches!(self.uplink, Uplink::Up { .. }) => self.up(k, chan, len, tampered),
             _ => {}
         }
         Ok(())
@@ -389,8 +397,9 @@ impl Ref {
     }
 
     /// An uplink message from the cloud.
-    fn up(&mut self, k: u8, chan: u32, len: usize) {
+    fn up(&mut self, k: u8, chan: u32, len: usize, tampered: bool) {
         match k {
+            kind::DATA if tampered => self.call = Call::Tampered { chan },
             kind::CHALLENGE if chan == 0 && len == 5 + NONCE_LEN => self.wire.push_back((SendKind::Message, kind::AUTH, 0, None)),
             kind::OPEN if !self.sessions.contains_key(&chan) => self.call = Call::Open { chan, read: false },
             kind::DATA if self.sessions.contains_key(&chan) => self.call = Call::Data { chan, decoded: false },
@@ -500,6 +509,9 @@ impl Ref {
     }
 
     fn decoded(&mut self, chan: u32) -> R {
+        if self.call == (Call::Tampered { chan }) {
+            return differs(format!("a message decoded on chan {chan}"), "nothing: the relay corrupted it, so it does not open and is dropped");
+        }
         if self.call != (Call::Data { chan, decoded: false }) {
             return differs(format!("a message decoded on chan {chan}"), "no session message on that channel in this call");
         }

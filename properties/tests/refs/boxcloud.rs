@@ -6,9 +6,12 @@
 use ftw_properties::harness::{case_seeds, spec_of};
 use ftw_properties::reference::{self, cloud, r#box, Lockstep, Reference};
 use ftw_properties::strategy::{domain_for, draw};
+use ftw_sim::world::host::Host;
 use ftw_sim::world::journal::cloud::CloudStep;
 use ftw_sim::world::journal::r#box::{BoxNote, BoxStep, Sent};
 use ftw_sim::world::journal::{Entry, Step};
+use ftw_sim::world::plan::kind::CorruptMessage;
+use ftw_sim::world::plan::{FaultKind, TimedFault};
 use ftw_sim::world::switch::Switches;
 use ftw_sim::world::topology::RunSpec;
 use ftw_sim::RunSeed;
@@ -125,6 +128,34 @@ fn box_catches_planted_disagreements() {
         }
         _ => false,
     });
+}
+
+/// A session whose relay corrupts the phone's command on its way to the box
+/// (`corrupt_message` toward the box, issue 14 section 3): the box reference is
+/// told the message was tampered with.
+fn corrupted_command_journal() -> Vec<Entry> {
+    let mut spec = RunSpec::new("session", RunSeed(1));
+    spec.plan.faults.push(TimedFault { at_ms: 1_000, fault: FaultKind::CorruptMessage(CorruptMessage { host: Host::Box, datagram: false }) });
+    journal_of(&spec)
+}
+
+#[test]
+fn a_message_corrupted_toward_the_box_never_opens() {
+    let mut j = corrupted_command_journal();
+    let tampered = |s: &Step| matches!(s, Step::Box(BoxStep::Up { tampered: true, .. }));
+    let up = j.iter().position(|e| tampered(&e.step)).expect("the relay corrupted a message to the box");
+    // The correct box drops it: nothing opens, nothing answers.
+    assert!(agreed(&r#box::BOX, &j, "session with a corrupted command") > up);
+    assert!(!j[up..].iter().take(3).any(|e| matches!(e.step, Step::Box(BoxStep::Note(BoxNote::Cmd { .. })))));
+    // Planted: a box that read the command anyway (its note right after the tampered input).
+    let Step::Box(BoxStep::Up { header: Some((_, chan)), .. }) = j[up].step else { panic!("a tampered Data has a header") };
+    let note = BoxNote::Cmd { chan, id: Some(2), cmd_id: "c2".into(), op: "site.mode.set".into(), not_valid_after_ms: u64::MAX };
+    let at = j[up].clone();
+    j.insert(up + 1, Entry { step: Step::Box(BoxStep::Note(note)), ..at });
+    match (r#box::BOX.check)(&j) {
+        Some(Lockstep::Differs { index, .. }) => assert_eq!(index, up + 1, "differs at the planted read"),
+        other => panic!("the box reference missed a corrupted message that opened: {other:?}"),
+    }
 }
 
 #[test]

@@ -167,7 +167,7 @@ impl Door {
     fn message(&mut self, bytes: &[u8]) {
         let at = Duration::from_millis(self.now);
         trace::record_at(at, BOX, "box.up", format!("{:?} {} B", header(bytes), bytes.len()));
-        jot(BOX, self.now, BoxStep::Up { datagram: false, header: header(bytes), len: bytes.len() });
+        jot(BOX, self.now, BoxStep::Up { datagram: false, header: header(bytes), len: bytes.len(), tampered: false });
         self.node.handle_message(self.now, bytes);
         jot_notes(BOX, self.now, &mut self.node);
         trace::record_at(at, BOX, "box.holds", self.node.session_count().to_string());

@@ -197,11 +197,11 @@ pub async fn run_box_logged(host: &str, node: Rc<RefCell<BoxNode>>, dial: BoxDia
                         r.challenge_ms = Some(now);
                     }
                 }
-                jot(host, now, BoxStep::Up { datagram: false, header: header(&m), len: m.len() });
+                jot(host, now, BoxStep::Up { datagram: false, header: header(&m), len: m.len(), tampered: journal::tampered(&m) });
                 b.handle_message(now, &m);
             }
             LinkEvent::Datagram(m) => {
-                jot(host, now, BoxStep::Up { datagram: true, header: header(&m), len: m.len() });
+                jot(host, now, BoxStep::Up { datagram: true, header: header(&m), len: m.len(), tampered: journal::tampered(&m) });
                 b.handle_datagram(now, &m);
             }
             LinkEvent::Closed(c) => {

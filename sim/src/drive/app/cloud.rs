@@ -23,11 +23,12 @@ use std::collections::BTreeMap;
 use std::rc::Rc;
 use std::time::Duration;
 
-use ftw_box::uplink::{LinkOp, SendKind};
+use ftw_box::uplink::{Kind as UpKind, LinkOp, SendKind, UpMsg};
 use ftw_cloud::{Cloud, LinkId};
 use tokio::sync::{mpsc, Notify};
 
 use crate::drive::link::{Link, LinkEvent, TransportKind};
+use crate::world::host::Host;
 use crate::world::journal::cloud::{Bytes, CloudStep};
 use crate::world::journal::{self, Step};
 use crate::world::plan::kind;
@@ -55,6 +56,18 @@ pub struct Tamper {
     /// overtaking a control message.
     pub hold_stream_message: u32,
     pub hold_behind: u32,
+}
+
+/// Whether the plan's `corrupt_message` toward the box acts on `op`, an uplink's
+/// send: the first phone `Data` the cloud relays to a box at or after its time
+/// (marked done when it does).
+fn box_corruption_due(relay: &mut [RelayFault], now: u64, op: &LinkOp) -> bool {
+    let LinkOp::Send { kind: SendKind::Message, bytes } = op else { return false };
+    if UpMsg::decode(bytes).map(|m| m.kind) != Some(UpKind::Data) {
+        return false;
+    }
+    let due = relay.iter_mut().find(|f| !f.done && f.at_ms <= now && matches!(f.kind, FaultKind::CorruptMessage(kind::CorruptMessage { host: Host::Box, .. })));
+    due.map(|f| f.done = true).is_some()
 }
 
 /// One timed relay fault of the plan (`replay_datagram`, `replay_stream_message`,
@@ -93,6 +106,8 @@ pub struct CloudLog {
     pub held_behind_max: u32,
     /// Datagrams sent newest first by a `reverse_datagrams` window.
     pub reversed: u64,
+    /// Phone messages the plan's `corrupt_message` corrupted on their way to a box.
+    pub corrupted_to_box: u64,
     /// Links whose QUIC connection carried accepted 0-RTT early data, by target.
     pub early_data: BTreeMap<String, u64>,
     /// When the plan's `cloud_restart`s closed the box's uplinks (ms), and whether
@@ -416,7 +431,7 @@ impl CloudDriver {
                                 (FaultKind::ReverseDatagrams(kind::ReverseDatagrams { for_ms, .. }), SendKind::Datagram) if now < f.at_ms + for_ms => {
                                     reverse = true;
                                 }
-                                (FaultKind::CorruptMessage(kind::CorruptMessage { datagram, .. }), k)
+                                (FaultKind::CorruptMessage(kind::CorruptMessage { datagram, host: Host::Phone }), k)
                                     if !f.done && *datagram == matches!(k, SendKind::Datagram) =>
                                 {
                                     f.done = true;
@@ -431,6 +446,8 @@ impl CloudDriver {
                                 _ => {}
                             }
                         }
+                    } else {
+                        corrupt = box_corruption_due(&mut i.relay, now, &t.op);
                     }
                 }
                 LinkOp::Close { code, .. } => {
@@ -439,10 +456,18 @@ impl CloudDriver {
                 }
             }
             if corrupt {
-                // The plan's `corrupt_message`: the last byte (inside the AEAD tag) goes with its lowest bit flipped.
+                // The plan's `corrupt_message`: the last byte (inside the AEAD tag, the
+                // outer tunnel's toward a phone, the box session's in an uplink's `Data`)
+                // goes with its lowest bit flipped.
                 if let LinkOp::Send { bytes, .. } = &mut t.op {
                     if let Some(b) = bytes.last_mut() {
                         *b ^= 1;
+                    }
+                }
+                if !slot.phone {
+                    i.log.corrupted_to_box += 1;
+                    if let LinkOp::Send { bytes, .. } = &t.op {
+                        journal::mark_tampered(bytes);
                     }
                 }
                 trace::record(&i.host, "cloud.tamper", format!("link={} corrupts a message", t.link));

@@ -21,8 +21,9 @@ pub enum BoxStep {
     /// `handle_closed(now, code)`.
     Closed { code: u16 },
     /// `handle_message` / `handle_datagram`: the uplink message's clear header
-    /// (`kind u8 | chan u32`; `None` when shorter) and its length.
-    Up { datagram: bool, header: Option<(u8, u32)>, len: usize },
+    /// (`kind u8 | chan u32`; `None` when shorter), its length, and whether the
+    /// plan's hostile relay corrupted it on the way (`corrupt_message` toward the box).
+    Up { datagram: bool, header: Option<(u8, u32)>, len: usize, tampered: bool },
     /// After a failure or an uplink end: when the box will dial again (`BoxNode::uplink()`).
     Redial { next_dial_ms: u64 },
     /// What the box read or decided during the call before (`BoxNode::poll_note`).

@@ -66,9 +66,29 @@ thread_local! {
     static JOURNAL: RefCell<Option<Vec<Entry>>> = const { RefCell::new(None) };
 }
 
+thread_local! {
+    /// The byte strings a hostile relay of the running world corrupted on their
+    /// way to a receiver, so the receiver's driver can journal that what it was
+    /// given was tampered with (a reference then checks it never opens).
+    static TAMPERED: RefCell<Vec<Vec<u8>>> = const { RefCell::new(Vec::new()) };
+}
+
 /// Start a new journal on this thread (with the world's trace).
 pub(crate) fn begin() {
     JOURNAL.with(|j| *j.borrow_mut() = Some(Vec::new()));
+    TAMPERED.with(|t| t.borrow_mut().clear());
+}
+
+/// A relay corrupted `bytes` on their way to a receiver (only while journaling).
+pub fn mark_tampered(bytes: &[u8]) {
+    if JOURNAL.with(|j| j.borrow().is_some()) {
+        TAMPERED.with(|t| t.borrow_mut().push(bytes.to_vec()));
+    }
+}
+
+/// Whether a relay of this run corrupted `bytes` ([`mark_tampered`]).
+pub fn tampered(bytes: &[u8]) -> bool {
+    TAMPERED.with(|t| t.borrow().iter().any(|b| b.as_slice() == bytes))
 }
 
 /// Journal nothing more in this run (a run no reference reads: the table's rig,
