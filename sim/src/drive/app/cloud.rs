@@ -19,7 +19,7 @@
 //! Trace kind `cloud.tamper`.
 
 use std::cell::RefCell;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 use std::time::Duration;
 
@@ -60,10 +60,14 @@ pub struct Tamper {
 
 /// Whether the plan's `corrupt_message` toward the box acts on `op`, an uplink's
 /// send: the first phone `Data` the cloud relays to a box at or after its time
-/// (marked done when it does).
-fn box_corruption_due(relay: &mut [RelayFault], now: u64, op: &LinkOp) -> bool {
+/// that is not its channel's first (marked done when it does). A channel's first
+/// `Data` is the phone's `hello`: the phone sends it once and the SPEC gives it no
+/// answer deadline, so a corrupted one leaves the session silent by design
+/// (docs/findings/hello-has-no-deadline.md); the kind leaves it alone.
+fn box_corruption_due(relay: &mut [RelayFault], now: u64, op: &LinkOp, data_chans: &mut BTreeSet<u32>) -> bool {
     let LinkOp::Send { kind: SendKind::Message, bytes } = op else { return false };
-    if UpMsg::decode(bytes).map(|m| m.kind) != Some(UpKind::Data) {
+    let Some(m) = UpMsg::decode(bytes).filter(|m| m.kind == UpKind::Data) else { return false };
+    if data_chans.insert(m.chan) {
         return false;
     }
     let due = relay.iter_mut().find(|f| !f.done && f.at_ms <= now && matches!(f.kind, FaultKind::CorruptMessage(kind::CorruptMessage { host: Host::Box, .. })));
@@ -140,8 +144,10 @@ struct LinkSlot {
     held: Vec<(LinkOp, u32, u64)>,
     /// Datagrams held by a `reverse_datagrams` window.
     reversing: Vec<LinkOp>,
-    /// A phone's link (the tamper touches only these).
+    /// A phone's link (the tamper touches only these, and `corrupt_message` toward the box).
     phone: bool,
+    /// An uplink's channels that have carried a phone `Data` (`corrupt_message` toward the box).
+    data_chans: BTreeSet<u32>,
 }
 
 struct Inner {
@@ -295,6 +301,7 @@ impl CloudDriver {
                     phone_stream: 0,
                     held: Vec::new(),
                     reversing: Vec::new(),
+                    data_chans: BTreeSet::new(),
                     phone: target == ftw_cloud::consts::PHONE_TARGET,
                 },
             );
@@ -447,7 +454,7 @@ impl CloudDriver {
                             }
                         }
                     } else {
-                        corrupt = box_corruption_due(&mut i.relay, now, &t.op);
+                        corrupt = box_corruption_due(&mut i.relay, now, &t.op, &mut slot.data_chans);
                     }
                 }
                 LinkOp::Close { code, .. } => {

@@ -12,8 +12,10 @@ use crate::world::host::Host;
 /// goes with its last byte's lowest bit flipped, inside the outer tunnel's AEAD
 /// tag. `host = "box"`: the first phone message it relays to the box (a `Data`
 /// on the uplink's stream; the phone sends the box no datagrams, so `datagram`
-/// must be false) goes with its last byte flipped, inside the box session's
-/// AEAD tag. Either way it can never open.
+/// must be false) after the session's first, its `hello`, goes with its last
+/// byte flipped, inside the box session's AEAD tag (a corrupted `hello` leaves
+/// the session silent by design: docs/findings/hello-has-no-deadline.md).
+/// Either way it can never open.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct CorruptMessage {
     pub host: Host,
