@@ -30,7 +30,14 @@
 //!   a phone link that ends tells the box `Close(chan, 1000)`; an uplink that ends closes
 //!   its relayed phones 1001 (cloud docs "Relay");
 //! * the state after the end: the cloud holds exactly the links the reference holds after
-//!   every call (a closed link's state is released).
+//!   every call (a closed link's state is released);
+//! * its counters count what happened, after every call (cloud docs, `CloudStats`):
+//!   phones and registered boxes' uplinks accepted, proofs right and wrong, 4403s to
+//!   unpaired phones, 1013s with sessions off, 4408s, phone messages relayed to a box,
+//!   box messages relayed to a phone (and of them as datagrams), and every input that
+//!   went nowhere as dropped: on no link, a datagram before message 1, a phone message
+//!   that does not open or comes before its box answered, an uplink message that is
+//!   unreadable, for no channel's phone, or of a kind the relay does not carry.
 //!
 //! Where the order of transmits on different links is free, any order passes; on one link
 //! the order is checked, except among the `Open`s of several waiting phones.
@@ -38,7 +45,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
 use ftw_sim::scenario::Law;
-use ftw_sim::world::journal::cloud::{Bytes, CloudNote, CloudStep, Key, LinkId, SendKind};
+use ftw_sim::world::journal::cloud::{Bytes, CloudNote, CloudStats, CloudStep, Key, LinkId, SendKind};
 use ftw_sim::world::journal::{Entry, Step};
 
 use super::{differs, Lockstep, Reference, R};
@@ -176,7 +183,45 @@ enum Want {
     },
 }
 
+/// What the reference counted (the model's `CloudStats`, field for field).
+#[derive(Debug, Default)]
+struct Counts {
+    phones_accepted: u64,
+    uplinks_accepted: u64,
+    refused_unpaired: u64,
+    timed_out: u64,
+    sessions_off_closes: u64,
+    relayed_to_box: u64,
+    relayed_to_phone: u64,
+    relayed_as_datagram: u64,
+    dropped: u64,
+    uplinks_authed: u64,
+    uplinks_refused: u64,
+}
+
+impl Counts {
+    /// The first counter where the model's differs.
+    fn differ(&self, m: &CloudStats) -> Option<(&'static str, u64, u64)> {
+        [
+            ("phones_accepted", m.phones_accepted, self.phones_accepted),
+            ("uplinks_accepted", m.uplinks_accepted, self.uplinks_accepted),
+            ("refused_unpaired", m.refused_unpaired, self.refused_unpaired),
+            ("timed_out", m.timed_out, self.timed_out),
+            ("sessions_off_closes", m.sessions_off_closes, self.sessions_off_closes),
+            ("relayed_to_box", m.relayed_to_box, self.relayed_to_box),
+            ("relayed_to_phone", m.relayed_to_phone, self.relayed_to_phone),
+            ("relayed_as_datagram", m.relayed_as_datagram, self.relayed_as_datagram),
+            ("dropped", m.dropped, self.dropped),
+            ("uplinks_authed", m.uplinks_authed, self.uplinks_authed),
+            ("uplinks_refused", m.uplinks_refused, self.uplinks_refused),
+        ]
+        .into_iter()
+        .find(|(_, a, b)| a != b)
+    }
+}
+
 struct Ref {
+    counts: Counts,
     cloud_private: Key,
     boxes: BTreeMap<String, Key>,
     pairs: BTreeSet<(Key, String)>,
@@ -241,6 +286,7 @@ fn seq_of(b: &Bytes) -> Option<u64> {
 impl Ref {
     fn new(cloud_private: Key, boxes: &[(String, Key)], pairs: &[(Key, String)], sessions_on: bool) -> Ref {
         Ref {
+            counts: Counts::default(),
             cloud_private,
             boxes: boxes.iter().cloned().collect(),
             pairs: pairs.iter().cloned().collect(),
@@ -273,12 +319,15 @@ impl Ref {
                 self.notes.push(n.clone());
                 Ok(())
             }
-            CloudStep::Holds { links } => {
+            CloudStep::Holds { links, stats } => {
                 self.predict(t)?;
                 if *links != self.links.len() {
                     return differs(format!("holds {links} links"), format!("{} links open", self.links.len()));
                 }
-                Ok(())
+                match self.counts.differ(stats) {
+                    Some((name, model, spec)) => differs(format!("counts {name} = {model}"), format!("{name} = {spec}: what happened")),
+                    None => Ok(()),
+                }
             }
             CloudStep::Send { link, kind, bytes } => self.matched(*link, Some((*kind, bytes)), None),
             CloudStep::Close { link, code } => self.matched(*link, None, Some(*code)),
@@ -329,6 +378,7 @@ impl Ref {
                     .map(|(id, _)| *id)
                     .collect();
                 for id in late {
+                    self.counts.timed_out += 1;
                     self.close(id, code::TIMED_OUT);
                 }
                 Ok(())
@@ -381,9 +431,11 @@ impl Ref {
                 self.want(link, Want::Close(code::FORBIDDEN));
                 return Ok(());
             }
+            self.counts.uplinks_accepted += 1;
             self.links.insert(link, Link::Pending { box_id: box_id.to_string(), nonce: None });
             self.want(link, Want::Challenge);
         } else if target == PHONE_TARGET {
+            self.counts.phones_accepted += 1;
             self.links.insert(link, Link::PhoneNew { datagrams });
         } else {
             self.want(link, Want::Close(code::BAD));
@@ -397,9 +449,11 @@ impl Ref {
         let Some(nonce) = nonce else { return differs(format!("input on link {link}"), "the challenge sent before any answer") };
         let want = [&[kind::AUTH, 0, 0, 0, 0][..], &proof(&self.cloud_private, &self.boxes[box_id], nonce, box_id)].concat();
         if bytes.whole.as_deref() != Some(&want[..]) {
+            self.counts.uplinks_refused += 1;
             self.close(link, code::FORBIDDEN);
             return Ok(());
         }
+        self.counts.uplinks_authed += 1;
         if let Some(old) = self.uplinks.get(box_id).copied() {
             self.close(old, code::NORMAL);
         }
@@ -423,8 +477,14 @@ impl Ref {
 
     fn input(&mut self, t: u64, link: LinkId, datagram: bool, bytes: &Bytes, notes: &[CloudNote]) -> R {
         match self.links.get(&link) {
-            None => no_notes(notes),
-            Some(Link::PhoneNew { .. }) if datagram => no_notes(notes),
+            None => {
+                self.counts.dropped += 1;
+                no_notes(notes)
+            }
+            Some(Link::PhoneNew { .. }) if datagram => {
+                self.counts.dropped += 1;
+                no_notes(notes)
+            }
             Some(Link::PhoneNew { datagrams }) => {
                 let dg = *datagrams;
                 match notes {
@@ -456,12 +516,14 @@ impl Ref {
         };
         if !self.sessions_on {
             // The door completes the handshake, then closes (seed 000).
+            self.counts.sessions_off_closes += 1;
             self.want(link, Want::Msg2);
             self.close(link, code::TRY_LATER);
             return Ok(());
         }
         if !self.pairs.contains(&(phone, box_id.clone())) {
             // No message 2 and nothing of the box (SPEC §3).
+            self.counts.refused_unpaired += 1;
             self.close(link, code::FORBIDDEN);
             return Ok(());
         }
@@ -475,6 +537,7 @@ impl Ref {
     /// A tunnel message from a phone: relayed unchanged once the box answered.
     fn phone_msg(&mut self, link: LinkId, datagram: bool, bytes: &Bytes, inner: Option<&[u8]>) -> R {
         let Some(inner) = inner else {
+            self.counts.dropped += 1;
             if !datagram {
                 self.close(link, code::BAD);
             }
@@ -489,19 +552,30 @@ impl Ref {
         let Some(Link::Phone(p)) = self.links.get(&link) else { unreachable!("a phone link") };
         if let (Phase::Relaying(chan), Some(&up)) = (&p.phase, self.uplinks.get(&p.box_id)) {
             let chan = *chan;
+            self.counts.relayed_to_box += 1;
             self.want(up, Want::Data { chan, inner: inner.to_vec() });
+        } else {
+            // Nothing may come before the box's message 2.
+            self.counts.dropped += 1;
         }
         Ok(())
     }
 
     /// An uplink message from a box: routed to the phone of its channel.
     fn box_msg(&mut self, box_id: &str, bytes: &Bytes) -> R {
-        let Some((k, chan)) = up_header(bytes) else { return Ok(()) };
+        let carried = [kind::CLOSE, kind::DATA, kind::BULK, kind::DGRAM];
+        let Some((k, chan)) = up_header(bytes).filter(|(k, _)| carried.contains(k)) else {
+            self.counts.dropped += 1;
+            return Ok(());
+        };
         let phone = self.links.iter().find_map(|(id, l)| match l {
             Link::Phone(p) if p.box_id == box_id && p.chan() == Some(chan) => Some(*id),
             _ => None,
         });
-        let Some(phone) = phone else { return Ok(()) };
+        let Some(phone) = phone else {
+            self.counts.dropped += 1;
+            return Ok(());
+        };
         let Some(Link::Phone(p)) = self.links.get_mut(&phone) else { unreachable!("a phone link") };
         let payload = bytes.len - 5;
         match k {
@@ -522,6 +596,8 @@ impl Ref {
                 };
                 let seq = p.out_seq;
                 p.out_seq += 1;
+                self.counts.relayed_to_phone += 1;
+                self.counts.relayed_as_datagram += u64::from(how == SendKind::Datagram);
                 self.want(phone, Want::ToPhone { kind: how, len: payload + SEQ_LEN + TAG_LEN, seq });
             }
             _ => {}

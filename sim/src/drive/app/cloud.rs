@@ -188,7 +188,7 @@ fn jot_notes(host: &str, now: u64, cloud: &mut Cloud) {
     while let Some(n) = cloud.poll_note() {
         jot(host, now, CloudStep::Note(n));
     }
-    jot(host, now, CloudStep::Holds { links: cloud.link_count() });
+    jot(host, now, CloudStep::Holds { links: cloud.link_count(), stats: cloud.stats() });
 }
 
 impl CloudDriver {

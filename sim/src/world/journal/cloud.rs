@@ -7,8 +7,8 @@
 //! transport message's `seq`, an uplink message's `kind | chan`).
 
 pub use ftw_box::uplink::SendKind;
-pub use ftw_cloud::CloudNote;
 pub use ftw_cloud::LinkId;
+pub use ftw_cloud::{CloudNote, CloudStats};
 pub use ftw_wire::noise::Key;
 
 /// An input or a decision of the cloud.
@@ -27,8 +27,9 @@ pub enum CloudStep {
     Timeout,
     /// What the cloud read during the call before (`Cloud::poll_note`).
     Note(CloudNote),
-    /// After each call and its notes: how many links the cloud holds (`link_count()`).
-    Holds { links: usize },
+    /// After each call and its notes: how many links the cloud holds (`link_count()`)
+    /// and its counters (`stats()`).
+    Holds { links: usize, stats: CloudStats },
     /// One `Transmit`: a send on `link`.
     Send { link: LinkId, kind: SendKind, bytes: Bytes },
     /// One `Transmit`: close `link` with `code`.
