@@ -27,6 +27,14 @@
 //! * a phone message the relay corrupted (`corrupt_message` toward the box, journaled
 //!   as tampered) never opens: no `hello` or `cmd` is read from it, nothing answers it
 //!   (SPEC §2, the AEAD; box docs: "a message that does not open is dropped");
+//! * its counters count what happened, after every call (box docs, `BoxStats`): dials,
+//!   uplinks up, challenges answered, 4403s to strangers, 4429s past the limit,
+//!   sessions opened (message 2), commands read, lane-0 frames and lives sent; and
+//!   dropped, at least every input that cannot go anywhere (a message while the uplink
+//!   is down, an unreadable one, an `Open` on a channel in use or whose message 1 does
+//!   not read, a `Data` for no session or tampered with, a kind the box does not take)
+//!   and at most those and every session `Data` nothing was read from (it may have
+//!   opened to an unknown type, which is ignored, not dropped: SPEC §2);
 //! * every session dies with its uplink; a `Close` from the cloud ends one; nothing is
 //!   sent on a channel without a session;
 //! * each output on the wire is the message the box decided (kind, lane, channel,
@@ -40,7 +48,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use ftw_sim::world::journal::r#box::{BoxNote, BoxStep, Key, SendKind, Sent};
+use ftw_sim::world::journal::r#box::{BoxNote, BoxStats, BoxStep, Key, SendKind, Sent};
 use ftw_sim::world::journal::{Entry, Step};
 use ftw_sim::world::switch::Switch;
 
@@ -185,7 +193,61 @@ enum Call {
     },
 }
 
+/// What the reference counted (the model's `BoxStats`, field for field), and the
+/// drops it cannot tell from an ignored unknown type.
+#[derive(Debug, Default)]
+struct Counts {
+    dials: u64,
+    uplinks_up: u64,
+    challenges_answered: u64,
+    refused_unpaired: u64,
+    refused_busy: u64,
+    sessions_opened: u64,
+    cmds: u64,
+    lane0_sent: u64,
+    lives_sent: u64,
+    dropped_sure: u64,
+    dropped_maybe: u64,
+}
+
+impl Counts {
+    /// The first counter where the model's differs; `open_data`: the call now is a
+    /// session `Data` nothing was read from yet (it may be a drop).
+    fn differ(&self, m: &BoxStats, open_data: bool) -> Option<String> {
+        let exact = [
+            ("dials", m.dials, self.dials),
+            ("uplinks_up", m.uplinks_up, self.uplinks_up),
+            ("challenges_answered", m.challenges_answered, self.challenges_answered),
+            ("refused_unpaired", m.refused_unpaired, self.refused_unpaired),
+            ("refused_busy", m.refused_busy, self.refused_busy),
+            ("sessions_opened", m.sessions_opened, self.sessions_opened),
+            ("cmds", m.cmds, self.cmds),
+            ("lane0_sent", m.lane0_sent, self.lane0_sent),
+            ("lives_sent", m.lives_sent, self.lives_sent),
+        ];
+        if let Some((name, model, spec)) = exact.into_iter().find(|(_, a, b)| a != b) {
+            return Some(format!("{name} = {model}, not {spec}"));
+        }
+        let most = self.dropped_sure + self.dropped_maybe + u64::from(open_data);
+        (m.dropped < self.dropped_sure || m.dropped > most).then(|| format!("dropped = {}, not from {} to {most}", m.dropped, self.dropped_sure))
+    }
+
+    /// A note the reference checked, counted.
+    fn sent(&mut self, what: &Sent) {
+        match what {
+            Sent::Msg2 => self.sessions_opened += 1,
+            Sent::Close { code: code::FORBIDDEN } => self.refused_unpaired += 1,
+            Sent::Close { code: code::BUSY } => self.refused_busy += 1,
+            Sent::Close { code: code::BAD } => self.dropped_sure += 1,
+            Sent::Lane0 { .. } => self.lane0_sent += 1,
+            Sent::Live { .. } => self.lives_sent += 1,
+            _ => {}
+        }
+    }
+}
+
 struct Ref {
+    counts: Counts,
     box_id: String,
     paired: BTreeSet<Key>,
     wall_base: u64,
@@ -250,6 +312,7 @@ fn ceiling(failures: u32) -> u64 {
 impl Ref {
     fn new(box_id: &str, paired: &[Key], wall_base: u64, t: u64) -> Ref {
         Ref {
+            counts: Counts::default(),
             box_id: box_id.to_string(),
             paired: paired.iter().copied().collect(),
             wall_base,
@@ -290,6 +353,9 @@ impl Ref {
         if let Some(w) = self.next.front() {
             return differs("nothing more", format!("{w:?}"));
         }
+        if matches!(self.call, Call::Data { decoded: false, .. }) {
+            self.counts.dropped_maybe += 1;
+        }
         match self.call {
             Call::Open { chan, read: false } => return differs("message 1 not read", format!("an answer to Open on chan {chan}: message 2 or a close")),
             Call::Timeout => {
@@ -316,8 +382,13 @@ impl Ref {
             BoxStep::CloseUplink { code } => differs(format!("close the uplink ({code})"), "the box ends its uplink only when told to (no driver tells it)"),
             BoxStep::Config { .. } => Ok(()),
             // Per-session state is released when a session ends (issue 14 §3: the state after the end).
-            BoxStep::Holds { sessions } if *sessions == self.sessions.len() => Ok(()),
-            BoxStep::Holds { sessions } => differs(format!("holds {sessions} sessions"), format!("{} sessions open", self.sessions.len())),
+            BoxStep::Holds { sessions, .. } if *sessions != self.sessions.len() => {
+                differs(format!("holds {sessions} sessions"), format!("{} sessions open", self.sessions.len()))
+            }
+            BoxStep::Holds { stats, .. } => match self.counts.differ(stats, matches!(self.call, Call::Data { decoded: false, .. })) {
+                Some(d) => differs(format!("counts {d}"), "what happened"),
+                None => Ok(()),
+            },
             input => {
                 self.finish_call()?;
                 if let Some(r) = self.redial {
@@ -331,11 +402,18 @@ impl Ref {
 
     fn input(&mut self, t: u64, s: &BoxStep) -> R {
         match *s {
-            BoxStep::Timeout => self.call = Call::Timeout,
+            BoxStep::Timeout => {
+                // A dial due now is decided in this call (its output follows the call's Holds).
+                if matches!(self.uplink, Uplink::Down { next_ms } if t >= next_ms) {
+                    self.counts.dials += 1;
+                }
+                self.call = Call::Timeout;
+            }
             BoxStep::UplinkUp { datagrams } => {
                 if self.uplink != Uplink::Dialing {
                     return differs("uplink up", "an uplink opens only after a dial");
                 }
+                self.counts.uplinks_up += 1;
                 self.uplink = Uplink::Up { since_ms: t, datagrams };
             }
             BoxStep::UplinkFailed => {
@@ -358,6 +436,8 @@ impl Ref {
                 Uplink::Down { .. } => {}
             },
             BoxStep::Up { header: Some((k, chan)), len, tampered, .. } if matches!(self.uplink, Uplink::Up { .. }) => self.up(k, chan, len, tampered),
+            // A message while the uplink is down, or too short to read.
+            BoxStep::Up { .. } => self.counts.dropped_sure += 1,
             _ => {}
         }
         Ok(())
@@ -399,15 +479,22 @@ impl Ref {
     /// An uplink message from the cloud.
     fn up(&mut self, k: u8, chan: u32, len: usize, tampered: bool) {
         match k {
-            kind::DATA if tampered => self.call = Call::Tampered { chan },
-            kind::CHALLENGE if chan == 0 && len == 5 + NONCE_LEN => self.wire.push_back((SendKind::Message, kind::AUTH, 0, None)),
+            kind::DATA if tampered => {
+                self.counts.dropped_sure += 1;
+                self.call = Call::Tampered { chan };
+            }
+            kind::CHALLENGE if chan == 0 && len == 5 + NONCE_LEN => {
+                self.counts.challenges_answered += 1;
+                self.wire.push_back((SendKind::Message, kind::AUTH, 0, None));
+            }
             kind::OPEN if !self.sessions.contains_key(&chan) => self.call = Call::Open { chan, read: false },
             kind::DATA if self.sessions.contains_key(&chan) => self.call = Call::Data { chan, decoded: false },
             kind::CLOSE => {
                 self.sessions.remove(&chan);
                 self.pending.retain(|p| p.chan != chan);
             }
-            _ => {}
+            // An Open on a channel in use, a Data for no session, a kind the box does not take.
+            _ => self.counts.dropped_sure += 1,
         }
     }
 
@@ -465,6 +552,7 @@ impl Ref {
 
     /// Queue the wire message a sent note stands for (uplink.rs's table).
     fn announce(&mut self, chan: u32, what: &Sent) -> R {
+        self.counts.sent(what);
         let datagrams = matches!(self.uplink, Uplink::Up { datagrams: true, .. });
         let w = match what {
             Sent::Close { code } => (SendKind::Message, kind::CLOSE, chan, Some(*code)),
@@ -539,6 +627,7 @@ impl Ref {
 
     fn cmd(&mut self, t: u64, chan: u32, id: Option<u32>, cmd_id: &str, op: &str, not_valid_after: u64) -> R {
         self.decoded(chan)?;
+        self.counts.cmds += 1;
         let expired = not_valid_after < self.wall_base + t;
         let known = OPS.contains(&op);
         let codes = match (expired, known) {

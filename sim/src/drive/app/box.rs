@@ -38,7 +38,7 @@ pub(crate) fn jot_notes(host: &str, now: u64, b: &mut BoxNode) {
     while let Some(n) = b.poll_note() {
         jot(host, now, BoxStep::Note(n));
     }
-    jot(host, now, BoxStep::Holds { sessions: b.session_count() });
+    jot(host, now, BoxStep::Holds { sessions: b.session_count(), stats: b.stats() });
 }
 
 /// The journal's first step of a box: its configuration.

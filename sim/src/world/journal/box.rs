@@ -3,7 +3,7 @@
 //! [`BoxNote`]s, drained right after each call) and every output its driver carries out.
 
 pub use ftw_box::uplink::SendKind;
-pub use ftw_box::{BoxNote, Sent};
+pub use ftw_box::{BoxNote, BoxStats, Sent};
 pub use ftw_wire::noise::Key;
 
 /// An input or a decision of the box.
@@ -28,8 +28,9 @@ pub enum BoxStep {
     Redial { next_dial_ms: u64 },
     /// What the box read or decided during the call before (`BoxNode::poll_note`).
     Note(BoxNote),
-    /// After each call and its notes: how many sessions the box holds (`session_count()`).
-    Holds { sessions: usize },
+    /// After each call and its notes: how many sessions the box holds (`session_count()`)
+    /// and its counters (`stats()`).
+    Holds { sessions: usize, stats: BoxStats },
     /// `BoxOutput::Dial`.
     Dial { target: String },
     /// `BoxOutput::Link(Send)`: how, and the uplink message's clear header and length
