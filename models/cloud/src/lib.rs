@@ -235,10 +235,6 @@ impl Cloud {
     pub fn stats(&self) -> CloudStats {
         self.stats
     }
-    /// The cloud's static public key.
-    pub fn public_key(&self) -> Key {
-        self.cfg.key.public
-    }
     /// Turn sessions on or off (a cloud setting, not a bug).
     pub fn set_sessions_enabled(&mut self, on: bool) {
         self.cfg.sessions_enabled = on;
@@ -253,11 +249,7 @@ impl Cloud {
         assert!(self.boxes.contains_key(box_id), "pair with a registered box: {box_id}");
         self.pairs.insert((phone, box_id.to_string()));
     }
-    /// Forget a pairing (open links stay until they end).
-    pub fn unpair(&mut self, phone: &Key, box_id: &str) {
-        self.pairs.remove(&(*phone, box_id.to_string()));
-    }
-    pub fn is_paired(&self, phone: &Key, box_id: &str) -> bool {
+    fn is_paired(&self, phone: &Key, box_id: &str) -> bool {
         self.pairs.contains(&(*phone, box_id.to_string()))
     }
     /// Whether the box has an uplink now.
@@ -271,10 +263,6 @@ impl Cloud {
     /// Links the cloud holds.
     pub fn link_count(&self) -> usize {
         self.links.len()
-    }
-    /// The registered box ids, in order.
-    pub fn registered_boxes(&self) -> Vec<String> {
-        self.boxes.keys().cloned().collect()
     }
     /// The registered boxes with their keys, in order.
     pub fn registered_box_keys(&self) -> Vec<(String, Key)> {
