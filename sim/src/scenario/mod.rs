@@ -6,6 +6,7 @@
 //! file only registers them. Every list users see derives from [`SCENARIOS`].
 
 pub mod box_door;
+pub mod cloud_door;
 pub mod def;
 pub mod laws;
 
@@ -52,6 +53,7 @@ pub const SCENARIOS: &[&ScenarioDef] = &[
     &wire_window::WIRE_WINDOW,
     &race_clock::RACE_CLOCK,
     &box_door::BOX_DOOR,
+    &cloud_door::CLOUD_DOOR,
 ];
 
 /// Find a scenario, or explain which exist.

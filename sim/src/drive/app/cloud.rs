@@ -172,8 +172,27 @@ fn now_ms() -> u64 {
 }
 
 /// Journal a step of the cloud at `now` (ms).
-fn jot(host: &str, now: u64, step: CloudStep) {
+pub(crate) fn jot(host: &str, now: u64, step: CloudStep) {
     journal::record_at(Duration::from_millis(now), host, Step::Cloud(step));
+}
+
+/// The journal's first step of a cloud: its configuration.
+pub(crate) fn config_step(cloud: &Cloud) -> CloudStep {
+    CloudStep::Config {
+        cloud_private: cloud.config().key.private,
+        boxes: cloud.registered_box_keys(),
+        pairs: cloud.pairings(),
+        sessions_enabled: cloud.config().sessions_enabled,
+    }
+}
+
+/// Journal one transmit the model asked for.
+pub(crate) fn jot_transmit(host: &str, now: u64, t: &ftw_cloud::Transmit) {
+    let step = match &t.op {
+        LinkOp::Send { kind, bytes } => CloudStep::Send { link: t.link, kind: *kind, bytes: Bytes::of(bytes) },
+        LinkOp::Close { code, .. } => CloudStep::Close { link: t.link, code: *code },
+    };
+    jot(host, now, step);
 }
 
 /// Tell the model `link` closed, journaled (every `handle_closed` goes through here).
@@ -184,7 +203,7 @@ fn closed(i: &mut Inner, now: u64, link: LinkId, code: u16) {
 }
 
 /// Journal what the cloud read in the call just made (its notes).
-fn jot_notes(host: &str, now: u64, cloud: &mut Cloud) {
+pub(crate) fn jot_notes(host: &str, now: u64, cloud: &mut Cloud) {
     while let Some(n) = cloud.poll_note() {
         jot(host, now, CloudStep::Note(n));
     }
@@ -250,13 +269,7 @@ impl CloudDriver {
 
     /// Start the driver with the plan's timed relay faults.
     pub fn start_with_relay(host: &str, cloud: Cloud, tamper: Tamper, relay: Vec<RelayFault>) -> Self {
-        let config = CloudStep::Config {
-            cloud_private: cloud.config().key.private,
-            boxes: cloud.registered_box_keys(),
-            pairs: cloud.pairings(),
-            sessions_enabled: cloud.config().sessions_enabled,
-        };
-        jot(host, now_ms(), config);
+        jot(host, now_ms(), config_step(&cloud));
         let inner = Rc::new(RefCell::new(Inner { host: host.to_string(), cloud, links: BTreeMap::new(), next_id: 1, log: CloudLog::default(), tamper, relay }));
         let me = CloudDriver { inner, wake: Rc::new(Notify::new()) };
         let timer = me.clone();
@@ -388,11 +401,7 @@ impl CloudDriver {
         let now = now_ms();
         let mut closes: Vec<(LinkId, u16)> = Vec::new();
         while let Some(mut t) = i.cloud.poll_transmit() {
-            let step = match &t.op {
-                LinkOp::Send { kind, bytes } => CloudStep::Send { link: t.link, kind: *kind, bytes: Bytes::of(bytes) },
-                LinkOp::Close { code, .. } => CloudStep::Close { link: t.link, code: *code },
-            };
-            jot(&i.host, now, step);
+            jot_transmit(&i.host, now, &t);
             let Some(slot) = i.links.get_mut(&t.link) else { continue };
             let mut repeat = false;
             let mut hold: Option<u32> = None;
