@@ -5,7 +5,7 @@
 //! over in-memory links the workload delivers one message at a time, in an
 //! order drawn from the run seed, closing links from either end, letting time
 //! pass to each deadline (the 10 s box wait, lane 0, backoffs), and putting in
-//! strangers: an unregistered box's uplink, a wrong proof, an unknown target,
+//! strangers (one run in six with the cloud's sessions off): an unregistered box's uplink, a wrong proof, an unknown target,
 //! garbage in place of message 1, datagrams before it, a box writing to a
 //! channel nobody holds or sending kinds the relay does not carry. A network
 //! plan never reaches most of this: every other scenario has one box and one
@@ -123,7 +123,10 @@ impl Door {
         let cloud_key = gen();
         let box_keys: Vec<Keypair> = BOX_IDS.iter().map(|_| gen()).collect();
         let phone_keys: Vec<Keypair> = (0..PHONES).map(|_| gen()).collect();
-        let mut cloud = Cloud::new(CloudConfig::new(cloud_key.clone()), spec.seed.key("cloud-door.cloud"));
+        // One run in six with the cloud's sessions off (every phone: message 2, then 1013).
+        let mut cfg = CloudConfig::new(cloud_key.clone());
+        cfg.sessions_enabled = spec.seed.stream("cloud-door.settings").random_range(0..6) != 0;
+        let mut cloud = Cloud::new(cfg, spec.seed.key("cloud-door.cloud"));
         for (id, k) in BOX_IDS.iter().zip(&box_keys) {
             cloud.register_box(id, k.public);
         }
