@@ -7,7 +7,8 @@
 //! pass to each deadline (the 10 s box wait, lane 0, backoffs), and putting in
 //! strangers (one run in six with the cloud's sessions off): an unregistered box's uplink, a wrong proof, an unknown target,
 //! garbage in place of message 1, datagrams before it, a box writing to a
-//! channel nobody holds or sending kinds the relay does not carry. A network
+//! channel nobody holds or sending kinds the relay does not carry, a bit
+//! flipped in a message on its way to the cloud. A network
 //! plan never reaches most of this: every other scenario has one box and one
 //! phone, so the relay's routing between boxes, an uplink replaced while
 //! phones wait, and a phone's link ending while its box has not answered are
@@ -193,6 +194,7 @@ impl Door {
             }
             18..=20 => self.phone_acts(),
             21 => self.box_writes_astray(),
+            22 => self.corrupt_up(),
             _ => {}
         }
     }
@@ -264,6 +266,18 @@ impl Door {
         let m = UpMsg { kind, chan, payload: vec![7; self.rng.random_range(0..40)] };
         if let Some(pipe) = self.links.get_mut(&id) {
             pipe.up.push_back((false, m.encode()));
+        }
+    }
+
+    /// A bit flipped in the next message a link carries to the cloud (inside the outer
+    /// tunnel's AEAD tag on a phone's link): it must not open (4400 on a stream, dropped
+    /// as a datagram; cloud docs).
+    fn corrupt_up(&mut self) {
+        let Some(id) = self.pick_link() else { return };
+        if let Some((_, bytes)) = self.links.get_mut(&id).and_then(|p| p.up.front_mut()) {
+            if let Some(b) = bytes.last_mut() {
+                *b ^= 1;
+            }
         }
     }
 
