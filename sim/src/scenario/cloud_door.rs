@@ -8,7 +8,8 @@
 //! strangers (one run in six with the cloud's sessions off): an unregistered box's uplink, a wrong proof, an unknown target,
 //! garbage in place of message 1, datagrams before it, a box writing to a
 //! channel nobody holds or sending kinds the relay does not carry, a bit
-//! flipped in a message on its way to the cloud. A network
+//! flipped in a message on its way to the cloud, messages crossing the
+//! cloud's close of their link. A network
 //! plan never reaches most of this: every other scenario has one box and one
 //! phone, so the relay's routing between boxes, an uplink replaced while
 //! phones wait, and a phone's link ending while its box has not answered are
@@ -70,6 +71,9 @@ struct Door {
     uplink: Vec<Option<LinkId>>,
     phones: Vec<PhoneConfig>,
     links: BTreeMap<LinkId, Pipe>,
+    /// Messages the far end had sent when the cloud closed their link: they still
+    /// arrive, on a link the cloud has forgotten (cloud docs: dropped).
+    crossing: VecDeque<(LinkId, bool, Vec<u8>)>,
     next_link: LinkId,
     sessions: u64,
     seed: crate::world::seed::RunSeed,
@@ -149,8 +153,19 @@ impl Door {
         let phones =
             phone_keys.iter().enumerate().map(|(p, k)| PhoneConfig::new(k.clone(), cloud_key.public, box_keys[p % 2].public, BOX_IDS[p % 2])).collect();
         let rng = spec.seed.stream("cloud-door.schedule");
-        let mut d =
-            Door { now: 0, rng, cloud, boxes, uplink: vec![None; BOX_IDS.len()], phones, links: BTreeMap::new(), next_link: 1, sessions: 0, seed: spec.seed };
+        let mut d = Door {
+            now: 0,
+            rng,
+            cloud,
+            boxes,
+            uplink: vec![None; BOX_IDS.len()],
+            phones,
+            links: BTreeMap::new(),
+            crossing: VecDeque::new(),
+            next_link: 1,
+            sessions: 0,
+            seed: spec.seed,
+        };
         d.advance(0);
         d
     }
@@ -285,7 +300,8 @@ impl Door {
     fn deliver(&mut self) {
         let ready: Vec<(LinkId, bool)> =
             self.links.iter().flat_map(|(id, p)| [(!p.up.is_empty()).then_some((*id, true)), (!p.down.is_empty()).then_some((*id, false))]).flatten().collect();
-        if ready.is_empty() {
+        if ready.is_empty() || (!self.crossing.is_empty() && self.rng.random_range(0..4) == 0) {
+            self.deliver_crossing();
             return;
         }
         let (id, up) = ready[self.rng.random_range(0..ready.len())];
@@ -296,13 +312,26 @@ impl Door {
         }
     }
 
+    /// The oldest message crossing a close reaches the cloud.
+    fn deliver_crossing(&mut self) {
+        if let Some((id, datagram, bytes)) = self.crossing.pop_front() {
+            self.cloud_in(id, datagram, &bytes);
+        }
+    }
+
     fn deliver_up(&mut self, id: LinkId) {
-        let Some((datagram, bytes)) = self.links.get_mut(&id).and_then(|p| p.up.pop_front()) else { return };
-        cloud_jot(CLOUD, self.now, CloudStep::In { link: id, datagram, bytes: crate::world::journal::cloud::Bytes::of(&bytes) });
+        if let Some((datagram, bytes)) = self.links.get_mut(&id).and_then(|p| p.up.pop_front()) {
+            self.cloud_in(id, datagram, &bytes);
+        }
+    }
+
+    /// The cloud reads a message of link `id`, journaled as its driver does.
+    fn cloud_in(&mut self, id: LinkId, datagram: bool, bytes: &[u8]) {
+        cloud_jot(CLOUD, self.now, CloudStep::In { link: id, datagram, bytes: crate::world::journal::cloud::Bytes::of(bytes) });
         if datagram {
-            self.cloud.handle_datagram(self.now, id, &bytes);
+            self.cloud.handle_datagram(self.now, id, bytes);
         } else {
-            self.cloud.handle_message(self.now, id, &bytes);
+            self.cloud.handle_message(self.now, id, bytes);
         }
         self.cloud_out();
     }
@@ -380,6 +409,7 @@ impl Door {
                 }
                 LinkOp::Close { code, .. } => {
                     if let Some(pipe) = self.links.remove(&t.link) {
+                        self.crossing.extend(pipe.up.into_iter().map(|(dg, b)| (t.link, dg, b)));
                         self.peer_closed(pipe.end, code);
                     }
                 }
