@@ -272,15 +272,22 @@ impl Door {
         self.phone_out(id);
     }
 
-    /// A box writes to a channel nobody holds, or a kind the relay does not carry.
+    /// A box writes to a channel nobody holds, a kind the relay does not carry, a kind
+    /// nobody knows, or less than a header.
     fn box_writes_astray(&mut self) {
         let k = self.rng.random_range(0..BOX_IDS.len());
         let Some(id) = self.uplink[k] else { return };
         let kind = [UpKind::Data, UpKind::Open, UpKind::Challenge, UpKind::Auth, UpKind::Close][self.rng.random_range(0..5)];
         let chan = [0, 999_999, self.rng.random_range(1..20)][self.rng.random_range(0..3)];
-        let m = UpMsg { kind, chan, payload: vec![7; self.rng.random_range(0..40)] };
+        let mut bytes = UpMsg { kind, chan, payload: vec![7; self.rng.random_range(0..40)] }.encode();
+        match self.rng.random_range(0..4) {
+            // A kind byte the uplink table does not have, or fewer bytes than a header.
+            0 => bytes[0] = [0, 8, 255][self.rng.random_range(0..3)],
+            1 => bytes.truncate(self.rng.random_range(0..5)),
+            _ => {}
+        }
         if let Some(pipe) = self.links.get_mut(&id) {
-            pipe.up.push_back((false, m.encode()));
+            pipe.up.push_back((false, bytes));
         }
     }
 
