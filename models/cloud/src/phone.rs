@@ -298,7 +298,14 @@ impl PhoneSession {
         match self.state {
             PhoneState::Idle | PhoneState::Closed { .. } => {}
             PhoneState::AwaitTunnel => {
-                let hs = self.outer_hs.take().expect("outer handshake");
+                // The cloud's message 2 is a stream message: a datagram here is not it and
+                // must not use the handshake up. A stream message that did not read as
+                // message 2 did: what follows cannot open either (the carrier has ended
+                // the session on it).
+                if arrival == Arrival::Datagram {
+                    return self.report(broken(Opened::Broken));
+                }
+                let Some(hs) = self.outer_hs.take() else { return self.report(broken(Opened::Broken)) };
                 match hs.read_msg2(bytes) {
                     Ok((_, mut s)) => {
                         if self.keep_judged {
@@ -317,7 +324,13 @@ impl PhoneSession {
                     Ok(m2) => m2,
                     Err(e) => return self.report(broken(opened_of(&e))),
                 };
-                let hs = self.inner_hs.take().expect("inner handshake");
+                // The box's message 2 is a stream message: a datagram here is not it (a
+                // hostile relay's or a stranger's) and must not use the handshake up, as
+                // the carrier drops a broken datagram and the session goes on.
+                if arrival == Arrival::Datagram {
+                    return self.report(broken(Opened::Broken));
+                }
+                let Some(hs) = self.inner_hs.take() else { return self.report(broken(Opened::Broken)) };
                 match hs.read_msg2(&m2) {
                     Ok((_, mut s)) => {
                         if self.keep_judged {
