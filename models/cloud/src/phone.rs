@@ -158,7 +158,6 @@ pub struct PhoneSession {
     out: VecDeque<LinkOp>,
     events: VecDeque<PhoneEvent>,
     next_id: u32,
-    received: Vec<Received>,
     /// Keep the windows' records ([`PhoneSession::keep_judged`]).
     keep_judged: bool,
 }
@@ -194,7 +193,6 @@ impl PhoneSession {
             out: VecDeque::new(),
             events: VecDeque::new(),
             next_id: 1,
-            received: Vec::new(),
             keep_judged: false,
         }
     }
@@ -229,10 +227,6 @@ impl PhoneSession {
     pub fn config(&self) -> &PhoneConfig {
         &self.cfg
     }
-    /// Every message received so far (also given one by one as events).
-    pub fn received(&self) -> &[Received] {
-        &self.received
-    }
 
     /// Queue the first message: the outer message 1 carrying `now.tun` (the box session's
     /// message 1). Call once the link is open.
@@ -255,11 +249,6 @@ impl PhoneSession {
     /// Next event.
     pub fn poll_event(&mut self) -> Option<PhoneEvent> {
         self.events.pop_front()
-    }
-
-    /// No deadlines of its own.
-    pub fn poll_timeout(&self) -> Option<u64> {
-        None
     }
 
     /// A stream message (control, bulk, or WebSocket).
@@ -289,7 +278,6 @@ impl PhoneSession {
     }
 
     fn report(&mut self, r: Received) {
-        self.received.push(r.clone());
         self.events.push_back(PhoneEvent::Received(r));
     }
 
