@@ -11,8 +11,6 @@
 //! the law here is the state after the end: once the cloud has closed every
 //! channel, the box holds no session.
 
-use std::cell::RefCell;
-use std::rc::Rc;
 use std::time::Duration;
 
 use ftw_box::uplink::UpMsg;
@@ -28,7 +26,7 @@ use crate::world::domain::Domain;
 use crate::world::host::{addr, BOX};
 use crate::world::journal::r#box::{header, BoxStep};
 use crate::world::switch::Switch;
-use crate::world::topology::{world_for, RunSpec};
+use crate::world::topology::{run_offline, RunSpec};
 use crate::world::trace;
 
 /// Phones that try the box; the first `PAIRED` are paired.
@@ -52,15 +50,7 @@ struct Door {
 }
 
 pub fn run(spec: &RunSpec) -> RunReport {
-    let mut world = world_for(spec, Duration::from_secs(60));
-    let held = Rc::new(RefCell::new(None));
-    let (h, sp) = (held.clone(), spec.clone());
-    world.client(BOX, addr::BOX, async move {
-        *h.borrow_mut() = Some(workload(&sp));
-        Ok(())
-    });
-    let outcome = world.run();
-    let held = *held.borrow();
+    let (outcome, held) = run_offline(spec, BOX, addr::BOX, workload);
     let checks = vec![Check {
         law: &laws::NOTHING_HELD_AFTER_END,
         ok: held == Some(0),

@@ -77,3 +77,19 @@ pub fn world_for(spec: &RunSpec, limit: Duration) -> World {
     quinn_proto::ftw_sim_patch::set_upstream_mtud_on_unvalidated_path(spec.switches.on(crate::world::switch::Switch::MtudOnUnvalidatedPath));
     world
 }
+
+/// A world with one host and no network use, for the scenarios that drive models
+/// directly (`box-door`, `cloud-door`): `workload` runs once on `host` and its result
+/// comes back beside the world's outcome (`None` when the host failed first).
+pub fn run_offline<T: 'static>(spec: &RunSpec, host: &'static str, ip: std::net::IpAddr, workload: fn(&RunSpec) -> T) -> (crate::world::RunOutcome, Option<T>) {
+    let mut world = world_for(spec, Duration::from_secs(60));
+    let out = std::rc::Rc::new(std::cell::RefCell::new(None));
+    let (o, sp) = (out.clone(), spec.clone());
+    world.client(host, ip, async move {
+        *o.borrow_mut() = Some(workload(&sp));
+        Ok(())
+    });
+    let outcome = world.run();
+    let result = out.borrow_mut().take();
+    (outcome, result)
+}
