@@ -8,7 +8,8 @@
 //! strangers (one run in six with the cloud's sessions off): an unregistered box's uplink, a wrong proof, an unknown target,
 //! garbage in place of message 1, datagrams before it, a box writing to a
 //! channel nobody holds or sending kinds the relay does not carry, a bit
-//! flipped in a message on its way to the cloud, messages crossing the
+//! flipped in a message on its way to the cloud or in a phone's message the
+//! cloud relays to a box, messages crossing the
 //! cloud's close of their link. A network
 //! plan never reaches most of this: every other scenario has one box and one
 //! phone, so the relay's routing between boxes, an uplink replaced while
@@ -36,6 +37,7 @@ use crate::drive::app::cloud::{config_step as cloud_config, jot as cloud_jot, jo
 use crate::drive::app::r#box::{config_step, jot, jot_notes, jot_output, jot_redial};
 use crate::world::domain::Domain;
 use crate::world::host::{addr, CLOUD};
+use crate::world::journal;
 use crate::world::journal::cloud::CloudStep;
 use crate::world::journal::r#box::{header, BoxStep};
 use crate::world::topology::{run_offline, RunSpec};
@@ -210,6 +212,7 @@ impl Door {
             18..=20 => self.phone_acts(),
             21 => self.box_writes_astray(),
             22 => self.corrupt_up(),
+            23 => self.corrupt_to_box(),
             _ => {}
         }
     }
@@ -303,6 +306,19 @@ impl Door {
         }
     }
 
+    /// A bit flipped in the next phone `Data` the cloud relays to a box, inside the box
+    /// session's AEAD tag (as the plan's `corrupt_message` toward the box): the box's
+    /// journal marks it tampered, and it must not open there.
+    fn corrupt_to_box(&mut self) {
+        let k = self.rng.random_range(0..BOX_IDS.len());
+        let Some(Pipe { down, .. }) = self.uplink[k].and_then(|id| self.links.get_mut(&id)) else { return };
+        let Some((_, bytes)) = down.front_mut().filter(|(_, b)| b.first() == Some(&(UpKind::Data as u8)) && b.len() > 5) else { return };
+        if let Some(b) = bytes.last_mut() {
+            *b ^= 1;
+        }
+        journal::mark_tampered(bytes);
+    }
+
     /// One message of a random link, in one direction, delivered.
     fn deliver(&mut self) {
         let ready: Vec<(LinkId, bool)> =
@@ -352,7 +368,7 @@ impl Door {
             End::Box(k) => {
                 let k = *k;
                 let datagram = kind == SendKind::Datagram;
-                jot(box_host(k), now, BoxStep::Up { datagram, header: header(&bytes), len: bytes.len(), tampered: false });
+                jot(box_host(k), now, BoxStep::Up { datagram, header: header(&bytes), len: bytes.len(), tampered: journal::tampered(&bytes) });
                 if datagram {
                     self.boxes[k].handle_datagram(now, &bytes);
                 } else {
