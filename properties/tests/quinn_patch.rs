@@ -1,56 +1,78 @@
-//! sim/vendor/quinn-proto/PATCH.md section 3 (challenge-budget, a candidate
-//! patch, off by default), end to end: the corpus entries where the cloud's
-//! padded PATH_CHALLENGEs to a moved phone were lost and its anti-amplification
-//! budget was spent fail `move-recovers-within-pto` with upstream's padding
-//! (every challenge datagram 1200 B whatever the budget; the default); the
-//! forged-moves entry that made the patch stay off passes by default and loses
-//! a client with it. The toggle is a thread-local
-//! of the vendored crate, set here only.
+//! sim/vendor/quinn-proto/PATCH.md sections 3 (challenge-budget) and 5
+//! (return-to-validated), end to end, each shown both ways on corpus entries.
+//!
+//! * Section 3: with upstream's padding (every datagram carrying a
+//!   PATH_CHALLENGE padded to 1200 B whatever the anti-amplification budget) a
+//!   rebind or a move under loss loses the connection once the one or two
+//!   challenges the phone's small packets paid for are lost; with the patch it
+//!   carries on.
+//! * Section 5: with section 3 on and upstream's return to the real address
+//!   after forged moves (a fresh, unvalidated path, the backoff grown while the
+//!   attacker's address was the path), a pin flood loses a client; with both it
+//!   keeps every one.
+//!
+//! The toggles are thread-locals of the vendored crate, set here only.
 
 use std::path::PathBuf;
 
 use ftw_properties::{corpus, reference};
 use ftw_sim::scenario::Verdict;
+use quinn_proto::ftw_sim_patch::{set_upstream_challenge_padding, set_upstream_revalidates_old_path};
 
-/// Behind the reactor fleet (session 6; the entries of session 5 no longer
-/// reproduce the stall since the door's bytes moved): each fails the named law
-/// with upstream's padding. Since the box's uplink gained its challenge (issue
-/// 15 section 2) no plan in corpus/ shows the candidate patch mending a move:
-/// the one found then (this entry) stalls with the patch too, so the test that
-/// the patch recovers a move is gone until a plan shows it again (PATCH.md §3).
-const ENTRIES: [(&str, &str); 1] = [("session-moves-fleet-validation-reverts.toml", "move-recovers-within-pto")];
-/// A pin flood whose forged moves lose one client when challenges are padded to the budget.
+/// Lost with upstream's padding, kept with the patch: a rebind in a blackhole at
+/// 13.5 % loss (the cloud's one 1200 B challenge lost, the phone's 35 B probes
+/// never pay for another), and the older entry of the same family.
+const PADDING: [&str; 2] = ["quic-echo-gone-seed-11416.toml", "quic-echo-rebinds-path-reverted.toml"];
+/// A pin flood that loses one client when only section 3 is on.
 const FLOOD: &str = "fleet-pin-flood-lossy-two-give-up.toml";
 
-fn verdict(entry: &str, upstream: bool) -> Verdict {
+/// Which of the two patches run (`true`: the patch, `false`: upstream).
+#[derive(Clone, Copy)]
+struct Patches {
+    budget_padding: bool,
+    return_to_validated: bool,
+}
+
+const BOTH: Patches = Patches { budget_padding: true, return_to_validated: true };
+
+fn verdict(entry: &str, p: Patches) -> Verdict {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus").join(entry);
     let spec = corpus::load(&path).expect("the entry loads").spec;
-    quinn_proto::ftw_sim_patch::set_upstream_challenge_padding(upstream);
+    set_upstream_challenge_padding(!p.budget_padding);
+    set_upstream_revalidates_old_path(!p.return_to_validated);
     let report = reference::run(&spec).expect("the entry runs");
-    quinn_proto::ftw_sim_patch::set_upstream_challenge_padding(true);
+    set_upstream_challenge_padding(false);
+    set_upstream_revalidates_old_path(false);
     report.verdict()
 }
 
+/// `entry` run both ways at once (independent worlds, one a thread).
+fn both_ways(entry: &'static str, upstream: Patches) -> (Verdict, Verdict) {
+    std::thread::scope(|s| {
+        let up = s.spawn(move || verdict(entry, upstream));
+        let patched = verdict(entry, BOTH);
+        (up.join().expect("runs"), patched)
+    })
+}
+
 #[test]
-fn upstream_padding_stalls_the_move() {
-    for (entry, law) in ENTRIES {
-        match verdict(entry, true) {
-            Verdict::Fail { property, .. } => assert_eq!(property, law, "{entry}"),
+fn upstream_padding_loses_the_connection_the_patch_keeps() {
+    for entry in PADDING {
+        let (upstream, patched) = both_ways(entry, Patches { budget_padding: false, ..BOTH });
+        match upstream {
+            Verdict::Fail { property, .. } => assert_eq!(property, "run", "{entry} with upstream's padding"),
             Verdict::Pass => panic!("{entry} passed with upstream's padding"),
         }
+        assert_eq!(patched, Verdict::Pass, "{entry} with the patches");
     }
 }
 
 #[test]
-fn the_patch_loses_a_client_under_forged_moves_upstream_keeps() {
-    // The two runs are independent worlds: run them at once.
-    let (upstream, patched) = std::thread::scope(|s| {
-        let up = s.spawn(|| verdict(FLOOD, true));
-        (up.join(), verdict(FLOOD, false))
-    });
-    assert_eq!(upstream.expect("runs"), Verdict::Pass, "{FLOOD} with upstream's padding");
-    match patched {
+fn revalidating_the_real_address_loses_a_client_under_forged_moves() {
+    let (upstream, patched) = both_ways(FLOOD, Patches { return_to_validated: false, ..BOTH });
+    match upstream {
         Verdict::Fail { property, .. } => assert_eq!(property, "forged-moves-keep-connections"),
-        Verdict::Pass => panic!("{FLOOD} passed with the patch"),
+        Verdict::Pass => panic!("{FLOOD} passed with upstream's return to the real address"),
     }
+    assert_eq!(patched, Verdict::Pass, "{FLOOD} with the patches");
 }

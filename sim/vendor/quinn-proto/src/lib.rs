@@ -96,15 +96,28 @@ pub mod ftw_sim_patch {
 
     thread_local! {
         static UPSTREAM_MTUD_ON_UNVALIDATED_PATH: Cell<bool> = const { Cell::new(false) };
-        static UPSTREAM_CHALLENGE_PADDING: Cell<bool> = const { Cell::new(true) };
+        static UPSTREAM_CHALLENGE_PADDING: Cell<bool> = const { Cell::new(false) };
+        static UPSTREAM_REVALIDATES_OLD_PATH: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// On this thread, treat a peer's return to the last validated address as
+    /// a migration to a new, unvalidated path, as upstream quinn-proto 0.11.19
+    /// does (`true`), or go back to that path and its state (`false`, the
+    /// patch of PATCH.md section 5, RFC 9000 section 9.3; the default).
+    pub fn set_upstream_revalidates_old_path(on: bool) {
+        UPSTREAM_REVALIDATES_OLD_PATH.with(|c| c.set(on));
+    }
+
+    pub(crate) fn upstream_revalidates_old_path() -> bool {
+        UPSTREAM_REVALIDATES_OLD_PATH.with(|c| c.get())
     }
 
     /// On this thread, pad every datagram carrying PATH_CHALLENGE or
     /// PATH_RESPONSE to 1200 bytes whatever the path's anti-amplification
-    /// budget, as upstream quinn-proto 0.11.19 does (`true`, the default), or
-    /// pad it only as far as an unvalidated path's budget allows (`false`: the
-    /// candidate patch of PATCH.md section 3, RFC 9000 section 8.2.1; off by
-    /// default because under forged moves it loses connections upstream keeps).
+    /// budget, as upstream quinn-proto 0.11.19 does (`true`), or pad it only as
+    /// far as an unvalidated path's budget allows (`false`, the default: the
+    /// patch of PATCH.md section 3, RFC 9000 section 8.2.1; on since section 5
+    /// mends what it lost under forged moves).
     pub fn set_upstream_challenge_padding(on: bool) {
         UPSTREAM_CHALLENGE_PADDING.with(|c| c.set(on));
     }

@@ -1269,6 +1269,14 @@ impl Connection {
                     debug!("path validation failed");
                     if let Some((_, prev)) = self.prev_path.take() {
                         self.path = prev;
+                        // ftw-sim patch (return-to-validated): back on the last
+                        // validated path, its loss detection restored too: the
+                        // backoff that grew on the path that failed is restarted
+                        // (see `return_to_validated_path`).
+                        if !crate::ftw_sim_patch::upstream_revalidates_old_path() {
+                            self.pto_count = 0;
+                            self.set_loss_detection_timer(now);
+                        }
                     }
                     self.path.challenge = None;
                     self.path.challenge_pending = false;
@@ -3116,6 +3124,10 @@ impl Connection {
 
     fn migrate(&mut self, now: Instant, remote: SocketAddr) {
         trace!(%remote, "migration initiated");
+        // ftw-sim patch (return-to-validated): see `return_to_validated_path`.
+        if self.return_to_validated_path(now, remote) {
+            return;
+        }
         self.path_counter = self.path_counter.wrapping_add(1);
         // Reset rtt/congestion state for new path unless it looks like a NAT rebinding.
         // Note that the congestion window will not grow until validation terminates. Helps mitigate
@@ -3154,6 +3166,46 @@ impl Connection {
             Timer::PathValidation,
             now + 3 * cmp::max(self.pto(SpaceId::Data), prev_pto),
         );
+    }
+
+    /// ftw-sim patch (return-to-validated): when the peer's highest-numbered
+    /// non-probing packet comes from the last validated address while the
+    /// connection is validating another one (a spurious migration: an on-path
+    /// attacker's forwarded copy arrived first, or a NAT rebind flapped back),
+    /// go back to that path as it was instead of validating it from scratch.
+    /// RFC 9000 section 9.3: "An endpoint MAY skip validation of a peer address
+    /// if that address has been seen recently. In particular, if an endpoint
+    /// returns to a previously validated path after detecting some form of
+    /// spurious migration, skipping address validation and restoring loss
+    /// detection and congestion state can reduce the performance impact of the
+    /// attack." Upstream builds a fresh unvalidated `PathData` from the spurious
+    /// one: the real peer's address gets the 3x anti-amplification limit again
+    /// and a new PATH_CHALLENGE, and the probe timeout keeps the backoff it grew
+    /// while every packet went to an address that never answered, so one lost
+    /// challenge leaves the connection silent past the peer's idle timeout.
+    /// Restoring loss-detection state: the backoff is restarted
+    /// (`pto_count = 0`), since it grew on the other path, and the timer is
+    /// re-armed on the restored path. See sim/vendor/quinn-proto/PATCH.md,
+    /// section 5.
+    fn return_to_validated_path(&mut self, now: Instant, remote: SocketAddr) -> bool {
+        if crate::ftw_sim_patch::upstream_revalidates_old_path() {
+            return false;
+        }
+        if !matches!(&self.prev_path, Some((_, prev)) if prev.remote == remote && prev.validated) {
+            return false;
+        }
+        let Some((_, mut prev)) = self.prev_path.take() else {
+            return false;
+        };
+        trace!(%remote, "returning to the last validated path");
+        prev.challenge = None;
+        prev.challenge_pending = false;
+        self.path = prev;
+        self.datagrams().drop_oversized();
+        self.timers.stop(Timer::PathValidation);
+        self.pto_count = 0;
+        self.set_loss_detection_timer(now);
+        true
     }
 
     /// Handle a change in the local address, i.e. an active migration
