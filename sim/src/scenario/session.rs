@@ -315,6 +315,17 @@ pub fn moves_keep_the_session(s: &SessionSummary, plan: &FaultPlan, length: Dura
             r.transport == ftw_phone::Transport::Quic && r.first_message_ms.is_some_and(|f| f < m.at_ms) && r.ended_at_ms.is_none_or(|e| e > m.at_ms)
         });
         let (Some(r), true) = (open, quiet) else { continue };
+        // The box's uplink ended while the session was open: the cloud closes the
+        // phone links it relayed to it with 1001 (cloud docs, "an uplink that ends
+        // closes its phone links with 1001"), an end by design, and after a move
+        // that close goes to the phone's old address and is lost (RFC 9000 section
+        // 10.2.1), so the phone sees 1006. corpus/session-box-udp-refused-then-rebind-session-ends.toml:
+        // the box's UDP refused until 2.1 s before a rebind, its new uplink adopted
+        // 2.8 s after it.
+        let box_away = s.uplinks.iter().filter_map(|u| u.closed_ms).any(|c| r.first_message_ms.is_some_and(|f| c >= f) && r.ended_at_ms.is_none_or(|e| c <= e));
+        if box_away {
+            continue;
+        }
         judged += 1;
         if let Some(e) = r.ended_at_ms.filter(|&e| e < end_ms) {
             bad.push(format!("session {} (QUIC) was open at the {:?} at {} ms and ended at {e} ms ({:?})", r.no, m.fault.def().swarm(), m.at_ms, r.end));
