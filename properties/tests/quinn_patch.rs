@@ -1,5 +1,6 @@
-//! sim/vendor/quinn-proto/PATCH.md sections 3 (challenge-budget) and 5
-//! (return-to-validated), end to end, each shown both ways on corpus entries.
+//! sim/vendor/quinn-proto/PATCH.md sections 3 (challenge-budget), 5
+//! (return-to-validated) and 6 (amplification-cap), end to end, each shown
+//! both ways on corpus entries.
 //!
 //! * Section 3: with upstream's padding (every datagram carrying a
 //!   PATH_CHALLENGE padded to 1200 B whatever the anti-amplification budget) a
@@ -8,8 +9,14 @@
 //!   carries on.
 //! * Section 5: with section 3 on and upstream's return to the real address
 //!   after forged moves (a fresh, unvalidated path, the backoff grown while the
-//!   attacker's address was the path), a pin flood loses a client; with both it
-//!   keeps every one.
+//!   attacker's address was the path), a pin flood lost a client until section
+//!   6 came; the floods keep every client with the patches (one of them lost a
+//!   client when section 5 restored the path without a PING).
+//! * Section 6: with upstream's whole datagram on any budget, the cloud's
+//!   first two data datagrams to a moved phone overspend the 3x limit, and once
+//!   the phone's PATH_RESPONSEs are lost nothing the phone sends pays for a new
+//!   challenge: validation fails and the session stalls past the law's PTO
+//!   bound; with the cap it recovers in time.
 //!
 //! The toggles are thread-locals of the vendored crate, set here only.
 
@@ -17,7 +24,7 @@ use std::path::PathBuf;
 
 use ftw_properties::{corpus, reference};
 use ftw_sim::scenario::Verdict;
-use quinn_proto::ftw_sim_patch::{set_upstream_challenge_padding, set_upstream_revalidates_old_path};
+use quinn_proto::ftw_sim_patch::{set_upstream_challenge_padding, set_upstream_full_datagram_on_budget, set_upstream_revalidates_old_path};
 
 /// Lost with upstream's padding, kept with the patch: a rebind in a blackhole at
 /// 13.5 % loss (the cloud's one 1200 B challenge lost, the phone's 35 B probes
@@ -25,24 +32,34 @@ use quinn_proto::ftw_sim_patch::{set_upstream_challenge_padding, set_upstream_re
 const PADDING: [&str; 2] = ["quic-echo-gone-seed-11416.toml", "quic-echo-rebinds-path-reverted.toml"];
 /// A pin flood that loses one client when only section 3 is on.
 const FLOOD: &str = "fleet-pin-flood-lossy-two-give-up.toml";
+/// A pin flood that loses one client when section 5 restores the real path
+/// without its PING (`restore_loss_detection`): the echoes sent to the forged
+/// addresses are in flight on no path, so no PTO is armed.
+const FLOOD_PING: &str = "fleet-pin-flood-forged-moves-revert-kept-backoff.toml";
+/// A move at 9 % loss that stalls past the PTO bound with upstream's whole
+/// datagram on any budget.
+const CAP: &str = "session-moves-fleet-validation-reverts.toml";
 
-/// Which of the two patches run (`true`: the patch, `false`: upstream).
+/// Which of the patches run (`true`: the patch, `false`: upstream).
 #[derive(Clone, Copy)]
 struct Patches {
     budget_padding: bool,
     return_to_validated: bool,
+    amplification_cap: bool,
 }
 
-const BOTH: Patches = Patches { budget_padding: true, return_to_validated: true };
+const BOTH: Patches = Patches { budget_padding: true, return_to_validated: true, amplification_cap: true };
 
 fn verdict(entry: &str, p: Patches) -> Verdict {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus").join(entry);
     let spec = corpus::load(&path).expect("the entry loads").spec;
     set_upstream_challenge_padding(!p.budget_padding);
     set_upstream_revalidates_old_path(!p.return_to_validated);
+    set_upstream_full_datagram_on_budget(!p.amplification_cap);
     let report = reference::run(&spec).expect("the entry runs");
     set_upstream_challenge_padding(false);
     set_upstream_revalidates_old_path(false);
+    set_upstream_full_datagram_on_budget(false);
     report.verdict()
 }
 
@@ -67,12 +84,24 @@ fn upstream_padding_loses_the_connection_the_patch_keeps() {
     }
 }
 
+/// Since section 6, section 3's side effect under forged moves is gone too:
+/// FLOOD passes with upstream's return (section 5 stands on its own
+/// reproducer, sim/crypto/tests/quinn_return_to_validated_path.rs). Both
+/// floods keep every client with the patches; FLOOD_PING failed when
+/// section 5 lacked its PING.
 #[test]
-fn revalidating_the_real_address_loses_a_client_under_forged_moves() {
-    let (upstream, patched) = both_ways(FLOOD, Patches { return_to_validated: false, ..BOTH });
-    match upstream {
-        Verdict::Fail { property, .. } => assert_eq!(property, "forged-moves-keep-connections"),
-        Verdict::Pass => panic!("{FLOOD} passed with upstream's return to the real address"),
+fn the_floods_keep_every_client_with_the_patches() {
+    for entry in [FLOOD, FLOOD_PING] {
+        assert_eq!(verdict(entry, BOTH), Verdict::Pass, "{entry} with the patches");
     }
-    assert_eq!(patched, Verdict::Pass, "{FLOOD} with the patches");
+}
+
+#[test]
+fn a_whole_datagram_on_any_budget_stalls_a_move_the_cap_recovers() {
+    let (upstream, patched) = both_ways(CAP, Patches { amplification_cap: false, ..BOTH });
+    match upstream {
+        Verdict::Fail { property, .. } => assert_eq!(property, "move-recovers-within-pto"),
+        Verdict::Pass => panic!("{CAP} passed with upstream's whole datagram on any budget"),
+    }
+    assert_eq!(patched, Verdict::Pass, "{CAP} with the patches");
 }

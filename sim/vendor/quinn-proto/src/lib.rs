@@ -98,6 +98,19 @@ pub mod ftw_sim_patch {
         static UPSTREAM_MTUD_ON_UNVALIDATED_PATH: Cell<bool> = const { Cell::new(false) };
         static UPSTREAM_CHALLENGE_PADDING: Cell<bool> = const { Cell::new(false) };
         static UPSTREAM_REVALIDATES_OLD_PATH: Cell<bool> = const { Cell::new(false) };
+        static UPSTREAM_FULL_DATAGRAM_ON_BUDGET: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// On this thread, let a datagram of a whole segment go to an unvalidated
+    /// path while any anti-amplification budget is left, as upstream
+    /// quinn-proto 0.11.19 does (`true`), or cap it at the budget (`false`, the
+    /// patch of PATCH.md section 6, RFC 9000 section 8.1; the default).
+    pub fn set_upstream_full_datagram_on_budget(on: bool) {
+        UPSTREAM_FULL_DATAGRAM_ON_BUDGET.with(|c| c.set(on));
+    }
+
+    pub(crate) fn upstream_full_datagram_on_budget() -> bool {
+        UPSTREAM_FULL_DATAGRAM_ON_BUDGET.with(|c| c.get())
     }
 
     /// On this thread, treat a peer's return to the last validated address as

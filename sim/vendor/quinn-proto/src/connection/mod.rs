@@ -600,6 +600,12 @@ impl Connection {
                     trace!("blocked by anti-amplification");
                     break;
                 }
+                // ftw-sim patch (amplification-cap): see `amplification_cap`.
+                let cap = self.amplification_cap(segment_size * num_datagrams, segment_size);
+                if cap.is_some_and(|c| num_datagrams > 0 || c < MIN_PACKET_SPACE + tag_len) {
+                    trace!("blocked by anti-amplification (budget below a datagram)");
+                    break;
+                }
 
                 // Congestion control and pacing checks
                 // Tail loss probes must not be blocked by congestion, or a deadlock could arise
@@ -724,6 +730,9 @@ impl Connection {
                         std::cmp::min(segment_size, usize::from(min_mtu))
                     }
                 };
+                // ftw-sim patch (amplification-cap): no further than the budget.
+                let next_datagram_size_limit =
+                    cap.map_or(next_datagram_size_limit, |c| c.min(next_datagram_size_limit));
                 buf_capacity += next_datagram_size_limit;
                 if buf.capacity() < buf_capacity {
                     // We reserve the maximum space for sending `max_datagrams` upfront
@@ -1061,6 +1070,29 @@ impl Connection {
         (budget >= 64).then(|| budget.min(u64::from(min_mtu)) as u16)
     }
 
+    /// ftw-sim patch (amplification-cap): the largest datagram an unvalidated
+    /// path's anti-amplification budget allows next, when it is smaller than a
+    /// whole segment; `None` when the path is validated or the budget holds a
+    /// segment. `in_transmit` is the size of the datagrams already in this
+    /// transmit (`total_sent` counts them only once it returns). RFC 9000
+    /// section 8.1: "Prior to validating the client address, servers MUST NOT
+    /// send more than three times as many bytes as the number of bytes they
+    /// have received", which section 9.3 applies to a migrated path. Upstream
+    /// lets a datagram of a full MTU go while any budget is left (quinn issue
+    /// 1082, for the handshake's coalesced flight), so after a migration two
+    /// 1200 B data datagrams carrying the path's challenge overspend it; if
+    /// both are lost, the client's later small packets never fund another and
+    /// validation fails back to the old path. The caller sends a datagram
+    /// capped here when it is the transmit's first and has room for a packet,
+    /// and stops otherwise. See sim/vendor/quinn-proto/PATCH.md, section 6.
+    fn amplification_cap(&self, in_transmit: usize, segment_size: usize) -> Option<usize> {
+        if self.path.validated || crate::ftw_sim_patch::upstream_full_datagram_on_budget() {
+            return None;
+        }
+        let budget = (self.path.total_recvd * 3).saturating_sub(self.path.total_sent + in_transmit as u64);
+        (budget < segment_size as u64).then_some(budget as usize)
+    }
+
     /// Send PATH_CHALLENGE for a previous path if necessary
     fn send_path_challenge(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<Transmit> {
         let (prev_cid, prev_path) = self.prev_path.as_mut()?;
@@ -1272,10 +1304,9 @@ impl Connection {
                         // ftw-sim patch (return-to-validated): back on the last
                         // validated path, its loss detection restored too: the
                         // backoff that grew on the path that failed is restarted
-                        // (see `return_to_validated_path`).
+                        // (see `restore_loss_detection`).
                         if !crate::ftw_sim_patch::upstream_revalidates_old_path() {
-                            self.pto_count = 0;
-                            self.set_loss_detection_timer(now);
+                            self.restore_loss_detection(now);
                         }
                     }
                     self.path.challenge = None;
@@ -3183,10 +3214,8 @@ impl Connection {
     /// and a new PATH_CHALLENGE, and the probe timeout keeps the backoff it grew
     /// while every packet went to an address that never answered, so one lost
     /// challenge leaves the connection silent past the peer's idle timeout.
-    /// Restoring loss-detection state: the backoff is restarted
-    /// (`pto_count = 0`), since it grew on the other path, and the timer is
-    /// re-armed on the restored path. See sim/vendor/quinn-proto/PATCH.md,
-    /// section 5.
+    /// Loss detection is restored as `restore_loss_detection` says. See
+    /// sim/vendor/quinn-proto/PATCH.md, section 5.
     fn return_to_validated_path(&mut self, now: Instant, remote: SocketAddr) -> bool {
         if crate::ftw_sim_patch::upstream_revalidates_old_path() {
             return false;
@@ -3203,9 +3232,23 @@ impl Connection {
         self.path = prev;
         self.datagrams().drop_oversized();
         self.timers.stop(Timer::PathValidation);
-        self.pto_count = 0;
-        self.set_loss_detection_timer(now);
+        self.restore_loss_detection(now);
         true
+    }
+
+    /// ftw-sim patch (return-to-validated): restart loss detection on a path
+    /// the connection went back to. The backoff that grew on the path it left
+    /// is restarted (`pto_count = 0`), and a PING is queued: the packets sent
+    /// on the path it left are in flight on no path (`remove_in_flight` and
+    /// the PTO count only the current path's generation), so with nothing
+    /// ack-eliciting sent on the restored path no PTO is armed and nothing
+    /// elicits the ACK that declares them lost (RFC 9002 section 6.1.1); the
+    /// PING's ACK does, and if the PING is lost its own PTO is armed. RFC 9000
+    /// section 9.3: "restoring loss detection and congestion state".
+    fn restore_loss_detection(&mut self, now: Instant) {
+        self.pto_count = 0;
+        self.ping();
+        self.set_loss_detection_timer(now);
     }
 
     /// Handle a change in the local address, i.e. an active migration
