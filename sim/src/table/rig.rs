@@ -17,7 +17,7 @@ use ftw_phone::Transport;
 use crate::drive::app::cloud::{CloudDriver, Tamper};
 use crate::drive::app::r#box::{run_box, BoxDialer};
 use crate::drive::build::{cloud_door_with, fleet_config, FleetRun};
-use crate::drive::link::{dial_quic, dial_ws};
+use crate::drive::link::{dial_quic_with, dial_ws, EarlyData};
 use crate::drive::quic::QuicEndpoint;
 use crate::drive::system::{Keys, BOX_ID};
 use crate::drive::tcp::TcpHost;
@@ -128,7 +128,9 @@ pub fn build(spec: &RigSpec) -> (World, Rc<RefCell<RigShared>>, (usize, usize)) 
                     let ep = QuicEndpoint::bind(BOX, "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
                     Rc::new(move |target: String| {
                         let (ep, client) = (ep.clone(), client.clone());
-                        Box::pin(async move { dial_quic(&ep, client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME, &target).await })
+                        // Its first message as 0-RTT early data on a reconnect (seed; SPEC section 3).
+                        let early = EarlyData::IfTicket { resend: true };
+                        Box::pin(async move { dial_quic_with(&ep, client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME, &target, early).await })
                     })
                 }
                 Transport::WebSocket => {
