@@ -18,7 +18,7 @@ mod common;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
-use common::{Net, Wire, FIRST, ONE_WAY, SERVER};
+use common::{Net, Unvalidated, Wire, FIRST, ONE_WAY, SERVER};
 use quinn_proto::Connection;
 
 const CLIENT_A: SocketAddr = SocketAddr::new(IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1)), 49152);
@@ -32,15 +32,8 @@ struct Move {
     client_addr: SocketAddr,
     from_b: usize,
     lose: &'static [usize],
-    /// Bytes the server sent to / received from B while its path there was
-    /// not validated (before the client's PATH_RESPONSE reached it).
-    to_b_unvalidated: u64,
-    from_b_unvalidated: u64,
-    b_validated: bool,
-    /// The most the server's bytes to B ran ahead of three times what it had
-    /// received from B, at any send before validation (RFC 9000 section 8.1:
-    /// never above zero).
-    worst_overspend: i64,
+    /// The server's bytes to and from B before it validated B.
+    b: Unvalidated,
 }
 
 impl Wire for Move {
@@ -49,10 +42,8 @@ impl Wire for Move {
     }
 
     fn send(&mut self, now: Duration, from: SocketAddr, to: SocketAddr, len: usize) -> Vec<(Duration, SocketAddr)> {
-        if from == SERVER && to == CLIENT_B && !self.b_validated {
-            self.to_b_unvalidated += len as u64;
-            let over = self.to_b_unvalidated as i64 - 3 * self.from_b_unvalidated as i64;
-            self.worst_overspend = self.worst_overspend.max(over);
+        if from == SERVER && to == CLIENT_B {
+            self.b.on_send(len);
         }
         if from == CLIENT_B {
             self.from_b += 1;
@@ -64,9 +55,8 @@ impl Wire for Move {
     }
 
     fn server_handled(&mut self, from: SocketAddr, len: usize, server: &Connection) {
-        if from == CLIENT_B && !self.b_validated {
-            self.from_b_unvalidated += len as u64;
-            self.b_validated = server.stats().frame_rx.path_response > 0;
+        if from == CLIENT_B {
+            self.b.on_handled(len, server);
         }
     }
 }
@@ -75,7 +65,7 @@ impl Wire for Move {
 struct Outcome {
     /// From the client's message to the reply's last byte.
     took: Option<Duration>,
-    /// See [`Move::worst_overspend`].
+    /// See [`Unvalidated::worst_overspend`].
     worst_overspend: i64,
 }
 
@@ -83,7 +73,7 @@ struct Outcome {
 /// `lose` lost (the second and third carry its PATH_RESPONSEs), and wait for
 /// the whole reply.
 fn move_and_reply(lose: &'static [usize]) -> Outcome {
-    let mut wire = Move { client_addr: CLIENT_A, from_b: 0, lose, to_b_unvalidated: 0, from_b_unvalidated: 0, b_validated: false, worst_overspend: i64::MIN };
+    let mut wire = Move { client_addr: CLIENT_A, from_b: 0, lose, b: Unvalidated::default() };
     let mut net = Net::connect(&mut wire, Duration::from_secs(8));
     net.echo_times = REPLY_TIMES;
     wire.client_addr = CLIENT_B;
@@ -91,7 +81,7 @@ fn move_and_reply(lose: &'static [usize]) -> Outcome {
     net.client_write(&[2u8; MESSAGE]);
     let want = FIRST + MESSAGE * REPLY_TIMES;
     let back = net.run(&mut wire, t0 + Duration::from_secs(20), |n| n.echoed.len() == want);
-    Outcome { took: back.then(|| net.now - t0), worst_overspend: wire.worst_overspend }
+    Outcome { took: back.then(|| net.now - t0), worst_overspend: wire.b.worst_overspend }
 }
 
 const LOSE: &[usize] = &[2, 3];

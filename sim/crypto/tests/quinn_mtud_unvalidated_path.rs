@@ -16,7 +16,7 @@ mod common;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
-use common::{Net, Wire, FIRST, ONE_WAY, SERVER};
+use common::{Net, Unvalidated, Wire, FIRST, ONE_WAY, SERVER};
 use quinn_proto::Connection;
 
 /// Before and after the move: different IPs (a Wi-Fi NAT, a cellular NAT), so
@@ -31,11 +31,8 @@ struct Move {
     client_addr: SocketAddr,
     /// Drop the next datagram the server sends to this address.
     drop_next_to: Option<SocketAddr>,
-    /// Bytes the server sent to / received from `CLIENT_B` while its path there
-    /// was not validated (before the client's PATH_RESPONSE reached it).
-    to_b_unvalidated: u64,
-    from_b_unvalidated: u64,
-    b_validated: bool,
+    /// The server's bytes to and from `CLIENT_B` before it validated B.
+    b: Unvalidated,
 }
 
 impl Wire for Move {
@@ -45,8 +42,8 @@ impl Wire for Move {
 
     fn send(&mut self, now: Duration, from: SocketAddr, to: SocketAddr, len: usize) -> Vec<(Duration, SocketAddr)> {
         let from_server = from == SERVER;
-        if from_server && to == CLIENT_B && !self.b_validated {
-            self.to_b_unvalidated += len as u64;
+        if from_server && to == CLIENT_B {
+            self.b.on_send(len);
         }
         if from_server && self.drop_next_to == Some(to) {
             self.drop_next_to = None;
@@ -56,10 +53,8 @@ impl Wire for Move {
     }
 
     fn server_handled(&mut self, from: SocketAddr, len: usize, server: &Connection) {
-        if from == CLIENT_B && !self.b_validated {
-            self.from_b_unvalidated += len as u64;
-            // Validated once the server's path to B is (its PATH_RESPONSE handled).
-            self.b_validated = server.stats().frame_rx.path_response > 0;
+        if from == CLIENT_B {
+            self.b.on_handled(len, server);
         }
     }
 }
@@ -69,7 +64,7 @@ impl Wire for Move {
 /// how long the echo took, and the bytes the server sent to and received from
 /// B before B was validated.
 fn move_and_echo() -> (Option<Duration>, u64, u64) {
-    let mut wire = Move { client_addr: CLIENT_A, drop_next_to: None, to_b_unvalidated: 0, from_b_unvalidated: 0, b_validated: false };
+    let mut wire = Move { client_addr: CLIENT_A, drop_next_to: None, b: Unvalidated::default() };
     let mut net = Net::connect(&mut wire, Duration::from_secs(8));
     // The client moves; its next packet comes from B.
     wire.client_addr = CLIENT_B;
@@ -77,7 +72,7 @@ fn move_and_echo() -> (Option<Duration>, u64, u64) {
     let t0 = net.now;
     net.client_write(&[2u8; MESSAGE]);
     let back = net.run(&mut wire, t0 + Duration::from_secs(20), |n| n.echoed.len() == FIRST + MESSAGE);
-    (back.then(|| net.now - t0), wire.to_b_unvalidated, wire.from_b_unvalidated)
+    (back.then(|| net.now - t0), wire.b.sent, wire.b.received)
 }
 
 /// The new path's PTO from RFC 9002: the server resets its RTT estimator for

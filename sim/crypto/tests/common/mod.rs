@@ -243,3 +243,34 @@ pub fn upstream(on: bool) {
     p::set_upstream_revalidates_old_path(on);
     p::set_upstream_full_datagram_on_budget(on);
 }
+
+/// What the server sent to and received from a client's new address while
+/// its path there was not validated (before the client's PATH_RESPONSE
+/// reached it).
+#[derive(Default)]
+pub struct Unvalidated {
+    pub sent: u64,
+    pub received: u64,
+    pub validated: bool,
+    /// The most `sent` ran ahead of three times `received` at any send (RFC
+    /// 9000 section 8.1: never above zero).
+    pub worst_overspend: i64,
+}
+
+impl Unvalidated {
+    /// The server sends `len` bytes to the new address.
+    pub fn on_send(&mut self, len: usize) {
+        if !self.validated {
+            self.sent += len as u64;
+            self.worst_overspend = self.worst_overspend.max(self.sent as i64 - 3 * self.received as i64);
+        }
+    }
+
+    /// The server handled `len` bytes from the new address.
+    pub fn on_handled(&mut self, len: usize, server: &Connection) {
+        if !self.validated {
+            self.received += len as u64;
+            self.validated = server.stats().frame_rx.path_response > 0;
+        }
+    }
+}
