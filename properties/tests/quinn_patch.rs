@@ -24,7 +24,9 @@ use std::path::PathBuf;
 
 use ftw_properties::{corpus, reference};
 use ftw_sim::scenario::Verdict;
-use quinn_proto::ftw_sim_patch::{set_upstream_challenge_padding, set_upstream_full_datagram_on_budget, set_upstream_revalidates_old_path};
+use quinn_proto::ftw_sim_patch::{
+    set_no_restore_ping, set_upstream_challenge_padding, set_upstream_full_datagram_on_budget, set_upstream_revalidates_old_path,
+};
 
 /// Lost with upstream's padding, kept with the patch: a rebind in a blackhole at
 /// 13.5 % loss (the cloud's one 1200 B challenge lost, the phone's 35 B probes
@@ -46,9 +48,10 @@ struct Patches {
     budget_padding: bool,
     return_to_validated: bool,
     amplification_cap: bool,
+    restore_ping: bool,
 }
 
-const BOTH: Patches = Patches { budget_padding: true, return_to_validated: true, amplification_cap: true };
+const BOTH: Patches = Patches { budget_padding: true, return_to_validated: true, amplification_cap: true, restore_ping: true };
 
 fn verdict(entry: &str, p: Patches) -> Verdict {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus").join(entry);
@@ -56,10 +59,12 @@ fn verdict(entry: &str, p: Patches) -> Verdict {
     set_upstream_challenge_padding(!p.budget_padding);
     set_upstream_revalidates_old_path(!p.return_to_validated);
     set_upstream_full_datagram_on_budget(!p.amplification_cap);
+    set_no_restore_ping(!p.restore_ping);
     let report = reference::run(&spec).expect("the entry runs");
     set_upstream_challenge_padding(false);
     set_upstream_revalidates_old_path(false);
     set_upstream_full_datagram_on_budget(false);
+    set_no_restore_ping(false);
     report.verdict()
 }
 
@@ -87,13 +92,23 @@ fn upstream_padding_loses_the_connection_the_patch_keeps() {
 /// Since section 6, section 3's side effect under forged moves is gone too:
 /// FLOOD passes with upstream's return (section 5 stands on its own
 /// reproducer, sim/crypto/tests/quinn_return_to_validated_path.rs). Both
-/// floods keep every client with the patches; FLOOD_PING failed when
-/// section 5 lacked its PING.
+/// floods keep every client with the patches; FLOOD_PING loses one when
+/// section 5 restores the path without its PING.
 #[test]
 fn the_floods_keep_every_client_with_the_patches() {
     for entry in [FLOOD, FLOOD_PING] {
         assert_eq!(verdict(entry, BOTH), Verdict::Pass, "{entry} with the patches");
     }
+}
+
+#[test]
+fn restoring_a_path_without_a_ping_loses_a_flood_client() {
+    let (without, patched) = both_ways(FLOOD_PING, Patches { restore_ping: false, ..BOTH });
+    match without {
+        Verdict::Fail { property, .. } => assert_eq!(property, "forged-moves-keep-connections"),
+        Verdict::Pass => panic!("{FLOOD_PING} passed with section 5 restoring the path without its PING"),
+    }
+    assert_eq!(patched, Verdict::Pass, "{FLOOD_PING} with the patches");
 }
 
 #[test]

@@ -77,6 +77,8 @@ impl Net {
             quic_client_config(&crypto_provider(&c.sub("tls")), &clock, &certs, ClientResumption::Disabled, c.sub_seed("quic/initial-dcid"), &params);
         let c_ep = quic_endpoint_config(c.sub_seed("quic/reset-key"), c.sub_seed("quic/endpoint"), seeded_cid_factory(c.sub_seed("quic/cid"), CID_LEN));
         let net = Net {
+            // Only a base for quinn-proto's `Instant`s: every time here is
+            // `base + now` with `now` simulated, so no figure reads the clock.
             base: Instant::now(),
             now: Duration::ZERO,
             client: Side { ep: Endpoint::new(Arc::new(c_ep), None, true, None), conn: None },

@@ -99,6 +99,18 @@ pub mod ftw_sim_patch {
         static UPSTREAM_CHALLENGE_PADDING: Cell<bool> = const { Cell::new(false) };
         static UPSTREAM_REVALIDATES_OLD_PATH: Cell<bool> = const { Cell::new(false) };
         static UPSTREAM_FULL_DATAGRAM_ON_BUDGET: Cell<bool> = const { Cell::new(false) };
+        static NO_RESTORE_PING: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// On this thread, restore a path (PATCH.md section 5) without queueing
+    /// its PING (`true`: the gap section 5 had before session 11, for the test
+    /// that shows the PING is needed), or with it (`false`, the default).
+    pub fn set_no_restore_ping(on: bool) {
+        NO_RESTORE_PING.with(|c| c.set(on));
+    }
+
+    pub(crate) fn no_restore_ping() -> bool {
+        NO_RESTORE_PING.with(|c| c.get())
     }
 
     /// On this thread, let a datagram of a whole segment go to an unvalidated

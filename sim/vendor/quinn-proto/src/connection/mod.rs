@@ -3247,7 +3247,9 @@ impl Connection {
     /// section 9.3: "restoring loss detection and congestion state".
     fn restore_loss_detection(&mut self, now: Instant) {
         self.pto_count = 0;
-        self.ping();
+        if !crate::ftw_sim_patch::no_restore_ping() {
+            self.ping();
+        }
         self.set_loss_detection_timer(now);
     }
 
