@@ -244,6 +244,7 @@ pub fn upstream(on: bool) {
     p::set_upstream_challenge_padding(on);
     p::set_upstream_revalidates_old_path(on);
     p::set_upstream_full_datagram_on_budget(on);
+    p::set_upstream_ack_blocked_by_congestion(on);
 }
 
 /// What the server sent to and received from a client's new address while

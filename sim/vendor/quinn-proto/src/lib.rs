@@ -100,6 +100,19 @@ pub mod ftw_sim_patch {
         static UPSTREAM_REVALIDATES_OLD_PATH: Cell<bool> = const { Cell::new(false) };
         static UPSTREAM_FULL_DATAGRAM_ON_BUDGET: Cell<bool> = const { Cell::new(false) };
         static NO_RESTORE_PING: Cell<bool> = const { Cell::new(false) };
+        static UPSTREAM_ACK_BLOCKED_BY_CONGESTION: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// On this thread, hold a due ACK back with the data of a space the
+    /// congestion window blocks, as upstream quinn-proto 0.11.19 does (`true`),
+    /// or send it alone in an ACK-only packet (`false`, the patch of PATCH.md
+    /// section 7, RFC 9002 section 7; the default).
+    pub fn set_upstream_ack_blocked_by_congestion(on: bool) {
+        UPSTREAM_ACK_BLOCKED_BY_CONGESTION.with(|c| c.set(on));
+    }
+
+    pub(crate) fn upstream_ack_blocked_by_congestion() -> bool {
+        UPSTREAM_ACK_BLOCKED_BY_CONGESTION.with(|c| c.get())
     }
 
     /// On this thread, restore a path (PATCH.md section 5) without queueing

@@ -559,6 +559,8 @@ impl Connection {
             }
 
             pad_datagram_to_mtu |= space_id == SpaceId::Data && self.config.pad_to_mtu;
+            // ftw-sim patch (ack-when-blocked): this packet carries only ACKs.
+            let mut ack_only = false;
 
             // Can we append more data into the current buffer?
             // It is not safe to assume that `buf.len()` is the end of the data,
@@ -620,23 +622,38 @@ impl Connection {
 
                     let bytes_to_send = segment_size as u64 + untracked_bytes;
                     if self.path.in_flight.bytes + bytes_to_send >= self.path.congestion.window() {
-                        space_idx += 1;
                         congestion_blocked = true;
-                        // We continue instead of breaking here in order to avoid
-                        // blocking loss probes queued for higher spaces.
-                        trace!("blocked by congestion control");
-                        continue;
+                        // ftw-sim patch (ack-when-blocked): an ACK that is due goes
+                        // alone, as congestion control never holds ACK-only packets
+                        // back (RFC 9002 section 7; RFC 9000 section 13.2.1: within
+                        // max_ack_delay). Upstream skipped the space, ACK and all,
+                        // until a loss probe. See PATCH.md section 7.
+                        if can_send.acks && !crate::ftw_sim_patch::upstream_ack_blocked_by_congestion() {
+                            trace!("blocked by congestion control: ACK only");
+                            ack_only = true;
+                            ack_eliciting = false;
+                        } else {
+                            space_idx += 1;
+                            // We continue instead of breaking here in order to avoid
+                            // blocking loss probes queued for higher spaces.
+                            trace!("blocked by congestion control");
+                            continue;
+                        }
                     }
 
                     // Check whether the next datagram is blocked by pacing
                     let smoothed_rtt = self.path.rtt.get();
-                    if let Some(delay) = self.path.pacing.delay(
-                        smoothed_rtt,
-                        bytes_to_send,
-                        self.path.current_mtu(),
-                        self.path.congestion.window(),
-                        now,
-                    ) {
+                    let pacing = match ack_only {
+                        true => None,
+                        false => self.path.pacing.delay(
+                            smoothed_rtt,
+                            bytes_to_send,
+                            self.path.current_mtu(),
+                            self.path.congestion.window(),
+                            now,
+                        ),
+                    };
+                    if let Some(delay) = pacing {
                         self.timers.set(Timer::Pacing, delay);
                         congestion_blocked = true;
                         // Loss probes should be subject to pacing, even though
@@ -861,6 +878,27 @@ impl Connection {
                     space_idx += 1;
                     continue;
                 }
+            }
+
+            // ftw-sim patch (ack-when-blocked): the ACK-only packet of a blocked space.
+            if ack_only {
+                let mut sent = SentFrames::default();
+                Self::try_populate_acks(
+                    now,
+                    self.receiving_ecn,
+                    &mut sent,
+                    &mut self.spaces[space_id],
+                    buf,
+                    &mut self.stats,
+                    builder.max_size,
+                );
+                if sent.largest_acked.is_some() {
+                    self.spaces[space_id].pending_acks.acks_sent();
+                    self.timers.stop(Timer::MaxAckDelay);
+                }
+                sent_frames = Some(sent);
+                space_idx += 1;
+                continue;
             }
 
             // Send an off-path PATH_RESPONSE. Prioritized over on-path data to ensure that path
