@@ -23,6 +23,7 @@ use quinn_proto::{
 use tokio::sync::Notify;
 use turmoil::net::UdpSocket;
 
+use crate::world::net::fate;
 use crate::world::time;
 use crate::world::trace;
 
@@ -421,6 +422,7 @@ impl QuicEndpoint {
                 }
             }
             let host = st.host.clone();
+            let local = st.socket.local_addr().expect("bound");
             let s = st.conns.get_mut(&h).expect("slot");
             // Application events.
             let mut woke = false;
@@ -452,6 +454,9 @@ impl QuicEndpoint {
                     Event::ConnectionLost { reason } => {
                         let lost = Lost::from_error(&reason);
                         trace::record(&host, "quic.lost", format!("h={} {lost:?}", h.0));
+                        if lost == Lost::TimedOut {
+                            fate::idle_out(time::now(), &host, local, s.conn.remote_address());
+                        }
                         s.events.push_back(QuicEvent::Lost(lost));
                         s.done = true;
                     }

@@ -13,6 +13,7 @@ pub mod laws;
 pub mod fleet_flood;
 pub mod fleet_migrate;
 pub mod idle_link;
+pub mod idle_out;
 pub mod phone_race;
 pub mod quic_echo;
 pub mod race_clock;
@@ -87,6 +88,8 @@ fn panicked(p: Panicked) -> RunReport {
         capture: Default::default(),
         keylog: ftw_crypto::keylog::end(),
         qlog: ftw_crypto::qlog::end(),
+        fates: Vec::new(),
+        idle_outs: crate::world::net::fate::end(&Default::default()),
     };
     RunReport { outcome, checks: vec![Check { law: &def::NO_PANIC, ok: false, detail: p.to_string() }] }
 }

@@ -77,6 +77,10 @@ pub struct RunOutcome {
     pub keylog: ftw_crypto::keylog::KeyLogLines,
     /// The qlog streams of the QUIC configurations, if the run kept them (never hashed).
     pub qlog: Vec<ftw_crypto::qlog::QlogBytes>,
+    /// What became of every UDP datagram (never hashed).
+    pub fates: Vec<crate::world::net::fate::Fate>,
+    /// Every QUIC connection that idled out (never hashed).
+    pub idle_outs: Vec<crate::world::net::fate::IdleOut>,
 }
 
 /// A world being built, then run.
@@ -93,6 +97,7 @@ impl World {
         time::reset_instant_base();
         trace::begin(cfg.keep_events);
         journal::begin();
+        crate::world::net::fate::begin();
         ftw_crypto::keylog::begin();
         ftw_crypto::qlog::begin(cfg.qlog, time::instant_base());
         let mut sim = turmoil::Builder::new()
@@ -154,7 +159,7 @@ impl World {
 
     /// Put an inside host behind NAT `nat` (before the run).
     pub fn behind(&mut self, inside: IpAddr, nat: usize) {
-        self.net.borrow_mut().behind.insert(inside, nat);
+        self.net.borrow_mut().put_behind(inside, nat);
     }
 
     /// The fault chains of the leg of edge host `inside`.
@@ -230,9 +235,24 @@ impl World {
         let stats = net.stats.clone();
         let bytes_by_host = net.bytes_by_host.clone();
         let capture = std::mem::take(&mut net.capture);
+        let fates = std::mem::take(&mut net.fates.log);
+        let idle_outs = crate::world::net::fate::end(&net.names);
         drop(net);
         drop(self.sim);
         let (keylog, qlog) = (ftw_crypto::keylog::end(), ftw_crypto::qlog::end());
-        RunOutcome { trace: trace::end(), journal: journal::end(), sim_elapsed, steps, result, net: stats, bytes_by_host, capture, keylog, qlog }
+        RunOutcome {
+            trace: trace::end(),
+            journal: journal::end(),
+            sim_elapsed,
+            steps,
+            result,
+            net: stats,
+            bytes_by_host,
+            capture,
+            keylog,
+            qlog,
+            fates,
+            idle_outs,
+        }
     }
 }

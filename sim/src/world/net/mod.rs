@@ -15,6 +15,7 @@
 //! blackholes apply; `UdpBlocked` and `UdpRefused` let them pass).
 
 pub mod capture;
+pub mod fate;
 pub mod fault;
 pub mod nat;
 pub mod processing;
@@ -123,6 +124,8 @@ pub struct Network {
     pub processing: Option<processing::Processing>,
     /// Every datagram at each link it crossed, when the run captures ([`capture`]).
     pub capture: capture::Capture,
+    /// What became of every UDP datagram ([`fate`]).
+    pub fates: fate::Fates,
 }
 
 impl Network {
@@ -141,7 +144,14 @@ impl Network {
             moves: Vec::new(),
             processing: None,
             capture: capture::Capture::default(),
+            fates: fate::Fates::default(),
         }
+    }
+
+    /// `inside` starts behind NAT `nat`.
+    pub fn put_behind(&mut self, inside: IpAddr, nat: usize) {
+        self.behind.insert(inside, nat);
+        self.fates.serve(nat, inside);
     }
 
     /// Schedule a network action at `at` (time since the start).
@@ -179,6 +189,7 @@ impl Network {
         if let Some(old) = self.behind.insert(host, nat) {
             self.nats[old].forget(host);
         }
+        self.fates.serve(nat, host);
         trace::record_at(at, &self.name(host), "net.move", format!("now behind {}", self.nats[nat].name));
         self.moves.push(MoveSeen { at, host, nat, first_udp_arrival: None, first_udp_len: 0, first_reply_arrival: None });
     }
@@ -291,12 +302,16 @@ impl Network {
                         NatDrop::NoMapping => "no mapping",
                         NatDrop::Filtered => "filtered",
                     };
+                    if !tunnel {
+                        self.fate(now, &sent, src, self.fates.served_by(n), fate::Outcome::Nat);
+                    }
                     return Ok(self.nat_drop(now, n, &tag, what, &sent));
                 }
             }
         } else if self.is_inside(dst.ip()) {
             // Nothing reaches an inside host except through its NAT.
             self.stats.dropped_nat += 1;
+            self.fate(now, &sent, src, Some(dst.ip()), fate::Outcome::Nat);
             trace::record_at(now, &sender, "udp.drop", format!("{tag} inside host not reachable directly"));
             self.tap(now, src.ip(), &sent, true, Some("dropped: an inside host is not reachable directly".into()));
             return Ok(Vec::new());
@@ -314,6 +329,8 @@ impl Network {
             Some(l) if self.capture.is_on() => format!("{}'s leg ({})", l.name, if up { "up" } else { "down" }),
             _ => "the internet".into(),
         };
+        // The source the receiver sees, and the host the datagram is for.
+        let (seen_from, to_host) = (d.src, if up { Some(d.dst.ip()) } else { chain_owner });
         let mut ctx = Ctx { now, rng: &mut self.rng };
         let chain = match chain_owner.and_then(|ip| self.legs.get_mut(&ip)) {
             Some(leg) if up => &mut leg.up,
@@ -324,6 +341,9 @@ impl Network {
             Ok(out) => out,
             Err(e) => {
                 self.stats.refused += 1;
+                if !tunnel {
+                    self.fate(now, &sent, seen_from, to_host, fate::Outcome::Refused);
+                }
                 trace::record_at(now, &sender, "udp.refused", tag);
                 self.tap_middle(now, &middle, chain_owner, up, Some(format!("refused on {leg}: {e}")));
                 return Err(e);
@@ -335,6 +355,9 @@ impl Network {
         }
         if out.is_empty() {
             self.stats.dropped_fault += 1;
+            if !tunnel {
+                self.fate(now, &sent, seen_from, to_host, fate::Outcome::Fault);
+            }
             trace::record_at(now, &sender, "udp.drop", format!("{tag} fault"));
             self.tap_middle(now, &middle, chain_owner, up, Some(format!("lost on {leg}: its faults dropped it (or held it: see a later release)")));
         } else if up {
@@ -349,6 +372,9 @@ impl Network {
             o.delay = self.served(now, &o);
             if let Some(i) = reply_to {
                 self.moves[i].first_reply_arrival.get_or_insert(now + o.delay);
+            }
+            if !tunnel {
+                self.fate(now, &sent, seen_from, Some(o.dst.ip()), fate::Outcome::Delivered(now + o.delay));
             }
             // Delivery happens at the first step at or after this time; whole
             // microseconds keep the trace free of float noise.
@@ -411,6 +437,12 @@ impl Network {
 }
 
 impl Network {
+    /// Log what became of `sent` (as its sender sent it).
+    fn fate(&mut self, now: Duration, sent: &InFlight, seen_from: SocketAddr, to_host: Option<IpAddr>, outcome: fate::Outcome) {
+        let f = fate::Fate { sent: now, from_host: sent.src.ip(), from: seen_from, to: sent.dst, to_host, outcome };
+        self.fates.push(f);
+    }
+
     /// The datagram's delay with its receiver's service time added.
     fn served(&mut self, now: Duration, o: &InFlight) -> Duration {
         match self.processing.as_mut() {
@@ -443,6 +475,13 @@ impl Network {
             self.stats.delivered += 1;
             o.delay = self.served(now, &o);
             let host = self.name(o.dst.ip());
+            if !o.is_tunnelled_tcp() {
+                // Its sender: the host behind the NAT it left by, if it did.
+                let from_host = self.nat_of_public(o.src.ip()).and_then(|n| self.fates.served_by(n)).unwrap_or(o.src.ip());
+                let (to, outcome) = (o.dst, fate::Outcome::Delivered(now + o.delay));
+                let f = fate::Fate { sent: now, from_host, from: o.src, to, to_host: Some(o.dst.ip()), outcome };
+                self.fates.push(f);
+            }
             trace::record_at(now, &host, "udp.release", format!("{}->{} h={}", o.src, o.dst, trace::bytes_hash(&o.payload)));
             trace::record_at(now + o.delay, &host, "udp.arrive", format!("{}->{} h={}", o.src, o.dst, trace::bytes_hash(&o.payload)));
             self.tap(now + o.delay, o.dst.ip(), &o, false, Some(format!("released at {} after a hold by the faults of {leg}", trace::fmt_time(now))));

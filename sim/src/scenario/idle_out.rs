@@ -1,0 +1,167 @@
+//! When a QUIC idle-out is the network's doing, not a bug.
+//!
+//! RFC 9000 section 10.1: an endpoint that hears nothing from its peer for
+//! its idle timeout closes the connection. Under heavy loss after a long
+//! outage that is QUIC keeping its rules: the phone's probes, backed off,
+//! reach the cloud seconds apart; the cloud, with nothing in flight, answers
+//! each with one ACK; the network loses every answer, and the phone idles out
+//! (`corpus/fleet-migrate-blackhole-lossy-acks-lost-idle-out.toml`). A law
+//! that promises "the same connection carries on" promises more than QUIC
+//! does there, so it excuses exactly the idle-out the network caused, judged
+//! from the fates of the datagrams ([`crate::world::net::fate`]): between the
+//! last datagram of the peer that reached the endpoint and the idle-out,
+//!
+//! * the peer sent the endpoint something that a fault of the plan lost (had
+//!   it arrived, the endpoint's idle timer would have started again);
+//! * nothing the peer sent it was dropped by a NAT or refused: an answer to
+//!   an address the endpoint left is the peer's mistake (the `no-routing`
+//!   switch: the stale reactor probes the phone's old address);
+//! * and the peer answered, within [`ANSWER_WITHIN`], each datagram of the
+//!   endpoint that reached it, sent later than [`ANSWER_WITHIN`] after the
+//!   endpoint last heard the peer (an ACK of what it heard then needs no
+//!   answer; after that the endpoint, hearing nothing, sends only probes,
+//!   data and PINGs, which RFC 9000 section 13.2.1 wants acknowledged within
+//!   max_ack_delay). A peer that drops what reaches it, or holds its ACK
+//!   back, is not the network.
+
+use std::net::IpAddr;
+use std::time::Duration;
+
+use crate::world::net::fate::{Fate, IdleOut, Outcome};
+use crate::world::trace::fmt_time;
+
+/// How soon a peer answers an ack-eliciting datagram: within max_ack_delay
+/// (RFC 9000 section 13.2.1; 25 ms by default, section 18.2), with room for
+/// the hosts' processing.
+pub const ANSWER_WITHIN: Duration = Duration::from_millis(100);
+
+/// The host a datagram source stands for: the sender behind that address.
+fn host_of(fates: &[Fate], addr: std::net::SocketAddr) -> IpAddr {
+    fates.iter().find(|f| f.from == addr).map_or(addr.ip(), |f| f.from_host)
+}
+
+/// Why `o` is the network's doing (`Ok`), or why it is not (`Err`).
+pub fn judge(fates: &[Fate], o: &IdleOut) -> Result<String, String> {
+    let (me, peer) = (o.local.ip(), host_of(fates, o.peer));
+    let toward_me: Vec<&Fate> = fates.iter().filter(|f| f.from_host == peer && f.to_host == Some(me)).collect();
+    let heard = toward_me.iter().filter_map(|f| match f.outcome {
+        Outcome::Delivered(a) if a <= o.at => Some(a),
+        _ => None,
+    });
+    let since = heard.max().unwrap_or_default();
+    let after: Vec<&&Fate> = toward_me.iter().filter(|f| f.sent > since && f.sent <= o.at).collect();
+    if let Some(f) = after.iter().find(|f| matches!(f.outcome, Outcome::Nat | Outcome::Refused)) {
+        return Err(format!("the peer's datagram at {} to {} was {:?}, not lost to a fault", fmt_time(f.sent), f.to, f.outcome));
+    }
+    let asked = fates.iter().filter(|f| f.from_host == me && f.to_host == Some(peer) && f.sent > since + ANSWER_WITHIN);
+    for f in asked {
+        let Outcome::Delivered(a) = f.outcome else { continue };
+        if a + ANSWER_WITHIN <= o.at && !after.iter().any(|x| x.sent >= a && x.sent <= a + ANSWER_WITHIN) {
+            return Err(format!("its datagram of {} reached the peer at {} and was not answered within {ANSWER_WITHIN:?}", fmt_time(f.sent), fmt_time(a)));
+        }
+    }
+    let lost = after.iter().filter(|f| f.outcome == Outcome::Fault).count();
+    if lost == 0 {
+        return Err(format!("the peer sent it nothing the network lost after {}, when it last heard it", fmt_time(since)));
+    }
+    Ok(format!(
+        "{me} idled out at {} (RFC 9000 section 10.1): it last heard {peer} at {}, and the network lost all {lost} datagrams the peer sent it after that",
+        fmt_time(o.at),
+        fmt_time(since)
+    ))
+}
+
+/// The idle-outs of `host`'s connections (either end), judged: `Ok` with why
+/// if the network explains one of them, else `Err` with why not (`None`:
+/// none idled out).
+pub fn excused(fates: &[Fate], idle_outs: &[IdleOut], host: IpAddr) -> Option<Result<String, String>> {
+    let judged = idle_outs.iter().filter(|o| o.local.ip() == host || host_of(fates, o.peer) == host).map(|o| judge(fates, o));
+    judged.reduce(|a, b| a.or(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::SocketAddr;
+    use std::time::Duration;
+
+    const PHONE: &str = "10.0.1.2:49152";
+    const PHONE_OUT: &str = "192.0.2.1:49152";
+    const CLOUD: &str = "203.0.113.10:443";
+
+    fn a(s: &str) -> SocketAddr {
+        s.parse().expect("address")
+    }
+
+    fn ms(n: u64) -> Duration {
+        Duration::from_millis(n)
+    }
+
+    /// The phone to the cloud at `t`, delivered 20 ms later.
+    fn up(t: u64) -> Fate {
+        let to = a(CLOUD);
+        Fate { sent: ms(t), from_host: a(PHONE).ip(), from: a(PHONE_OUT), to, to_host: Some(to.ip()), outcome: Outcome::Delivered(ms(t + 20)) }
+    }
+
+    /// The cloud to the phone at `t`, with `outcome`.
+    fn down(t: u64, outcome: Outcome) -> Fate {
+        Fate { sent: ms(t), from_host: a(CLOUD).ip(), from: a(CLOUD), to: a(PHONE_OUT), to_host: Some(a(PHONE).ip()), outcome }
+    }
+
+    fn phone_idles_at(t: u64) -> IdleOut {
+        IdleOut { at: ms(t), local: a(PHONE), peer: a(CLOUD) }
+    }
+
+    #[test]
+    fn every_answer_lost_to_a_fault_is_the_networks_doing() {
+        let fates = [down(1_000, Outcome::Delivered(ms(1_020))), up(17_700), down(17_720, Outcome::Fault), up(25_400), down(25_420, Outcome::Fault)];
+        let why = judge(&fates, &phone_idles_at(31_020)).expect("excused");
+        assert!(why.contains("lost all 2"), "{why}");
+    }
+
+    #[test]
+    fn a_peer_that_answers_nothing_is_not_excused() {
+        // What the no-routing switch looks like: the phone's probes reach the
+        // cloud's host and nothing comes back.
+        let fates = [down(1_000, Outcome::Delivered(ms(1_020))), up(17_700), up(25_400)];
+        assert!(judge(&fates, &phone_idles_at(31_020)).is_err());
+    }
+
+    #[test]
+    fn a_peer_that_holds_its_ack_back_is_not_excused() {
+        // The cloud's end idles out; the phone heard the cloud's probe at
+        // 23.09 s and sent nothing back (quinn-proto without PATCH.md section
+        // 7): its probes lost in the outage do not excuse that.
+        let o = IdleOut { at: ms(33_740), local: a(CLOUD), peer: a(PHONE_OUT) };
+        let probe = Fate { sent: ms(22_850), to: a(PHONE_OUT), ..down(22_850, Outcome::Delivered(ms(23_090))) };
+        let lost = |t| Fate { outcome: Outcome::Fault, ..up(t) };
+        let fates = [up(3_700), lost(14_440), probe];
+        let err = judge(&fates, &o).expect_err("not excused");
+        assert!(err.contains("not answered"), "{err}");
+    }
+
+    #[test]
+    fn an_answer_a_nat_dropped_is_not_excused() {
+        // The stale reactor probes the address the phone left: its old NAT
+        // forgot it. One lost answer beside it does not excuse it.
+        let fates = [down(1_000, Outcome::Delivered(ms(1_020))), down(5_000, Outcome::Nat), down(9_000, Outcome::Fault)];
+        let err = judge(&fates, &phone_idles_at(31_020)).expect_err("not excused");
+        assert!(err.contains("Nat"), "{err}");
+    }
+
+    #[test]
+    fn only_what_came_after_the_last_delivery_counts() {
+        // A lost answer before the phone last heard the cloud explains nothing.
+        let fates = [down(500, Outcome::Fault), down(1_000, Outcome::Delivered(ms(1_020)))];
+        assert!(judge(&fates, &phone_idles_at(31_020)).is_err());
+    }
+
+    #[test]
+    fn an_idle_out_of_the_cloud_side_is_judged_for_the_phone_host() {
+        // The cloud's end idles out; its peer is the phone's public address.
+        let o = IdleOut { at: ms(31_000), local: a(CLOUD), peer: a(PHONE_OUT) };
+        let up_lost = Fate { outcome: Outcome::Fault, ..up(9_000) };
+        let fates = [up(900), up_lost];
+        assert!(excused(&fates, &[o], a(PHONE).ip()).is_some_and(|r| r.is_ok()));
+    }
+}

@@ -1,0 +1,104 @@
+//! What became of every UDP datagram the world carried (tunnelled TCP aside):
+//! delivered and when, or dropped, and by what. Laws read it to tell a
+//! connection the network killed from one a model lost: an idle-out after
+//! every answer the peer sent was lost on the way is QUIC keeping its rules
+//! (`crate::scenario::idle_out`), not a bug of the reactors.
+
+use std::collections::BTreeMap;
+use std::net::{IpAddr, SocketAddr};
+use std::time::Duration;
+
+/// How a datagram ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Outcome {
+    /// It reached its host at this time (a duplicate is a second fate).
+    Delivered(Duration),
+    /// A fault of the plan dropped it (loss, a blackhole, an MTU), or held it:
+    /// a held one that is let go later is a `Delivered` fate of its own.
+    Fault,
+    /// A NAT dropped it (no mapping, filtered), or nothing routes to it.
+    Nat,
+    /// The destination refused it at once (ICMP unreachable).
+    Refused,
+}
+
+/// One datagram.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fate {
+    /// When it was sent (a held datagram let go later: when it was let go).
+    pub sent: Duration,
+    /// The sender's own address (inside its NAT, if it has one).
+    pub from_host: IpAddr,
+    /// Its source as the receiver sees it (a NAT's public address).
+    pub from: SocketAddr,
+    /// The destination it was sent to (one let go after a hold: the address
+    /// it was delivered to).
+    pub to: SocketAddr,
+    /// The host it was for: the one it reached, or the one behind the NAT
+    /// that dropped it (`None`: nobody known).
+    pub to_host: Option<IpAddr>,
+    pub outcome: Outcome,
+}
+
+/// Every fate of a run, in the order the datagrams were sent.
+#[derive(Debug, Default)]
+pub struct Fates {
+    pub log: Vec<Fate>,
+    /// NAT index -> the host behind it now, or the last one that was.
+    served: BTreeMap<usize, IpAddr>,
+}
+
+impl Fates {
+    /// `host` is behind NAT `nat` from now on.
+    pub fn serve(&mut self, nat: usize, host: IpAddr) {
+        self.served.insert(nat, host);
+    }
+
+    /// The host NAT `nat` serves, or last served.
+    pub fn served_by(&self, nat: usize) -> Option<IpAddr> {
+        self.served.get(&nat).copied()
+    }
+
+    pub fn push(&mut self, fate: Fate) {
+        self.log.push(fate);
+    }
+}
+
+/// A QUIC connection that ended because its idle timeout passed (RFC 9000
+/// section 10.1), as the driver of `local` saw it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct IdleOut {
+    pub at: Duration,
+    /// The endpoint that idled out (its own address, inside its NAT).
+    pub local: SocketAddr,
+    /// Its peer's address as it last knew it.
+    pub peer: SocketAddr,
+}
+
+thread_local! {
+    static IDLE_OUTS: std::cell::RefCell<Vec<(String, IdleOut)>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// A new run: no idle-out yet.
+pub(crate) fn begin() {
+    IDLE_OUTS.with(|v| v.borrow_mut().clear());
+}
+
+/// The run's idle-outs, in the order they happened. An endpoint bound to
+/// 0.0.0.0 is given its host's address, by the host's name in `names` (a
+/// reactor's driver is named `host.rN`).
+pub(crate) fn end(names: &BTreeMap<IpAddr, String>) -> Vec<IdleOut> {
+    let raw = IDLE_OUTS.with(|v| std::mem::take(&mut *v.borrow_mut()));
+    let ip_of = |host: &str| names.iter().find(|(_, n)| n.as_str() == host.split('.').next().unwrap_or(host)).map(|(ip, _)| *ip);
+    let own = |host: &str, local: SocketAddr| match (local.ip().is_unspecified(), ip_of(host)) {
+        (true, Some(ip)) => SocketAddr::new(ip, local.port()),
+        _ => local,
+    };
+    raw.into_iter().map(|(host, o)| IdleOut { local: own(&host, o.local), ..o }).collect()
+}
+
+/// The QUIC driver of `host` saw a connection of its socket at `local` idle
+/// out.
+pub fn idle_out(at: Duration, host: &str, local: SocketAddr, peer: SocketAddr) {
+    IDLE_OUTS.with(|v| v.borrow_mut().push((host.to_string(), IdleOut { at, local, peer })));
+}
