@@ -524,10 +524,10 @@ impl Cloud {
                 self.links.remove(&link);
             }
             Kind::Data | Kind::Bulk | Kind::Dgram => {
-                if matches!(p.phase, Phase::WaitingUplink { .. }) {
-                    self.stats.dropped += 1;
-                    return;
-                }
+                // An uplink that speaks is authenticated, and authenticating opened every
+                // phone waiting for it (`uplink_auth`); losing it keeps only those phones
+                // waiting, with no uplink (`forget`). So no phone of this box waits here.
+                assert!(!matches!(p.phase, Phase::WaitingUplink { .. }), "a phone of {box_id} waits for the uplink that spoke");
                 p.phase = Phase::Relaying;
                 let sealed = p.outer.seal(&m.payload).expect("outer seals");
                 let kind = match m.kind {

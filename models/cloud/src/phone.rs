@@ -364,6 +364,18 @@ impl PhoneSession {
         self.out.push_back(LinkOp::Send { kind: SendKind::Message, bytes: wrapped });
     }
 
+    /// A hasty phone: seal `payload` in the outer tunnel and send it now, before its
+    /// box answered (the cloud drops it: nothing may come before the box's message 2).
+    /// Returns false unless the tunnel is up and the box has not answered yet.
+    pub fn write_before_box(&mut self, payload: &[u8]) -> bool {
+        if self.state != PhoneState::AwaitBox {
+            return false;
+        }
+        let sealed = self.outer.as_mut().expect("outer session").seal(payload).expect("outer seals");
+        self.out.push_back(LinkOp::Send { kind: SendKind::Message, bytes: sealed });
+        true
+    }
+
     fn take_id(&mut self) -> u32 {
         let id = self.next_id;
         self.next_id += 1;

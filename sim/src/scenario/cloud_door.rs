@@ -6,8 +6,10 @@
 //! order drawn from the run seed, closing links from either end, letting time
 //! pass to each deadline (the 10 s box wait, lane 0, backoffs), and putting in
 //! strangers (one run in six with the cloud's sessions off): an unregistered box's uplink, a wrong proof, an unknown target,
-//! garbage in place of message 1, datagrams before it, a box writing to a
-//! channel nobody holds or sending kinds the relay does not carry, a bit
+//! garbage in place of message 1, datagrams before it, a phone writing in the
+//! tunnel before its box answered, a box writing to a channel nobody holds (or
+//! to one a phone still waiting for the uplink holds) or sending kinds the
+//! relay does not carry, a bit
 //! flipped in a message on its way to the cloud or in a phone's message the
 //! cloud relays to a box, messages crossing the
 //! cloud's close of their link. A network
@@ -78,6 +80,8 @@ struct Door {
     /// arrive, on a link the cloud has forgotten (cloud docs: dropped).
     crossing: VecDeque<(LinkId, bool, Vec<u8>)>,
     next_link: LinkId,
+    /// The highest channel number the cloud has told any box of.
+    chans_told: u32,
     sessions: u64,
     seed: crate::world::seed::RunSeed,
     /// Every message a bit was flipped in, as flipped: a message still queued is
@@ -181,6 +185,7 @@ impl Door {
             crossing: VecDeque::new(),
             flipped: BTreeSet::new(),
             next_link: 1,
+            chans_told: 0,
             sessions: 0,
             seed: spec.seed,
         };
@@ -270,11 +275,12 @@ impl Door {
         }
     }
 
-    /// A phone with an open session sends a command, goes hidden or visible, or leaves.
+    /// A phone with an open session sends a command, goes hidden or visible, or leaves;
+    /// one whose box has not answered yet writes in the tunnel anyway (a hasty phone).
     fn phone_acts(&mut self) {
         let Some(id) = self.pick_link() else { return };
         let now = self.now;
-        let choice = self.rng.random_range(0..4);
+        let choice = self.rng.random_range(0..5);
         let Some(Pipe { end: End::Phone(s), .. }) = self.links.get_mut(&id) else { return };
         match choice {
             0 => {
@@ -285,6 +291,9 @@ impl Door {
             }
             2 => {
                 let _ = s.set_hidden(now, false);
+            }
+            3 => {
+                let _ = s.write_before_box(b"hasty");
             }
             _ => s.close(now),
         }
@@ -297,7 +306,10 @@ impl Door {
         let k = self.rng.random_range(0..BOX_IDS.len());
         let Some(id) = self.uplink[k] else { return };
         let kind = [UpKind::Data, UpKind::Open, UpKind::Challenge, UpKind::Auth, UpKind::Close][self.rng.random_range(0..5)];
-        let chan = [0, 999_999, self.rng.random_range(1..20)][self.rng.random_range(0..3)];
+        // The newest channel the cloud may have given a phone still waiting for the
+        // uplink: past every channel any box was told of.
+        let unsaid = self.chans_told + self.rng.random_range(1..4);
+        let chan = [0, 999_999, self.rng.random_range(1..20), unsaid][self.rng.random_range(0..4)];
         let mut bytes = UpMsg { kind, chan, payload: vec![7; self.rng.random_range(0..40)] }.encode();
         match self.rng.random_range(0..4) {
             // A kind byte the uplink table does not have, or fewer bytes than a header.
@@ -446,6 +458,9 @@ impl Door {
             match t.op {
                 LinkOp::Send { kind, bytes } => {
                     if let Some(p) = self.links.get_mut(&t.link) {
+                        if let (End::Box(_), Some(m)) = (&p.end, UpMsg::decode(&bytes)) {
+                            self.chans_told = self.chans_told.max(m.chan);
+                        }
                         p.down.push_back((kind, bytes));
                     }
                 }
