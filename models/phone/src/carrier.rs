@@ -95,11 +95,6 @@ impl CloudCarrier {
         self.stats
     }
 
-    /// Whether a verdict has ended the session (later messages are dropped).
-    pub fn ended(&self) -> bool {
-        self.ended
-    }
-
     /// The pure rule, without counting.
     pub fn verdict(&self, arrival: Arrival, opened: Opened) -> Verdict {
         assert!(arrival == Arrival::Stream || self.transport == Transport::Quic, "a datagram can only come over QUIC");
@@ -175,7 +170,6 @@ mod tests {
         assert_eq!(c.judge(Arrival::Datagram, Opened::Ok), Verdict::Deliver);
         assert_eq!(c.judge(Arrival::Datagram, Opened::Replay), Verdict::Drop);
         assert_eq!(c.judge(Arrival::Stream, Opened::Broken), Verdict::EndSession);
-        assert!(c.ended());
         assert_eq!(c.judge(Arrival::Stream, Opened::Ok), Verdict::Drop);
         assert_eq!(c.stats(), CarrierStats { delivered: 1, dropped: 2, ended: 1 });
     }

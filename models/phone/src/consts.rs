@@ -43,8 +43,6 @@ pub const LANE0_VISIBLE_INTERVAL_MS: u64 = 1000;
 /// Lane-0 cadence while the app is hidden: 0.2 Hz. Source: SPEC.md section 6.
 pub const LANE0_HIDDEN_INTERVAL_MS: u64 = 5000;
 
-/// A QUIC PING every 15 s holds the NAT mapping. Source: seed 000; SPEC.md section 6.
-pub const KEEPALIVE_MS: u64 = 15 * 1000;
 /// A NAT mapping idle this long is gone. Source: seed 000 ("keeps a 30 s NAT mapping
 /// open"); SPEC.md section 6.
 pub const NAT_IDLE_TIMEOUT_MS: u64 = 30 * 1000;
@@ -54,6 +52,5 @@ pub const NAT_IDLE_TIMEOUT_MS: u64 = 30 * 1000;
 pub const DECISIONS_MAX: usize = 4096;
 
 const _: () = assert!(LANE0_HIDDEN_INTERVAL_MS > LANE0_VISIBLE_INTERVAL_MS);
-const _: () = assert!(KEEPALIVE_MS < NAT_IDLE_TIMEOUT_MS);
 const _: () = assert!(DEMOTION_WINDOW_MS < DEMOTION_MS);
 const _: () = assert!(LEAD_MS < DIAL_TIMEOUT_MS);

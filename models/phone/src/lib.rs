@@ -11,7 +11,7 @@
 //! * [`carrier::CloudCarrier`]: deliver, drop or end the session, per message.
 //! * [`view::CloudView`]: live values, gaps and the source table (Freshness case 17).
 //! * [`app`]: foreground, background, relaunch and clock jumps.
-//! * [`script`]: a scripted dial driver for tests and scenarios.
+//! * `script`: a scripted dial driver for the unit tests (`cfg(test)`).
 //! * [`switches::Switches`]: the bug switches (SPEC.md section 7), all off by default.
 
 pub mod app;
@@ -20,6 +20,9 @@ pub mod consts;
 pub mod memory;
 pub mod network;
 pub mod race;
+/// Test support: a scripted dial driver for the race's unit tests (the sim drives the
+/// race with simulated sockets, `ftw_sim::drive::app::race`).
+#[cfg(test)]
 pub mod script;
 pub mod session;
 pub mod switches;

@@ -156,15 +156,6 @@ impl CloudTransportMemory {
         self.networks.get(net)
     }
 
-    /// Number of networks held (including expired ones not yet pruned).
-    pub fn len(&self) -> usize {
-        self.networks.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.networks.is_empty()
-    }
-
     /// The networks held, in id order.
     pub fn networks(&self) -> impl Iterator<Item = &NetworkId> {
         self.networks.keys()
@@ -209,7 +200,7 @@ mod tests {
         let t = 5 * H;
         m.remember(&net("a"), Transport::WebSocket, t);
         m.remember(&net("b"), Transport::Quic, t);
-        assert_eq!(m.len(), 2);
+        assert_eq!(m.networks().count(), 2);
         assert_eq!(m.first(&net("a"), t + 24 * H - 1).0, Transport::WebSocket);
         assert_eq!(m.first(&net("b"), t + 24 * H - 1).0, Transport::Quic);
         assert_eq!(m.first(&net("a"), t + 24 * H), (Transport::Quic, FirstReason::Default));
@@ -225,9 +216,9 @@ mod tests {
         assert_eq!(forgot, vec![net("old")]);
         assert!(m.get(&net("old")).is_none());
         assert!(m.get(&net("mid")).is_some());
-        assert_eq!(m.len(), 2);
+        assert_eq!(m.networks().count(), 2);
         assert_eq!(m.prune(36 * H), vec![net("mid")]);
-        assert_eq!(m.len(), 1);
+        assert_eq!(m.networks().count(), 1);
     }
 
     #[test]
@@ -276,8 +267,26 @@ mod tests {
         for i in 0..(NETWORKS_MAX as u64 + 3) {
             m.remember(&net(&format!("n{i}")), Transport::Quic, i);
         }
-        assert_eq!(m.len(), NETWORKS_MAX);
+        assert_eq!(m.networks().count(), NETWORKS_MAX);
         assert!(m.get(&net("n0")).is_none());
         assert!(m.get(&net(&format!("n{}", NETWORKS_MAX + 2))).is_some());
+    }
+
+    /// A persisted memory of NETWORKS_MAX networks loads; one more does not (a
+    /// corrupt or hostile file cannot grow it past its bound).
+    #[test]
+    fn reload_holds_the_bound() {
+        let mut m = CloudTransportMemory::new();
+        for i in 0..NETWORKS_MAX as u64 {
+            m.remember(&net(&format!("n{i}")), Transport::Quic, i);
+        }
+        let full = m.to_json();
+        assert_eq!(CloudTransportMemory::from_json(&full).expect("the bound loads").networks().count(), NETWORKS_MAX);
+        let mut v: serde_json::Value = serde_json::from_str(&full).expect("json");
+        let nets = v["networks"].as_object_mut().expect("a map of networks");
+        let (k, e) = nets.iter().next().map(|(k, e)| (k.clone(), e.clone())).expect("an entry");
+        nets.insert(format!("{k}0"), e);
+        let err = CloudTransportMemory::from_json(&v.to_string()).expect_err("one past the bound loaded");
+        assert!(err.to_string().contains("NETWORKS_MAX"), "{err}");
     }
 }

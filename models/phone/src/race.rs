@@ -357,17 +357,11 @@ impl CloudSockets {
         Self { sw, memory, attempt: None, actions: VecDeque::new(), decisions: VecDeque::new(), stats: RaceStats::default() }
     }
 
-    pub fn switches(&self) -> &Switches {
-        &self.sw
-    }
     pub fn memory(&self) -> &CloudTransportMemory {
         &self.memory
     }
     pub fn memory_mut(&mut self) -> &mut CloudTransportMemory {
         &mut self.memory
-    }
-    pub fn into_memory(self) -> CloudTransportMemory {
-        self.memory
     }
     pub fn stats(&self) -> RaceStats {
         self.stats
@@ -391,11 +385,6 @@ impl CloudSockets {
     /// The network of the race or session under way.
     pub fn network(&self) -> Option<&NetworkId> {
         self.attempt.as_ref().map(|a| &a.network)
-    }
-
-    /// Whether a dial of `t` is under way (started, not open, failed or closed).
-    pub fn dialing(&self, t: Transport) -> bool {
-        matches!(self.attempt.as_ref().map(|a| a.dial(t)), Some(Dial::Dialing { .. }))
     }
 
     pub fn poll_action(&mut self) -> Option<Action> {

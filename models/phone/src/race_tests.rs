@@ -208,12 +208,12 @@ fn demotion_is_per_network() {
     quic_session_ending(&mut s, 0, None, S, SessionEnd::PathDropped);
     let other = run_race(&mut s, MIN, net("cafe"), DialScript::both_open(60, 40), MIN + 60 * S);
     assert_eq!(other.dials[0].1, Quic);
-    assert_eq!(s.memory().len(), 2);
+    assert_eq!(s.memory().networks().count(), 2);
     // Networks older than a day are forgotten at the next race.
     s.close(2 * MIN);
     let later = run_race(&mut s, 25 * H, net("office"), DialScript::both_open(60, 40), 26 * H);
     assert!(has(&later, |d| matches!(d, Decision::MemoryForgot { .. })));
-    assert_eq!(s.memory().len(), 1);
+    assert_eq!(s.memory().networks().count(), 1);
 }
 
 #[test]

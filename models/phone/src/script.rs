@@ -1,6 +1,6 @@
 //! A scripted dial driver: runs a [`CloudSockets`] race against fixed dial outcomes, with
-//! no network. For unit tests and scenarios; the sim's real driver binds the same inputs
-//! to simulated sockets.
+//! no network. For the unit tests; the sim's real driver binds the same inputs to
+//! simulated sockets.
 //!
 //! Order of events at the same instant: the race's own deadline first, then dial outcomes
 //! in the order they were scheduled.

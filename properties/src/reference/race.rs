@@ -31,7 +31,7 @@ use std::collections::BTreeMap;
 
 use ftw_phone::memory::FirstReason;
 use ftw_phone::network::NetworkId;
-use ftw_phone::race::{Action, Decision, DialFailure};
+use ftw_phone::race::{Action, Decision, DialFailure, RaceStats};
 use ftw_phone::session::{DemotionVerdict, SessionEnd};
 use ftw_phone::Transport::{self, Quic, WebSocket};
 use ftw_sim::scenario::Law;
@@ -171,6 +171,41 @@ struct Phone {
     race: Option<Race>,
     actions: Vec<Action>,
     decisions: Vec<(u64, Decision)>,
+    /// What the model's counters must read: every action and decision this reference
+    /// owed so far, counted ([`Counted::count`]).
+    counted: Counted,
+}
+
+/// The model's counters as this reference counts them, from what it owed: a race per
+/// start, a dial per dial started, a session per winner, the learning dial's wins and
+/// the wins a demotion ignored, each demotion, each race that failed. The driver
+/// polls after every step, so no decision is ever dropped.
+#[derive(Clone, Debug, Default)]
+struct Counted(RaceStats);
+
+impl Counted {
+    fn count(&mut self, actions: &[Action], decisions: &[(u64, Decision)]) {
+        let c = &mut self.0;
+        for a in actions {
+            match a {
+                Action::StartDial(Transport::Quic) => c.dials_quic += 1,
+                Action::StartDial(Transport::WebSocket) => c.dials_websocket += 1,
+                _ => {}
+            }
+        }
+        for (_, d) in decisions {
+            match d {
+                Decision::RaceStarted { .. } => c.races += 1,
+                Decision::RaceFailed { .. } => c.races_failed += 1,
+                Decision::Winner { transport: Transport::Quic, .. } => c.sessions_quic += 1,
+                Decision::Winner { transport: Transport::WebSocket, .. } => c.sessions_websocket += 1,
+                Decision::LearningWin { .. } => c.learning_wins += 1,
+                Decision::LearningIgnoredDemoted { .. } => c.learning_ignored += 1,
+                Decision::Demoted { .. } => c.demotions += 1,
+                _ => {}
+            }
+        }
+    }
 }
 
 impl Phone {
@@ -418,8 +453,10 @@ fn compare(
     decisions: &[(u64, Decision)],
     deadline: Option<u64>,
     memory: &[Remembered],
+    stats: &RaceStats,
 ) -> Option<(String, String)> {
     let (want_a, want_d) = (std::mem::take(&mut p.actions), std::mem::take(&mut p.decisions));
+    p.counted.count(&want_a, &want_d);
     let (got, want) = (sorted(actions), sorted(&want_a));
     if got != want {
         return Some((format!("actions {got:?}"), format!("actions {want:?}")));
@@ -433,6 +470,9 @@ fn compare(
     }
     if deadline != p.deadline() {
         return Some((format!("next deadline {deadline:?} ms"), format!("next deadline {:?} ms", p.deadline())));
+    }
+    if *stats != p.counted.0 {
+        return Some((format!("counters {stats:?}"), format!("counters {:?}", p.counted.0)));
     }
     let (got, want) = (Memory::from_entries(memory).in_force(now), p.memory.in_force(now));
     (got != want).then(|| (format!("memory in force {got:?}"), format!("memory in force {want:?}")))
@@ -461,7 +501,7 @@ impl Replay {
             RaceInput::FirstMessage => p.first_message(now),
             RaceInput::SessionEnded(end) => p.session_ended(now, *end),
             RaceInput::Timeout => p.timeout(now),
-            RaceInput::Polled { actions, decisions, deadline_ms, memory } => return compare(p, now, actions, decisions, *deadline_ms, memory),
+            RaceInput::Polled { actions, decisions, deadline_ms, memory, stats } => return compare(p, now, actions, decisions, *deadline_ms, memory, stats),
         }
         None
     }

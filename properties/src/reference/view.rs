@@ -15,11 +15,14 @@
 //! * the view says its table is behind when a value shown was built against a newer srcRev
 //!   than its table (docs rule 5).
 //!
-//! After every `live` and `hb` the journal has what the view shows (`ViewStep::Shows`); it
-//! is compared whole with the reference's.
+//! After every `live` the journal has the view's answer (`ViewStep::Outcome`: dropped as
+//! older than its table, or applied: late or not, the table adopted or not, how many values
+//! set and how many kept because a newer one was shown), and after every `live` and `hb`
+//! what the view shows (`ViewStep::Shows`); both are compared whole with the reference's.
 
 use std::collections::BTreeMap;
 
+use ftw_phone::view::LiveOutcome;
 use ftw_sim::scenario::Law;
 use ftw_sim::world::journal::view::{LiveIn, ShownValue, Shows, ViewStep};
 use ftw_sim::world::journal::{Entry, Step};
@@ -43,23 +46,37 @@ struct View {
     values: BTreeMap<String, ShownValue>,
     newest: Option<u64>,
     announced: Option<u64>,
+    /// What the last `live` must have been answered.
+    owed: Option<LiveOutcome>,
 }
 
 impl View {
     fn live(&mut self, l: &LiveIn) {
+        self.owed = Some(self.apply(l));
+    }
+
+    fn apply(&mut self, l: &LiveIn) -> LiveOutcome {
         let rev = self.table.as_ref().map(|t| t.0);
         if rev.is_some_and(|r| l.src_rev < r) {
-            return;
+            return LiveOutcome::DroppedOlderSrcRev;
         }
-        if let Some(fields) = l.table.as_ref().filter(|_| rev.is_none_or(|r| l.src_rev > r)) {
+        let late = self.newest.is_some_and(|n| l.live_seq <= n);
+        let adopt = l.table.as_ref().filter(|_| rev.is_none_or(|r| l.src_rev > r));
+        let table_adopted = adopt.is_some();
+        if let Some(fields) = adopt {
             self.table = Some((l.src_rev, fields.clone()));
         }
+        let (mut values_set, mut values_kept_newer) = (0, 0);
         for (k, &value) in &l.values {
             if self.values.get(k).is_none_or(|s| s.live_seq < l.live_seq) {
                 self.values.insert(k.clone(), ShownValue { value, live_seq: l.live_seq, src_rev: l.src_rev });
+                values_set += 1;
+            } else {
+                values_kept_newer += 1;
             }
         }
         self.newest = self.newest.max(Some(l.live_seq));
+        LiveOutcome::Applied { late, table_adopted, values_set, values_kept_newer }
     }
 
     fn hb(&mut self, live_seq: u64) {
@@ -108,6 +125,11 @@ pub fn check(journal: &[Entry]) -> Option<Lockstep> {
             ViewStep::New => *v = View::default(),
             ViewStep::Live(l) => v.live(l),
             ViewStep::Hb { live_seq } => v.hb(*live_seq),
+            ViewStep::Outcome(model) => {
+                if Some(model) != v.owed.as_ref() {
+                    return Some(Lockstep::Differs { index, entry: e.describe(), model: format!("{model:?}"), spec: format!("{:?}", v.owed) });
+                }
+            }
             ViewStep::Shows(model) => {
                 if let Some((model, spec)) = first_difference(model, &v.shows()) {
                     return Some(Lockstep::Differs { index, entry: e.describe(), model, spec });

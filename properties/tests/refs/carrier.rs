@@ -6,6 +6,7 @@
 
 use std::collections::BTreeMap;
 
+use ftw_phone::view::LiveOutcome;
 use ftw_properties::harness;
 use ftw_properties::reference::{self, carrier, replay, view, Lockstep, Reference};
 use ftw_properties::strategy::{domain_for, draw};
@@ -155,6 +156,17 @@ fn planted_view_value_is_named() {
     let Step::View(ViewStep::Shows(v)) = &mut j[i + 1].step else { panic!("Shows follows an hb") };
     v.gap = Some((Some(0), u64::MAX));
     assert_eq!(differs_at(view::check, &j), i + 1);
+}
+
+/// A planted miscount in the view's answer to a `live` (a value counted as kept newer
+/// though it was set, as `+=` to `*=` does) is named at that answer.
+#[test]
+fn planted_view_outcome_is_named() {
+    let applied = |s: &Step| matches!(s, Step::View(ViewStep::Outcome(LiveOutcome::Applied { values_set, .. })) if *values_set > 0);
+    let (mut j, i) = real_journal(applied);
+    let Step::View(ViewStep::Outcome(LiveOutcome::Applied { values_set, values_kept_newer, .. })) = &mut j[i].step else { unreachable!() };
+    (*values_set, *values_kept_newer) = (*values_set - 1, *values_kept_newer + 1);
+    assert_eq!(differs_at(view::check, &j), i);
 }
 
 fn entry(t_ms: u64, step: Step) -> Entry {

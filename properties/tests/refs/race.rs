@@ -161,6 +161,21 @@ fn planted_memory_change_is_named() {
     assert!(matches!(race::check(&bad), Some(Lockstep::Differs { index, .. }) if index == i));
 }
 
+/// A planted miscount (a dial counted twice, as `+=` to `*=` does once a count is 1)
+/// is named at the step whose counters show it.
+#[test]
+fn planted_miscount_is_named() {
+    let j = journal_of_run("quic-refused");
+    let i = find(&j, |d| matches!(d, Decision::MemoryWrite { .. }));
+    let mut bad = j.clone();
+    let Step::Race(RaceStep { what: RaceInput::Polled { stats, .. }, .. }) = &mut bad[i].step else { panic!("polled") };
+    stats.dials_websocket += 1;
+    match race::check(&bad) {
+        Some(Lockstep::Differs { index, model, .. }) => assert!(index == i && model.contains("counters"), "{index} {model}"),
+        other => panic!("the miscount was not named: {other:?}"),
+    }
+}
+
 /// A run with `switch` on: the law fails, and names the model's decision `named`.
 fn fails_with(scenario: &str, switch: &str, seed: u64, named: &str) {
     let mut spec = RunSpec::new(scenario, RunSeed(seed));
@@ -234,7 +249,7 @@ fn journal_of_model(sw: PhoneSwitches, inputs: &[(u64, In)]) -> Vec<Entry> {
         }
         let actions = std::iter::from_fn(|| m.poll_action()).collect();
         let decisions = std::iter::from_fn(|| m.poll_decision()).collect();
-        j.push(entry(t, RaceInput::Polled { actions, decisions, deadline_ms: m.poll_timeout(), memory: memory_of(m.memory()) }));
+        j.push(entry(t, RaceInput::Polled { actions, decisions, deadline_ms: m.poll_timeout(), memory: memory_of(m.memory()), stats: m.stats() }));
     }
     j
 }

@@ -221,7 +221,13 @@ impl Bench {
         }
         if self.fed || !actions.is_empty() || !decisions.is_empty() {
             self.fed = false;
-            let polled = RaceInput::Polled { actions, decisions, deadline_ms: self.race.poll_timeout(), memory: memory_of(self.race.memory()) };
+            let polled = RaceInput::Polled {
+                actions,
+                decisions,
+                deadline_ms: self.race.poll_timeout(),
+                memory: memory_of(self.race.memory()),
+                stats: self.race.stats(),
+            };
             journal::record_at(Duration::from_millis(self.now), PHONE, Step::Race(RaceStep { instance: 0, what: polled }));
         }
     }

@@ -361,7 +361,7 @@ impl PhoneApp {
         let saved = self.race.with_model(|m| m.memory().to_json());
         let mut memory = CloudTransportMemory::from_json(&saved).unwrap_or_default();
         memory.prune(now_ms());
-        trace::record(&self.host, "phone.life", format!("relaunch, memory of {} networks", memory.len()));
+        trace::record(&self.host, "phone.life", format!("relaunch, memory of {} networks", memory.networks().count()));
         self.race = RaceDriver::start(&self.host, self.sw, memory, self.dial.clone());
         self.view = CloudView::new(self.sw);
         journal::record(&self.host, Step::View(ViewStep::New));
@@ -507,6 +507,7 @@ impl PhoneApp {
                     })),
                 );
                 let outcome = self.view.handle_live(&live);
+                journal::record(&self.host, Step::View(ViewStep::Outcome(outcome)));
                 journal::record(&self.host, Step::View(ViewStep::Shows(shows(&self.view))));
                 let table_after = self.view.table().map(|t| t.src_rev);
                 let late = newest_before.is_some_and(|n| seq <= n);

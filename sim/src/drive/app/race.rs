@@ -227,7 +227,8 @@ impl RaceDriver {
         }
         if i.fed || !actions.is_empty() || !decisions.is_empty() {
             i.fed = false;
-            let polled = RaceInput::Polled { actions, decisions, deadline_ms: i.race.poll_timeout(), memory: memory_of(i.race.memory()) };
+            let polled =
+                RaceInput::Polled { actions, decisions, deadline_ms: i.race.poll_timeout(), memory: memory_of(i.race.memory()), stats: i.race.stats() };
             journal::record_at(Duration::from_millis(now), &host, Step::Race(RaceStep { instance: i.instance, what: polled }));
         }
     }

@@ -10,7 +10,7 @@
 
 use ftw_phone::memory::MemoryEntry;
 use ftw_phone::network::NetworkId;
-use ftw_phone::race::{Action, Decision};
+use ftw_phone::race::{Action, Decision, RaceStats};
 use ftw_phone::session::SessionEnd;
 use ftw_phone::Transport;
 
@@ -48,8 +48,9 @@ pub enum RaceInput {
     Timeout,
     /// What the driver polled at the end of one of its steps: every action and every
     /// decision (with its time) queued since the last poll, the next deadline
-    /// (`poll_timeout`), and the memory's raw entries at that moment.
-    Polled { actions: Vec<Action>, decisions: Vec<(u64, Decision)>, deadline_ms: Option<u64>, memory: Vec<Remembered> },
+    /// (`poll_timeout`), the memory's raw entries at that moment and the model's
+    /// counters (`stats()`).
+    Polled { actions: Vec<Action>, decisions: Vec<(u64, Decision)>, deadline_ms: Option<u64>, memory: Vec<Remembered>, stats: RaceStats },
 }
 
 /// The memory's raw entries, in network id order.

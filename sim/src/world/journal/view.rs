@@ -46,6 +46,8 @@ pub enum ViewStep {
     Live(LiveIn),
     /// A delivered `hb` carrying the latest `liveSeq` the box sent.
     Hb { live_seq: u64 },
+    /// What the view made of the `live` just before (`handle_live`'s answer).
+    Outcome(ftw_phone::view::LiveOutcome),
     /// What the view shows after the input just before.
     Shows(Shows),
 }
