@@ -9,7 +9,8 @@
 //! * Relaunch: a new `CloudSockets` with the memory reloaded from its persisted form (an
 //!   unreadable form counts as an empty memory), and a new race.
 //! * A clock jump (the phone slept for hours): past the NAT idle timeout, reconnect; the
-//!   memory's day is judged at the new time (expired entries are forgotten).
+//!   memory's day is judged at the new time by the race that follows (`CloudSockets::start`
+//!   forgets expired entries).
 
 use crate::consts::{LANE0_HIDDEN_INTERVAL_MS, LANE0_VISIBLE_INTERVAL_MS, NAT_IDLE_TIMEOUT_MS};
 use crate::memory::CloudTransportMemory;
@@ -35,10 +36,6 @@ impl AppLife {
     /// A visible app.
     pub fn new() -> Self {
         Self { visible: true, hidden_since_ms: None }
-    }
-
-    pub fn visible(&self) -> bool {
-        self.visible
     }
 
     pub fn lane0_interval_ms(&self) -> u64 {
@@ -81,8 +78,7 @@ impl AppLife {
     }
 
     /// The clock moved `jumped_ms` at once (the phone slept).
-    pub fn clock_jump(&mut self, now_ms: u64, jumped_ms: u64, sockets: &mut CloudSockets) -> Vec<LifeAsk> {
-        sockets.memory_mut().prune(now_ms);
+    pub fn clock_jump(&mut self, jumped_ms: u64) -> Vec<LifeAsk> {
         if jumped_ms > NAT_IDLE_TIMEOUT_MS {
             vec![LifeAsk::Reconnect]
         } else {
@@ -130,21 +126,27 @@ mod tests {
         let saved = s.memory().to_json();
         let (s2, life, asks) = AppLife::relaunch(2000, &saved, Switches::default());
         assert_eq!(s2.memory().first(&net, 2000).0, Transport::WebSocket);
-        assert!(life.visible());
+        assert_eq!(life.lane0_interval_ms(), 1000);
         assert_eq!(asks, vec![LifeAsk::Reconnect]);
         let (s3, _, _) = AppLife::relaunch(2000, "not json", Switches::default());
         assert_eq!(s3.memory().networks().count(), 0);
     }
 
     #[test]
-    fn clock_jump_of_hours_reconnects_and_forgets_old_networks() {
+    fn clock_jump_past_the_nat_timeout_reconnects() {
+        let mut a = AppLife::new();
+        assert_eq!(a.clock_jump(25 * 3_600_000), vec![LifeAsk::Reconnect]);
+        assert_eq!(a.clock_jump(NAT_IDLE_TIMEOUT_MS + 1), vec![LifeAsk::Reconnect]);
+        assert!(a.clock_jump(NAT_IDLE_TIMEOUT_MS).is_empty(), "a jump of exactly the timeout is not past it");
+        assert!(a.clock_jump(10_000).is_empty());
+    }
+
+    #[test]
+    fn a_reconnect_after_hours_forgets_old_networks() {
         let net = NetworkDesc::behind_nat("a").id();
         let mut s = CloudSockets::racing(Switches::default());
         s.memory_mut().remember(&net, Transport::WebSocket, 0);
-        let mut a = AppLife::new();
-        let h = 3_600_000;
-        assert_eq!(a.clock_jump(25 * h, 25 * h, &mut s), vec![LifeAsk::Reconnect]);
-        assert_eq!(s.memory().networks().count(), 0);
-        assert!(a.clock_jump(25 * h + 10_000, 10_000, &mut s).is_empty());
+        s.start(25 * 3_600_000, NetworkDesc::behind_nat("b").id());
+        assert!(s.memory().get(&net).is_none());
     }
 }

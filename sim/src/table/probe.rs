@@ -13,7 +13,7 @@ use ftw_cloud::phone::{Opened, PhoneConfig, PhoneEvent, PhoneSession, PhoneState
 use ftw_crypto::{
     crypto_provider, new_client_session_store, quic_client_config, quic_endpoint_config, seeded_cid_factory, ClientResumption, QuicTransportParams,
 };
-use ftw_phone::memory::CloudTransportMemory;
+use ftw_phone::race::CloudSockets;
 use ftw_phone::network::{NetworkDesc, NetworkId};
 use ftw_phone::session::SessionEnd;
 use ftw_phone::{Switches as PhoneSwitches, Transport};
@@ -143,7 +143,7 @@ impl Probe {
 
     /// A race driver over `dial` with an empty memory (a fresh pairing).
     pub fn race(&self, dial: Dialer) -> RaceDriver {
-        RaceDriver::start(PHONE, PhoneSwitches::default(), CloudTransportMemory::new(), dial)
+        RaceDriver::start(PHONE, CloudSockets::racing(PhoneSwitches::default()), dial)
     }
 
     pub fn session_open(&self) -> bool {

@@ -21,7 +21,7 @@ use ciborium::Value;
 use ftw_box::uplink::LinkOp;
 use ftw_cloud::phone::{Arrival as CArrival, Opened as COpened, PhoneConfig, PhoneEvent, PhoneSession};
 use ftw_phone::app::{AppLife, LifeAsk};
-use ftw_phone::memory::CloudTransportMemory;
+use ftw_phone::race::CloudSockets;
 use ftw_phone::network::NetworkId;
 use ftw_phone::view::Live as ViewLive;
 use ftw_phone::{Arrival, CloudCarrier, CloudView, Opened, SessionEnd, Switches as PhoneSwitches, Transport, Verdict};
@@ -192,7 +192,7 @@ pub struct PhoneApp {
 impl PhoneApp {
     /// Start the app with an empty memory.
     pub fn start(host: &str, seed: RunSeed, cfg: PhoneConfig, sw: PhoneSwitches, dial: Dialer) -> Self {
-        let race = RaceDriver::start(host, sw, CloudTransportMemory::new(), dial.clone());
+        let race = RaceDriver::start(host, CloudSockets::racing(sw), dial.clone());
         PhoneApp {
             host: host.to_string(),
             seed,
@@ -359,24 +359,25 @@ impl PhoneApp {
     pub fn relaunch(&mut self) {
         self.end_local("relaunch");
         let saved = self.race.with_model(|m| m.memory().to_json());
-        let mut memory = CloudTransportMemory::from_json(&saved).unwrap_or_default();
-        memory.prune(now_ms());
-        trace::record(&self.host, "phone.life", format!("relaunch, memory of {} networks", memory.networks().count()));
-        self.race = RaceDriver::start(&self.host, self.sw, memory, self.dial.clone());
+        // The model's relaunch: the memory reloaded (and pruned), a visible app; its
+        // Reconnect is the caller's next race.
+        let (race, life, _reconnect) = AppLife::relaunch(now_ms(), &saved, self.sw);
+        trace::record(&self.host, "phone.life", format!("relaunch, memory of {} networks", race.memory().networks().count()));
+        self.race = RaceDriver::start(&self.host, race, self.dial.clone());
         self.view = CloudView::new(self.sw);
         journal::record(&self.host, Step::View(ViewStep::New));
-        self.life = AppLife::new();
+        self.life = life;
     }
 
     /// The wall clock jumps (the phone slept); true when it asks for a reconnect.
     pub fn clock_jump(&mut self, by: Duration) -> bool {
         crate::world::time::jump_wall(&self.host, by);
-        let jumped = by.as_millis() as u64;
-        if jumped > ftw_phone::consts::NAT_IDLE_TIMEOUT_MS {
+        let asks = self.life.clock_jump(by.as_millis() as u64);
+        let reconnect = asks.contains(&LifeAsk::Reconnect);
+        if reconnect {
             self.end_local("clock jump");
-            return true;
         }
-        false
+        reconnect
     }
 
     /// Run the session until `until` (time since the start). Returns early when

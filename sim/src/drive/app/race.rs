@@ -11,11 +11,10 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::time::Duration;
 
-use ftw_phone::memory::CloudTransportMemory;
 use ftw_phone::network::NetworkId;
 use ftw_phone::race::{Action, CloudSockets};
 use ftw_phone::session::SessionEnd;
-use ftw_phone::{Switches as PhoneSwitches, Transport};
+use ftw_phone::Transport;
 use tokio::sync::Notify;
 use tokio::task::JoinHandle;
 
@@ -64,14 +63,15 @@ fn now_ms() -> u64 {
 }
 
 impl RaceDriver {
-    /// Start the driver on the current host with the model's memory.
-    pub fn start(host: &str, switches: PhoneSwitches, memory: CloudTransportMemory, dial: Dialer) -> Self {
+    /// Start the driver on the current host with the model (new, or relaunched
+    /// with its memory reloaded: `AppLife::relaunch`).
+    pub fn start(host: &str, race: CloudSockets, dial: Dialer) -> Self {
         let instance = next_instance(host);
-        let launched = RaceInput::Launched { memory: memory_of(&memory) };
+        let launched = RaceInput::Launched { memory: memory_of(race.memory()) };
         journal::record(host, Step::Race(RaceStep { instance, what: launched }));
         let inner = Rc::new(RefCell::new(Inner {
             host: host.to_string(),
-            race: CloudSockets::with_memory(switches, memory),
+            race,
             dials: BTreeMap::new(),
             results: VecDeque::new(),
             open: BTreeMap::new(),
