@@ -361,3 +361,34 @@ fn switches_default_all_off_and_serde() {
     let on: Switches = serde_json::from_str(r#"{"ws_first_cancels_quic_probe": true}"#).unwrap();
     assert!(on.ws_first_cancels_quic_probe && !on.every_close_demotes);
 }
+
+/// The switch of the race law "QUIC refused means the WebSocket starts at once": a refused
+/// QUIC dial leaves the WebSocket waiting for its lead; any other failure still starts it
+/// at once.
+#[test]
+fn switch_refused_waits_for_lead() {
+    let sw = Switches { refused_waits_for_lead: true, ..Switches::default() };
+    let mut s = CloudSockets::racing(sw);
+    let script = DialScript { quic: DialOutcome::Refused { after_ms: 5 }, ws: DialOutcome::Opens { after_ms: 40 } };
+    let run = race(&mut s, 1000, script);
+    assert_eq!(run.dials, vec![(1000, Quic), (1000 + LEAD_MS, WebSocket)]);
+    let mut s = CloudSockets::racing(sw);
+    s.start(0, net("home"));
+    s.dial_failed(5, Quic);
+    assert!(std::iter::from_fn(|| s.poll_decision()).any(|(t, d)| t == 5 && matches!(d, Decision::SecondAtOnce { .. })));
+}
+
+/// A driver that never polls: the decision queue keeps the newest DECISIONS_MAX and counts
+/// what it dropped.
+#[test]
+fn decisions_past_the_bound_are_dropped_and_counted() {
+    let mut s = CloudSockets::racing(Switches::default());
+    let mut n = 0;
+    while s.stats().decisions_dropped == 0 {
+        s.start(n, net("home"));
+        n += 1;
+    }
+    let queued = std::iter::from_fn(|| s.poll_decision()).count();
+    assert_eq!(queued, crate::consts::DECISIONS_MAX);
+    assert_eq!(s.stats().decisions_dropped, 1, "one decision past the bound");
+}

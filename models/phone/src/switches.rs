@@ -32,10 +32,3 @@ pub struct Switches {
     /// QUIC dial leaves the WebSocket waiting for the 250 ms lead.
     pub refused_waits_for_lead: bool,
 }
-
-impl Switches {
-    /// All off: the fixed behaviour.
-    pub fn fixed() -> Self {
-        Self::default()
-    }
-}

@@ -13,8 +13,8 @@ use ftw_cloud::phone::{Opened, PhoneConfig, PhoneEvent, PhoneSession, PhoneState
 use ftw_crypto::{
     crypto_provider, new_client_session_store, quic_client_config, quic_endpoint_config, seeded_cid_factory, ClientResumption, QuicTransportParams,
 };
-use ftw_phone::race::CloudSockets;
 use ftw_phone::network::{NetworkDesc, NetworkId};
+use ftw_phone::race::CloudSockets;
 use ftw_phone::session::SessionEnd;
 use ftw_phone::{Switches as PhoneSwitches, Transport};
 use ftw_wire::Msg;
