@@ -58,6 +58,7 @@ pub const RULES: &[Rule] = &[
     r("SPEC §5", "a fleet whose clients never move forwards nothing and pins nothing; the counters count what happened", &["still-fleet-quiet", "fleet-agrees-with-spec"]),
     r("SPEC §5", "a migrated connection is the same connection: same state, no new handshake", &["same-connection", "one-connection", "move-recovers-within-pto", "moves-keep-the-session"]),
     r("SPEC §6", "lane 0 goes at 1 Hz with the app in view and 0.2 Hz hidden", &["box-agrees-with-spec"]),
+    r("SPEC §2", "lane 0 carries tick and delta: a delta the subscribed fields that changed, a tick that nothing did, so the phone's picture is the site's current values after each frame", &["lane0-picture-current"]),
     r("seed 000", "a command gets cmd.ack then cmd.result, both echoing its id", &["cmd-round-trip", "box-agrees-with-spec"]),
     r("seed 000", "a WebSocket dies only when the network could kill it (a heartbeat 1006 or a reset needs loss or an outage)", &["death-needs-a-fault", "ws-datagrams-as-messages"]),
     r("brief", "every run completes within its limit, and nothing panics", &["run", "no-panic"]),

@@ -6,6 +6,19 @@
 //! Sign conventions: `grid_w` > 0 imports, `pv_w` >= 0 produces, `battery_w` > 0 charges,
 //! `battery_soc` in permille. `grid_w = load - pv + battery_w` (the load is hidden).
 //!
+//! The site's rules (its unit tests check each from the values alone):
+//! * solar follows the sun: nothing outside 06:00-18:00, else a triangle peaking at
+//!   `PV_PEAK_W` at noon, times a cloud factor of 40-100 % held for each whole minute,
+//!   plus a flicker of at most 20 W a second (never below 0);
+//! * the hidden load is 300 W plus up to 2 499 W held for each 30 s, plus up to 20 W a
+//!   second;
+//! * the battery serves the house: it takes what solar has beyond the load and gives what
+//!   the load needs beyond solar (so the grid reads 0), unless held at a setpoint; never
+//!   beyond `BATTERY_POWER_MAX_W`, never more than the room left or the energy stored;
+//! * the energy stored moves each second by the battery's power of the second before,
+//!   starting half full; `battery_soc` is it in permille of `BATTERY_CAPACITY_WS`;
+//! * per-second noise comes from splitmix64 (its published test vector holds).
+//!
 //! The source table is the list of fields the site has; its revision `src_rev` starts at 1
 //! and bumps each time the table changes (the battery being added).
 
@@ -45,6 +58,51 @@ fn mix(mut z: u64) -> u64 {
     z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
     z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
     z ^ (z >> 31)
+}
+
+/// Solar without clouds at time of day `tod` (s): from 06:00 to 18:00 a triangle
+/// peaking at `PV_PEAK_W` at noon.
+fn sun_w(tod: u64) -> i64 {
+    if !(21_600..64_800).contains(&tod) {
+        return 0;
+    }
+    let x = tod - 21_600; // 0 .. 43_200
+    let tri = if x < 21_600 { x } else { 43_200 - x } as i64; // 0 .. 21_600
+    PV_PEAK_W * tri / 21_600
+}
+
+/// The cloud factor of second `s`, percent: 40..=100, one draw a minute.
+fn cloud_pct(seed: u64, s: u64) -> i64 {
+    40 + (mix(seed ^ mix(s / 60)) % 61) as i64
+}
+
+/// Solar's flicker in second `s`: -20..=20 W, one draw a second.
+fn flicker_w(seed: u64, s: u64) -> i64 {
+    (mix(seed.wrapping_add(s)) % 41) as i64 - 20
+}
+
+/// Solar in second `s` at time of day `tod`: the sun under the minute's cloud, with
+/// the second's flicker while the sun is up, never below 0.
+fn solar_w(seed: u64, s: u64, tod: u64) -> i64 {
+    let sun = sun_w(tod);
+    let flicker = if sun > 0 { flicker_w(seed, s) } else { 0 };
+    (sun * cloud_pct(seed, s) / 100 + flicker).max(0)
+}
+
+/// What the battery takes (> 0) or gives, wanting `want_w` with `stored_ws` in it:
+/// never more than the room left, never more than it holds.
+fn charge_w(want_w: i64, stored_ws: i64) -> i64 {
+    if want_w > 0 {
+        want_w.min(BATTERY_CAPACITY_WS - stored_ws)
+    } else {
+        want_w.max(-stored_ws)
+    }
+}
+
+/// The hidden load in second `s`: 300 W, plus 0..2 500 W drawn each 30 s, plus
+/// 0..=20 W each second.
+fn load_w(seed: u64, s: u64) -> i64 {
+    300 + (mix(seed ^ 0xa5a5 ^ mix(s / 30)) % 2_500) as i64 + (mix(s ^ seed) % 21) as i64
 }
 
 /// Battery capacity in watt-seconds (10 kWh). Chosen here.
@@ -179,26 +237,13 @@ impl Site {
 
     fn compute(&mut self) {
         let s = self.second;
-        let tod = (self.day_offset_s + s) % DAY_S;
-        // Daylight from 06:00 to 18:00 as a triangle, scaled by a cloud factor that holds for a
-        // minute, plus per-second flicker.
-        let daylight = if (21_600..64_800).contains(&tod) {
-            let x = tod - 21_600; // 0 .. 43_200
-            let tri = if x < 21_600 { x } else { 43_200 - x } as i64; // 0 .. 21_600
-            PV_PEAK_W * tri / 21_600
-        } else {
-            0
-        };
-        let cloud = 40 + (mix(self.seed ^ mix(s / 60)) % 61) as i64; // 40..=100 %
-        let flicker = (mix(self.seed.wrapping_add(s)) % 41) as i64 - 20;
-        let pv = (daylight * cloud / 100 + if daylight > 0 { flicker } else { 0 }).max(0);
-        let load = 300 + (mix(self.seed ^ 0xa5a5 ^ mix(s / 30)) % 2_500) as i64 + (mix(s ^ self.seed) % 21) as i64;
+        let pv = solar_w(self.seed, s, (self.day_offset_s + s) % DAY_S);
+        let load = load_w(self.seed, s);
         let mut values = BTreeMap::new();
         let mut battery = 0;
         if self.has_battery {
             let want = self.hold_w.unwrap_or(pv - load).clamp(-BATTERY_POWER_MAX_W, BATTERY_POWER_MAX_W);
-            let room = BATTERY_CAPACITY_WS - self.stored_ws;
-            battery = if want > 0 { want.min(room) } else { want.max(-self.stored_ws) };
+            battery = charge_w(want, self.stored_ws);
             values.insert(BATTERY_W.1.to_string(), battery);
             values.insert(BATTERY_SOC.1.to_string(), self.stored_ws * 1_000 / BATTERY_CAPACITY_WS);
         }
@@ -259,6 +304,152 @@ mod tests {
         assert_eq!(s.values().len(), 4);
         let seed_full = (0..100).find(|&s| Site::new(s).battery_at_ms().is_none()).unwrap();
         assert_eq!(Site::new(seed_full).values().len(), 4);
+    }
+
+    /// splitmix64's published outputs for state 0 (the generator's reference, as used to
+    /// seed xoshiro): each output is `mix` of the state advanced by the golden gamma.
+    #[test]
+    fn mix_is_splitmix64() {
+        let gamma = 0x9e37_79b9_7f4a_7c15u64;
+        let want = [0xe220_a839_7b1d_cdaf, 0x6e78_9e6a_a1b9_65f4, 0x06c4_5d18_8009_454f, 0xf88b_b8a8_724c_81ec];
+        for (k, w) in want.iter().enumerate() {
+            assert_eq!(mix(gamma.wrapping_mul(k as u64)), *w, "output {k}");
+        }
+    }
+
+    /// The sun's envelope written from the module docs: 0 outside 06:00-18:00, a
+    /// triangle to `PV_PEAK_W` at noon.
+    fn daylight(tod: u64) -> i64 {
+        let (rise, noon, set) = (6 * 3_600, 12 * 3_600, 18 * 3_600);
+        match tod {
+            t if t < rise || t >= set => 0,
+            t if t < noon => PV_PEAK_W * (t - rise) as i64 / (noon - rise) as i64,
+            t => PV_PEAK_W * (set - t) as i64 / (set - noon) as i64,
+        }
+    }
+
+    /// One value per second of a whole day (stepping second by second), with the
+    /// time of day of each.
+    fn day(seed: u64, hold: Option<i64>) -> Vec<(u64, BTreeMap<String, i64>)> {
+        let mut s = Site::new(seed);
+        if let Some(h) = hold {
+            assert!(s.hold_battery(h));
+        }
+        let tod0 = s.day_offset_s;
+        (0..DAY_S)
+            .map(|sec| {
+                s.advance_to(sec * 1_000 + 999);
+                assert_eq!(s.second, sec, "advance_to steps whole seconds");
+                ((tod0 + sec) % DAY_S, s.values().clone())
+            })
+            .collect()
+    }
+
+    /// Seeds with a battery from the start: the first one and a large one.
+    fn with_battery(n: usize) -> Vec<u64> {
+        (0..).map(|k| if k % 2 == 0 { k } else { mix(k) }).filter(|&s| Site::new(s).has_battery()).take(n).collect()
+    }
+
+    #[test]
+    fn solar_follows_the_sun_under_a_cloud_held_a_minute() {
+        for seed in with_battery(2) {
+            let d = day(seed, None);
+            let (mut lit, mut clouds, mut widest) = (0, std::collections::BTreeSet::new(), 0f64);
+            for minute in d.chunks(60) {
+                // The cloud factors (percent) every second of this minute allows; they must
+                // share one.
+                let (mut lo, mut hi) = (40i64, 100i64);
+                for (tod, v) in minute {
+                    let (sun, pv) = (daylight(*tod), v["pv_w"]);
+                    assert!(pv >= 0 && pv <= sun + 20, "seed {seed} tod {tod}: pv {pv} under sun {sun}");
+                    if sun == 0 {
+                        assert_eq!(pv, 0, "seed {seed} tod {tod}: solar at night");
+                        continue;
+                    }
+                    if sun < 2_000 {
+                        continue; // integer rounding dominates near dawn and dusk
+                    }
+                    lit += 1;
+                    lo = lo.max(((pv - 21) * 100).div_euclid(sun));
+                    hi = hi.min(((pv + 21) * 100).div_euclid(sun) + 1);
+                }
+                assert!(lo <= hi, "seed {seed}: no one cloud factor fits the minute at {}", minute[0].0);
+                if lo > 40 || hi < 100 {
+                    clouds.insert(lo);
+                }
+                // The flicker: what the minute's one cloud factor leaves, second by second.
+                let bright: Vec<(f64, f64)> = minute.iter().map(|(t, v)| (daylight(*t) as f64, v["pv_w"] as f64)).filter(|(sun, _)| *sun >= 2_000.0).collect();
+                if bright.len() == 60 {
+                    let c = bright.iter().map(|(sun, pv)| pv / sun).sum::<f64>() / 60.0;
+                    let left: Vec<f64> = bright.iter().map(|(sun, pv)| pv - c * sun).collect();
+                    let spread = left.iter().cloned().fold(f64::MIN, f64::max) - left.iter().cloned().fold(f64::MAX, f64::min);
+                    widest = widest.max(spread);
+                }
+            }
+            assert!(lit > 3_600, "seed {seed}: {lit} bright seconds");
+            assert!(clouds.len() > 20, "seed {seed}: the cloud took {} values in a day", clouds.len());
+            assert!((30.0..=42.0).contains(&widest), "seed {seed}: the flicker spread {widest:.1} W in its widest minute");
+        }
+    }
+
+    #[test]
+    fn the_hidden_load_stays_in_its_range_and_moves_each_30_s() {
+        for seed in with_battery(2) {
+            let d = day(seed, None);
+            let load: Vec<i64> = d.iter().map(|(_, v)| v["grid_w"] - v["battery_w"] + v["pv_w"]).collect();
+            assert!(load.iter().all(|l| (300..=2_819).contains(l)), "seed {seed}: load out of range");
+            let mut blocks = 0;
+            for (k, block) in load.chunks(30).enumerate() {
+                let (min, max) = (block.iter().min().unwrap(), block.iter().max().unwrap());
+                assert!(max - min <= 20, "seed {seed}: load moved {} W within block {k}", max - min);
+                blocks += 1;
+            }
+            let distinct: std::collections::BTreeSet<i64> = load.iter().step_by(30).map(|l| l / 100).collect();
+            assert!(distinct.len() > 10, "seed {seed}: {blocks} blocks of load, {} levels", distinct.len());
+        }
+    }
+
+    #[test]
+    fn the_battery_serves_the_house_within_its_power_and_energy() {
+        for (seed, hold) in with_battery(2).into_iter().flat_map(|s| [(s, None), (s, Some(7_000)), (s, Some(-2_500))]) {
+            let d = day(seed, hold);
+            let mut stored = BATTERY_CAPACITY_WS / 2;
+            let mut prev = 0;
+            for (k, (_, v)) in d.iter().enumerate() {
+                if k > 0 {
+                    stored = (stored + prev).clamp(0, BATTERY_CAPACITY_WS);
+                }
+                let (b, grid, pv) = (v["battery_w"], v["grid_w"], v["pv_w"]);
+                assert_eq!(v["battery_soc"], stored * 1_000 / BATTERY_CAPACITY_WS, "seed {seed} second {k}: soc");
+                assert!(b.abs() <= BATTERY_POWER_MAX_W, "seed {seed} second {k}: battery {b}");
+                assert!(b <= BATTERY_CAPACITY_WS - stored && -b <= stored, "seed {seed} second {k}: battery {b} with {stored} stored");
+                let load = grid - b + pv;
+                let want = hold.map_or(pv - load, |h| h.clamp(-BATTERY_POWER_MAX_W, BATTERY_POWER_MAX_W));
+                let free = BATTERY_POWER_MAX_W.min(BATTERY_CAPACITY_WS - stored).min(stored);
+                if want.abs() <= free {
+                    assert_eq!(b, want, "seed {seed} second {k}: battery {b}, wanted {want}");
+                }
+                prev = b;
+            }
+            if hold.is_some() {
+                let ends: Vec<i64> = d.iter().map(|(_, v)| v["battery_soc"]).collect();
+                assert!(ends.contains(&0) || ends.contains(&1_000), "seed {seed}: a held battery reaches an end in a day");
+            }
+        }
+    }
+
+    #[test]
+    fn values_by_fid_keys_each_value_by_its_registry_id() {
+        for seed in [with_battery(1)[0], (0..).find(|&s| !Site::new(s).has_battery()).unwrap()] {
+            let mut s = Site::new(seed);
+            s.advance_to(3_600_000);
+            let by_fid = s.values_by_fid();
+            assert_eq!(by_fid.len(), s.table().fields.len());
+            for (fid, name, _) in [GRID_W, PV_W, BATTERY_W, BATTERY_SOC] {
+                assert_eq!(by_fid.get(&fid), s.values().get(name), "seed {seed}: {name}");
+            }
+            assert_eq!(s.seed(), seed);
+        }
     }
 
     #[test]

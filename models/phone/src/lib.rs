@@ -70,4 +70,6 @@ impl fmt::Display for Transport {
 }
 
 #[cfg(test)]
+mod names_tests;
+#[cfg(test)]
 mod race_tests;

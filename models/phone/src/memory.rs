@@ -188,6 +188,17 @@ mod tests {
         NetworkDesc::behind_nat(n).id()
     }
 
+    /// SPEC §4: the winner is kept for a day: a day after its write it is no longer
+    /// fresh, even while a later demotion keeps the network's entry alive.
+    #[test]
+    fn a_winner_is_fresh_for_exactly_a_day() {
+        let mut m = CloudTransportMemory::new();
+        let _ = m.remember(&net("home"), Transport::WebSocket, 0);
+        assert_eq!(m.winner(&net("home"), MEMORY_TTL_MS - 1), Some(Transport::WebSocket));
+        let _ = m.demote_quic(&net("home"), H);
+        assert_eq!(m.winner(&net("home"), MEMORY_TTL_MS), None);
+    }
+
     #[test]
     fn empty_memory_starts_with_quic() {
         let m = CloudTransportMemory::new();

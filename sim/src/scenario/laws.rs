@@ -55,6 +55,10 @@ pub const NOTHING_HELD_AFTER_END: Law = Law {
     name: "nothing-held-after-end",
     about: "once the phone has closed and the links settle, the box holds no session and the cloud no phone link and no relay to the box",
 };
+pub const LANE0_PICTURE_CURRENT: Law = Law {
+    name: "lane0-picture-current",
+    about: "after every lane-0 frame a phone's picture (its snapshot and the deltas since) shows the site's value of each field it subscribed to: a delta carries only subscribed fields that changed, a tick means nothing did (SPEC section 2 lane 0; the box docs)",
+};
 pub const NO_FALSE_REPLAY: Law = Law {
     name: "no-false-replay",
     about: "a burst overtaking a control message never causes a false replay: every replay the carrier saw is one the relay made",

@@ -14,6 +14,7 @@ pub mod fleet_flood;
 pub mod fleet_migrate;
 pub mod idle_link;
 pub mod idle_out;
+pub mod lane0_picture;
 pub mod phone_race;
 pub mod quic_echo;
 pub mod race_clock;
