@@ -26,6 +26,7 @@ const fn r(source: &'static str, rule: &'static str, laws: &'static [&'static st
 pub const RULES: &[Rule] = &[
     r("SPEC §2", "a frame is ver 1, lane, flags, rsvd 0, len u16 BE, CBOR payload, zero pad to its bucket; lane 0 keeps one bucket (256 or 512) for a session's life, lane 1 steps 1024 / 4096 / 16384", &["nothing-broken-untampered", "frame-takes-its-bucket"]),
     r("SPEC §2", "the envelope is deterministic CBOR {t, id?, b?}; unknown keys and types are ignored both ways", &["values-are-sent-values", "cmd-round-trip"]),
+    r("SPEC §2", "replies echo their request's envelope id, so each request of a session carries its own", &["request-ids-distinct", "box-agrees-with-spec"]),
     r("SPEC §2", "the session phone to box is Noise IK (box key pinned, prologue with the box's key); a transport message is seq u64 BE in clear as associated data, AEAD(frame), nonce = seq", &["blind-relay", "replay-window-agrees-with-spec", "opens-once-forged-never"]),
     r("SPEC §2", "a transport message that does not open (a bit flipped on the way, at the phone or at the box) is never read: at the phone it breaks at most its session, the box drops it and answers nothing", &["nothing-broken-untampered", "box-agrees-with-spec"]),
     r("SPEC §3", "the control stream starts with the target; each message after it goes with its QUIC varint length", &["echo-in-order", "values-are-sent-values"]),

@@ -17,6 +17,7 @@ pub mod cloud;
 pub mod fleet;
 pub mod race;
 pub mod replay;
+pub mod request_ids;
 pub mod view;
 
 use ftw_sim::scenario::{self, Check, Law, RunReport};
@@ -62,7 +63,8 @@ pub(crate) fn differs(model: impl Into<String>, spec: impl Into<String>) -> R {
 }
 
 /// Every reference model, in the order their laws are listed.
-pub const REFERENCES: &[&Reference] = &[&race::RACE, &carrier::CARRIER, &replay::REPLAY, &view::VIEW, &r#box::BOX, &cloud::CLOUD, &fleet::FLEET];
+pub const REFERENCES: &[&Reference] =
+    &[&race::RACE, &carrier::CARRIER, &replay::REPLAY, &view::VIEW, &r#box::BOX, &cloud::CLOUD, &fleet::FLEET, &request_ids::REQUEST_IDS];
 
 /// The laws the references judge.
 pub fn laws() -> Vec<&'static Law> {

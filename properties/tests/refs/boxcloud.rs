@@ -282,3 +282,28 @@ fn box_door_agrees_with_the_box_reference() {
         assert!(c.ok, "seed {seed}: {}", c.detail);
     }
 }
+
+/// `request-ids-distinct` holds on drawn sessions and names a request whose id its
+/// session already used (a real journal, one `cmd`'s id set to its `hello`'s).
+#[test]
+fn request_ids_distinct_names_a_reused_id() {
+    use ftw_properties::reference::request_ids;
+    let mut j = journal("session", 1);
+    assert!(agreed(&request_ids::REQUEST_IDS, &j, "session 1") > 1);
+    let hello = j.iter().find_map(|e| match &e.step {
+        Step::Box(BoxStep::Note(BoxNote::Hello { id, .. })) => *id,
+        _ => None,
+    });
+    let cmd = j.iter().position(|e| matches!(&e.step, Step::Box(BoxStep::Note(BoxNote::Cmd { .. }))));
+    let (Some(hello), Some(at)) = (hello, cmd) else { panic!("case 1 of session reads a hello and a cmd") };
+    if let Step::Box(BoxStep::Note(BoxNote::Cmd { id, .. })) = &mut j[at].step {
+        *id = Some(hello);
+    }
+    match request_ids::check(&j) {
+        Some(Lockstep::Differs { index, model, .. }) => {
+            assert_eq!(index, at);
+            assert!(model.contains("an id this session already used"), "{model}");
+        }
+        other => panic!("the reused id went unseen: {other:?}"),
+    }
+}

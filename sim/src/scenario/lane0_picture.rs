@@ -5,7 +5,8 @@
 //! The rule, from SPEC §2 (lane 0 carries `tick` and `delta`; TRUNC) and the box
 //! docs (models/box/src/lib.rs, "lane 0"): a `snap` gives every field; a `delta`
 //! carries only fields the phone subscribed to (none listed: all) whose values
-//! changed since it last heard them; a `tick` says nothing changed. So after each
+//! changed since the last lane-0 frame (so a delta right after a table change's
+//! `snap` may repeat what the snap showed); a `tick` says nothing changed. So after each
 //! lane-0 frame that is not truncated, the picture (the latest snap with every
 //! delta since applied) shows the site's value of every subscribed field; a
 //! truncated delta leaves the rest for the next frame.
@@ -24,6 +25,8 @@ struct Sub {
     fields: Vec<u32>,
     /// The picture, once a snap came.
     shown: Option<BTreeMap<u32, i64>>,
+    /// A snap came since the last lane-0 frame.
+    snap_since_frame: bool,
 }
 
 impl Sub {
@@ -58,6 +61,7 @@ impl Picture {
         match m {
             Msg::Snap(snap) => {
                 s.shown = Some(snap.fields.0.clone());
+                s.snap_since_frame = true;
                 Ok(())
             }
             Msg::Delta(d) => {
@@ -65,7 +69,8 @@ impl Picture {
                 if let Some(f) = d.fields.0.keys().find(|f| !s.wants(**f)) {
                     return Err(format!("chan {chan}: delta {} carries field {f}, not subscribed ({:?})", d.seq, s.fields));
                 }
-                if let Some((f, v)) = d.fields.0.iter().find(|(f, v)| shown.get(f) == Some(v)) {
+                let after_snap = std::mem::take(&mut s.snap_since_frame);
+                if let Some((f, v)) = d.fields.0.iter().find(|(f, v)| !after_snap && shown.get(f) == Some(v)) {
                     return Err(format!("chan {chan}: delta {} repeats field {f} = {v}, already shown", d.seq));
                 }
                 let shown = s.shown.as_mut().expect("checked above");
@@ -75,7 +80,10 @@ impl Picture {
                 }
                 current(chan, &format!("delta {}", d.seq), s, site)
             }
-            Msg::Tick { seq } => current(chan, &format!("tick {seq:?}"), s, site),
+            Msg::Tick { seq } => {
+                s.snap_since_frame = false;
+                current(chan, &format!("tick {seq:?}"), s, site)
+            }
             _ => Ok(()),
         }
     }
@@ -130,10 +138,19 @@ mod tests {
 
     #[test]
     fn a_delta_repeating_a_value_or_beyond_the_subscription_is_refused() {
-        let e = opened(&[]).frame(7, &delta(&[(2, 10), (3, 21)]), false, &site(&[(2, 10), (3, 21)])).unwrap_err();
+        let mut p = opened(&[]);
+        p.frame(7, &Msg::Tick { seq: Some(1) }, false, &site(&[(2, 10), (3, 20)])).unwrap();
+        let e = p.frame(7, &delta(&[(2, 10), (3, 21)]), false, &site(&[(2, 10), (3, 21)])).unwrap_err();
         assert!(e.contains("repeats field 2"), "{e}");
         let e = opened(&[3]).frame(7, &delta(&[(2, 11)]), false, &site(&[(2, 11), (3, 20)])).unwrap_err();
         assert!(e.contains("carries field 2, not subscribed"), "{e}");
+    }
+
+    #[test]
+    fn right_after_a_snap_a_delta_may_repeat_what_it_showed() {
+        let mut p = opened(&[]);
+        assert_eq!(p.frame(7, &delta(&[(2, 10), (3, 21)]), false, &site(&[(2, 10), (3, 21)])), Ok(()));
+        assert!(p.frame(7, &delta(&[(3, 21)]), false, &site(&[(2, 10), (3, 21)])).is_err());
     }
 
     #[test]
