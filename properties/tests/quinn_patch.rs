@@ -23,6 +23,11 @@
 //!   unacknowledged packets does not acknowledge the cloud's probe, and the
 //!   cloud idles the connection out; with the ACK-only packet it carries on.
 //!
+//! * Section 6's floor: a datagram cut to a small budget starts a 1-RTT packet
+//!   with a short header's room, not a long header's: a rebind whose one ACK
+//!   from the new port pays 90 B gets its PATH_CHALLENGE (section 6 as first
+//!   written sent none, and validation fell back to the dead old port).
+//!
 //! The toggles are thread-locals of the vendored crate, set here only.
 
 use std::path::PathBuf;
@@ -31,7 +36,7 @@ use ftw_properties::{corpus, reference};
 use ftw_sim::scenario::Verdict;
 use quinn_proto::ftw_sim_patch::{
     set_no_restore_ping, set_upstream_ack_blocked_by_congestion, set_upstream_challenge_padding, set_upstream_full_datagram_on_budget,
-    set_upstream_revalidates_old_path,
+    set_upstream_long_header_floor, set_upstream_revalidates_old_path,
 };
 
 /// Lost with upstream's padding, kept with the patch: a rebind in a blackhole at
@@ -56,7 +61,14 @@ const ACK_ALONE: [&str; 3] = [
     "fleet-migrate-gone-fresh-seeds-9500002937.toml",
 ];
 
-/// Which of the patches run (`true`: the patch, `false`: upstream).
+/// A rebind into a blackhole at 8.3 % loss whose one ACK from the new port
+/// leaves a 90 B budget: with section 6's first, long-header floor (103 B) no
+/// challenge goes on the new path, validation falls back to the dead old port
+/// and the phone idles out.
+const SHORT_FLOOR: &str = "quic-echo-rebind-budget-below-long-header-9600012547.toml";
+
+/// Which of the patches run (`true`: the patch, `false`: upstream or, for
+/// `short_floor`, section 6 as first written).
 #[derive(Clone, Copy)]
 struct Patches {
     budget_padding: bool,
@@ -64,9 +76,11 @@ struct Patches {
     amplification_cap: bool,
     restore_ping: bool,
     ack_alone: bool,
+    short_floor: bool,
 }
 
-const BOTH: Patches = Patches { budget_padding: true, return_to_validated: true, amplification_cap: true, restore_ping: true, ack_alone: true };
+const BOTH: Patches =
+    Patches { budget_padding: true, return_to_validated: true, amplification_cap: true, restore_ping: true, ack_alone: true, short_floor: true };
 
 fn verdict(entry: &str, p: Patches) -> Verdict {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus").join(entry);
@@ -76,12 +90,14 @@ fn verdict(entry: &str, p: Patches) -> Verdict {
     set_upstream_full_datagram_on_budget(!p.amplification_cap);
     set_no_restore_ping(!p.restore_ping);
     set_upstream_ack_blocked_by_congestion(!p.ack_alone);
+    set_upstream_long_header_floor(!p.short_floor);
     let report = reference::run(&spec).expect("the entry runs");
     set_upstream_challenge_padding(false);
     set_upstream_revalidates_old_path(false);
     set_upstream_full_datagram_on_budget(false);
     set_no_restore_ping(false);
     set_upstream_ack_blocked_by_congestion(false);
+    set_upstream_long_header_floor(false);
     report.verdict()
 }
 
@@ -123,7 +139,9 @@ fn the_floods_keep_every_client_with_the_patches() {
 /// loses it.
 #[test]
 fn restoring_a_path_without_a_ping_loses_a_flood_client() {
-    let (without, patched) = both_ways(FLOOD_PING, Patches { restore_ping: false, ack_alone: false, ..BOTH });
+    // Shown with section 6's first (long-header) floor, as when it was found: with
+    // the short floor this seed's flood takes another path and keeps the client.
+    let (without, patched) = both_ways(FLOOD_PING, Patches { restore_ping: false, ack_alone: false, short_floor: false, ..BOTH });
     match without {
         Verdict::Fail { property, .. } => assert_eq!(property, "forged-moves-keep-connections"),
         Verdict::Pass => panic!("{FLOOD_PING} passed with section 5 restoring the path without its PING"),
@@ -144,11 +162,24 @@ fn a_whole_datagram_on_any_budget_stalls_a_move_the_cap_recovers() {
 #[test]
 fn an_ack_held_back_by_congestion_loses_a_connection_the_ack_alone_keeps() {
     for entry in ACK_ALONE {
-        let (upstream, patched) = both_ways(entry, Patches { ack_alone: false, ..BOTH });
+        // Shown with section 6's first (long-header) floor, as when they were found:
+        // with the short floor fleet-migrate-gone-fresh-seeds-9500002937 keeps its
+        // connection even with upstream's ACK held back.
+        let (upstream, patched) = both_ways(entry, Patches { ack_alone: false, short_floor: false, ..BOTH });
         match upstream {
             Verdict::Fail { property, .. } => assert_eq!(property, "same-connection", "{entry} with upstream's ACK held back"),
             Verdict::Pass => panic!("{entry} passed with upstream's ACK held back by congestion"),
         }
         assert_eq!(patched, Verdict::Pass, "{entry} with the patches");
     }
+}
+
+#[test]
+fn a_long_header_floor_sends_no_challenge_on_a_small_budget_the_short_one_does() {
+    let (first, patched) = both_ways(SHORT_FLOOR, Patches { short_floor: false, ..BOTH });
+    match first {
+        Verdict::Fail { property, .. } => assert_eq!(property, "run", "{SHORT_FLOOR} with the long-header floor"),
+        Verdict::Pass => panic!("{SHORT_FLOOR} passed with section 6's long-header floor"),
+    }
+    assert_eq!(patched, Verdict::Pass, "{SHORT_FLOOR} with the patches");
 }

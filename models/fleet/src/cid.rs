@@ -49,7 +49,6 @@ pub struct ShardCidGenerator {
     owner: ReactorId,
     reactor_count: usize,
     rng: ChaCha20Rng,
-    lifetime: Option<Duration>,
     minted: Option<MintedCids>,
 }
 
@@ -58,7 +57,7 @@ impl ShardCidGenerator {
     pub fn new(owner: ReactorId, reactor_count: usize, seed: [u8; 32]) -> Self {
         assert!((1..=REACTOR_COUNT_MAX).contains(&reactor_count), "reactor_count {reactor_count} out of 1..={REACTOR_COUNT_MAX}");
         assert!(owner.index() < reactor_count, "owner {owner} not in a fleet of {reactor_count}");
-        Self { owner, reactor_count, rng: ChaCha20Rng::from_seed(seed), lifetime: None, minted: None }
+        Self { owner, reactor_count, rng: ChaCha20Rng::from_seed(seed), minted: None }
     }
 
     /// One generator per reactor, each seeded with 32 bytes drawn in reactor order from a
@@ -77,12 +76,6 @@ impl ShardCidGenerator {
     /// Also log every minted id into `minted` (see [`MintedCids`]).
     pub fn with_minted_log(mut self, minted: MintedCids) -> Self {
         self.minted = Some(minted);
-        self
-    }
-
-    /// Ids retire after `lifetime` (quinn-proto's `cid_lifetime`); none by default.
-    pub fn with_lifetime(mut self, lifetime: Duration) -> Self {
-        self.lifetime = Some(lifetime);
         self
     }
 
@@ -135,8 +128,10 @@ impl ConnectionIdGenerator for ShardCidGenerator {
         LOCAL_CID_LEN
     }
 
+    /// Ids never retire by age: they retire when their connection ends or the peer
+    /// retires them.
     fn cid_lifetime(&self) -> Option<Duration> {
-        self.lifetime
+        None
     }
 }
 

@@ -125,7 +125,8 @@ impl Default for FleetConfig {
             pin_sweep_ms: consts::PIN_SWEEP_MS,
             pins_per_reactor_max: consts::PINS_PER_REACTOR_MAX,
             forward_queue_len_max: consts::FORWARD_QUEUE_LEN_MAX,
-            recv_buffer_bytes: consts::RECV_BUFFER_BYTES,
+            // What ioxide asks for, clamped by the kernel to what a stock Linux grants.
+            recv_buffer_bytes: consts::RECV_BUFFER_REQUEST_BYTES.min(consts::RECV_BUFFER_BYTES),
             record_events: true,
         }
     }

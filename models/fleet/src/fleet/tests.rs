@@ -432,3 +432,59 @@ fn summaries_and_events_read_well() {
     let debug = format!("{f:?}");
     assert!(debug.contains("| r1: recv=1 deliv=0 fwd_sent=1"), "{debug}");
 }
+
+/// The fleet's totals are the reactors' counters summed field by field (a gauge too:
+/// `pins_open` of the fleet is every reactor's open pins).
+#[test]
+fn counters_add_field_by_field() {
+    let a = Counters {
+        datagrams_received: 1,
+        datagrams_delivered: 2,
+        forwards_sent: 3,
+        forwards_received: 4,
+        forwards_dropped: 5,
+        stale_datagrams: 6,
+        pins_created: 7,
+        pins_open: 8,
+        recv_buffer_drops: 9,
+        pin_socket_drops: 10,
+    };
+    let b = Counters {
+        datagrams_received: 100,
+        datagrams_delivered: 200,
+        forwards_sent: 300,
+        forwards_received: 400,
+        forwards_dropped: 500,
+        stale_datagrams: 600,
+        pins_created: 700,
+        pins_open: 800,
+        recv_buffer_drops: 900,
+        pin_socket_drops: 1000,
+    };
+    let mut sum = a;
+    sum.add(&b);
+    let want = Counters {
+        datagrams_received: 101,
+        datagrams_delivered: 202,
+        forwards_sent: 303,
+        forwards_received: 404,
+        forwards_dropped: 505,
+        stale_datagrams: 606,
+        pins_created: 707,
+        pins_open: 808,
+        recv_buffer_drops: 909,
+        pin_socket_drops: 1010,
+    };
+    assert_eq!(sum, want);
+}
+
+/// Trace lines name what they are about: a stale drop its id in hex, a socket its
+/// reactor and whether it is the listener or a pin (and to whom).
+#[test]
+fn trace_texts_name_ids_and_sockets() {
+    let stale = FleetEvent::StaleDrop { datagram: DatagramId(7), reactor: r(1), cid: vec![0xab, 0x01, 0xff] };
+    assert!(stale.to_string().ends_with("cid ab01ff"), "{stale}");
+    let peer = SocketAddr::new(IpAddr::V4(Ipv4Addr::new(10, 0, 0, 9)), 4433);
+    assert_eq!(SocketId::Listener(r(2)).to_string(), format!("{}/listener", r(2)));
+    assert_eq!(SocketId::Pin { reactor: r(2), peer }.to_string(), format!("{}/pin->10.0.0.9:4433", r(2)));
+}

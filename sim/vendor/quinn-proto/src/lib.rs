@@ -101,6 +101,19 @@ pub mod ftw_sim_patch {
         static UPSTREAM_FULL_DATAGRAM_ON_BUDGET: Cell<bool> = const { Cell::new(false) };
         static NO_RESTORE_PING: Cell<bool> = const { Cell::new(false) };
         static UPSTREAM_ACK_BLOCKED_BY_CONGESTION: Cell<bool> = const { Cell::new(false) };
+        static UPSTREAM_LONG_HEADER_FLOOR: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// On this thread, start a 1-RTT packet in a datagram cut to an unvalidated
+    /// path's budget only with the room a long header needs (`true`: section 6
+    /// as first written, `MIN_PACKET_SPACE`), or with a short header's (`false`,
+    /// the default; PATCH.md section 6, "The floor").
+    pub fn set_upstream_long_header_floor(on: bool) {
+        UPSTREAM_LONG_HEADER_FLOOR.with(|c| c.set(on));
+    }
+
+    pub(crate) fn upstream_long_header_floor() -> bool {
+        UPSTREAM_LONG_HEADER_FLOOR.with(|c| c.get())
     }
 
     /// On this thread, hold a due ACK back with the data of a space the

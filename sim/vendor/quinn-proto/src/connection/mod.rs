@@ -604,7 +604,7 @@ impl Connection {
                 }
                 // ftw-sim patch (amplification-cap): see `amplification_cap`.
                 let cap = self.amplification_cap(segment_size * num_datagrams, segment_size);
-                if cap.is_some_and(|c| num_datagrams > 0 || c < MIN_PACKET_SPACE + tag_len) {
+                if cap.is_some_and(|c| num_datagrams > 0 || c < min_packet_space(space_id) + tag_len) {
                     trace!("blocked by anti-amplification (budget below a datagram)");
                     break;
                 }
@@ -781,7 +781,7 @@ impl Connection {
                 }
             }
 
-            debug_assert!(buf_capacity - buf.len() >= MIN_PACKET_SPACE);
+            debug_assert!(buf_capacity - buf.len() >= min_packet_space(space_id));
 
             //
             // From here on, we've determined that a packet will definitely be sent.
@@ -4249,6 +4249,19 @@ const MAX_BACKOFF_EXPONENT: u32 = 16;
 /// datagram (because we coalesce in ascending packet space order and the only reason to split a
 /// packet is when packet space changes).
 const MIN_PACKET_SPACE: usize = MAX_HANDSHAKE_OR_0RTT_HEADER_SIZE + 32;
+
+/// ftw-sim patch (amplification-cap): the room a packet of `space` needs to be
+/// started in a datagram cut to an unvalidated path's budget. A 1-RTT packet has a
+/// short header (flags, the destination id, a packet number of at most 4 bytes),
+/// so it needs `1 + MAX_CID_SIZE + 4` and the same 32 bytes of frames
+/// `MIN_PACKET_SPACE` leaves after a long header (a PATH_CHALLENGE is 9). Other
+/// spaces keep `MIN_PACKET_SPACE`. See PATCH.md section 6.
+fn min_packet_space(space: SpaceId) -> usize {
+    match space {
+        SpaceId::Data if !crate::ftw_sim_patch::upstream_long_header_floor() => 1 + MAX_CID_SIZE + 4 + 32,
+        _ => MIN_PACKET_SPACE,
+    }
+}
 
 /// Largest amount of space that could be occupied by a Handshake or 0-RTT packet's header
 ///
