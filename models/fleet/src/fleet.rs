@@ -531,8 +531,9 @@ impl Fleet {
     /// When [`Fleet::handle_timeout`] next has work: the next sweep, if a connection moved and
     /// pins are claimed from the sweep.
     pub fn poll_timeout(&self) -> Option<u64> {
-        let sweeps = self.cfg.routing == Routing::Forward && !self.cfg.bugs.claim_per_path_report;
-        (sweeps && !self.moved.is_empty()).then_some(self.next_sweep_ms)
+        // Only `Forward` puts a connection in `moved`, and the per-report claim (the bug)
+        // takes it out at once: a connection waits there only for a sweep.
+        (!self.moved.is_empty()).then_some(self.next_sweep_ms)
     }
 
     /// Runs the pin sweep if it is due (every reactor sweeps at multiples of `pin_sweep_ms`).

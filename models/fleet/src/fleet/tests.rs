@@ -350,15 +350,18 @@ fn forward_reference_lets_the_owner_read_someone_elses_bytes() {
 
 #[test]
 fn a_pin_is_released_when_its_connection_closes() {
-    let Moved { mut f, cid, new, .. } = moved(Routing::Forward, FleetBugs::default());
+    let Moved { mut f, cid, old, new } = moved(Routing::Forward, FleetBugs::default());
     f.path_report(10, r(0), h(0), new);
     f.handle_timeout(250);
     assert_eq!(f.kernel().pinned(new), Some(r(0)));
     f.on_datagram(260, new, &build_short(&cid, b"queued on the pin"));
+    // Queued on the owner's listener: not the pin's, so not lost with it.
+    f.on_datagram(265, old, &build_short(&cid, b"queued on the listener"));
     f.connection_closed(270, r(0), h(0));
     assert_eq!(f.kernel().pinned(new), None);
     let c = f.counters(r(0));
     assert_eq!((c.pins_created, c.pins_open, c.pin_socket_drops), (1, 0, 1));
+    assert_eq!(drain(&mut f, 280).len(), 1, "the listener's datagram is still read");
     assert!(events(&mut f).iter().any(|e| matches!(e, FleetEvent::PinReleased { reason: PinReleaseReason::ConnectionClosed, peer, .. } if *peer == new)));
     // The address goes back to the hash.
     assert_eq!(f.on_datagram(300, new, &build_short(&cid, b"x")).socket, SocketId::Listener(r(1)));
@@ -487,4 +490,16 @@ fn trace_texts_name_ids_and_sockets() {
     let peer = SocketAddr::new(IpAddr::V4(Ipv4Addr::new(10, 0, 0, 9)), 4433);
     assert_eq!(SocketId::Listener(r(2)).to_string(), format!("{}/listener", r(2)));
     assert_eq!(SocketId::Pin { reactor: r(2), peer }.to_string(), format!("{}/pin->10.0.0.9:4433", r(2)));
+}
+
+/// Byte 0 of a minted id is drawn from every value that names the owner
+/// (`v % n == owner`, up to 255), none left out (seed 002, `iq_stamp_shard`).
+#[test]
+fn byte_0_takes_every_value_naming_its_owner() {
+    for (n, owner) in [(4usize, 3usize), (4, 0), (3, 1)] {
+        let mut g = ShardCidGenerator::new(r(owner), n, [7; 32]);
+        let seen: std::collections::BTreeSet<u8> = (0..20_000).map(|_| g.next_cid()[0]).collect();
+        let want: std::collections::BTreeSet<u8> = (0..=255u8).filter(|v| usize::from(*v) % n == owner).collect();
+        assert_eq!(seen, want, "n {n} owner {owner}");
+    }
 }
