@@ -503,3 +503,21 @@ fn byte_0_takes_every_value_naming_its_owner() {
         assert_eq!(seen, want, "n {n} owner {owner}");
     }
 }
+
+/// A socket holds up to its buffer's bytes: a datagram that fills it exactly is
+/// queued, one byte past it is dropped (consts.rs `RECV_BUFFER_BYTES`: "bytes of
+/// queued datagrams one UDP socket holds before the kernel drops").
+#[test]
+fn a_datagram_that_fills_the_buffer_exactly_is_kept() {
+    let cfg = FleetConfig::default();
+    let probe = Fleet::new(cfg.clone());
+    let src = addr_to(&probe, r(2), 9, 50_000);
+    let cid = [9u8; 8];
+    let a = build_short(&cid, &[1; 100]);
+    let b = build_short(&cid, &[2; 60]);
+    let mut f = Fleet::new(FleetConfig { recv_buffer_bytes: a.len() + b.len(), ..cfg });
+    assert!(f.on_datagram(0, src, &a).queued);
+    assert!(f.on_datagram(0, src, &b).queued, "the buffer is exactly full");
+    assert!(!f.on_datagram(0, src, &build_short(&cid, &[])).queued, "one datagram past it");
+    assert_eq!(f.counters(r(2)).recv_buffer_drops, 1);
+}
