@@ -521,3 +521,40 @@ fn a_datagram_that_fills_the_buffer_exactly_is_kept() {
     assert!(!f.on_datagram(0, src, &build_short(&cid, &[])).queued, "one datagram past it");
     assert_eq!(f.counters(r(2)).recv_buffer_drops, 1);
 }
+
+/// The forward queue's bound counts forwards waiting, not forwards ever posted: a
+/// moved client whose every forward is read at once never meets it.
+#[test]
+fn forwards_read_free_their_place_in_the_queue() {
+    let Moved { mut f, cid, new, .. } = moved(Routing::Forward, FleetBugs::default());
+    let n = crate::consts::FORWARD_QUEUE_LEN_MAX + 10;
+    for i in 0..n {
+        let sent = build_short(&cid, &(i as u32).to_be_bytes());
+        f.on_datagram(1, new, &sent);
+        let got = drain(&mut f, 1);
+        assert_eq!(got.len(), 1, "forward {i}");
+        assert_eq!(got[0].bytes, sent);
+    }
+    let (sent, dropped) = (f.counters(r(1)).forwards_sent, f.counters(r(1)).forwards_dropped);
+    assert_eq!((sent, dropped, f.counters(r(0)).forwards_received), (n as u64, 0, n as u64));
+}
+
+/// The fleet reads the oldest work first across reactors: a forward posted before a
+/// datagram arrived elsewhere is read before it, even at a later reactor.
+#[test]
+fn the_oldest_work_goes_first_across_reactors() {
+    let mut f = fleet();
+    let moved_cid = mint(&mut f, r(1), 1);
+    let other_cid = mint(&mut f, r(0), 2);
+    let old = addr_to(&f, r(1), 1, 20_000);
+    let new = addr_to(&f, r(0), 2, 30_000);
+    f.connection_opened(0, r(1), h(0), old);
+    f.connection_opened(0, r(0), h(1), addr_to(&f, r(0), 3, 40_000));
+    let x = build_short(&moved_cid, b"moved: read at r0, forwarded to r1");
+    f.on_datagram(1, new, &x);
+    assert_eq!(f.poll_recv(1, r(0)), None, "r0 posts the forward and has nothing for its endpoint");
+    let z = build_short(&other_cid, b"later, for r0");
+    f.on_datagram(2, addr_to(&f, r(0), 3, 40_000), &z);
+    let order: Vec<Vec<u8>> = drain(&mut f, 2).into_iter().map(|d| d.bytes).collect();
+    assert_eq!(order, vec![x, z]);
+}
