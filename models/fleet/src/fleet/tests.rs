@@ -510,7 +510,7 @@ fn byte_0_takes_every_value_naming_its_owner() {
 #[test]
 fn a_datagram_that_fills_the_buffer_exactly_is_kept() {
     let cfg = FleetConfig::default();
-    let probe = Fleet::new(cfg.clone());
+    let probe = Fleet::new(cfg);
     let src = addr_to(&probe, r(2), 9, 50_000);
     let cid = [9u8; 8];
     let a = build_short(&cid, &[1; 100]);
