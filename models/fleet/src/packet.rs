@@ -104,6 +104,9 @@ mod tests {
         assert_eq!(header_form(&long), Some(HeaderForm::Long));
         assert_eq!(dst_cid(&long, 8), Some(&dcid[..]));
         assert_eq!(dst_cid(&long[..10], 8), None);
+        // 20 bytes, the most QUIC v1 allows, are an id; 21 are not.
+        let longest = [7u8; CID_LEN_MAX];
+        assert_eq!(dst_cid(&build_long(&longest, &[], b"x"), 8), Some(&longest[..]));
         // A long header announcing 21 bytes of id is not QUIC v1.
         let mut bad = long.clone();
         bad[5] = 21;
