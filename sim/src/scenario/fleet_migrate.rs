@@ -441,17 +441,17 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
             // Strays are not the clients' packets: a client's stateless reset for
             // a reordered packet to an id it retired is a short header of random
             // bytes, routed by its random first byte, forwarded or dropped as
-            // stale (corpus/fleet-still-stateless-resets.toml). What a still fleet
-            // must not do is forward a client's packet or pin anything.
-            ok: s.stats.forward_times_ms.is_empty()
-                && s.stats.forged_forward_times_ms.is_empty()
-                && s.stats.ended_forward_times_ms.is_empty()
-                && s.totals.pins_created == 0
-                && s.stats.moves.is_empty(),
+            // stale (corpus/fleet-still-stateless-resets.toml). Nor are a stranger's
+            // (plan kind `strangers`): a packet carrying a client's id from an address
+            // no connection ever had is forwarded to the id's owner as SPEC section 5
+            // says, and dropped there. What a still fleet must not do is forward a
+            // client's packet (from a client's address) or pin anything.
+            ok: s.stats.forward_times_ms.is_empty() && s.stats.ended_forward_times_ms.is_empty() && s.totals.pins_created == 0 && s.stats.moves.is_empty(),
             detail: format!(
-                "clients never moved: {} ({} forwards and the stale drops were strays)",
+                "clients never moved: {} ({} forwards and the stale drops were strays, {} forwards from addresses no connection had)",
                 counters_short(&s.totals),
-                s.stats.stray_forward_times_ms.len()
+                s.stats.stray_forward_times_ms.len(),
+                s.stats.forged_forward_times_ms.len()
             ),
         });
     }
@@ -683,6 +683,7 @@ pub const FLEET_MIGRATE: ScenarioDef = ScenarioDef {
             Kind::SwitchNetwork,
             Kind::Blackhole,
             Kind::ForgedMoves,
+            Kind::Strangers,
         ],
         fleet: true,
         fleet_routing: true,

@@ -38,11 +38,21 @@ fn box_rebind(plan: &FaultPlan, from: u64, to: u64) -> bool {
     plan.faults.iter().any(|f| f.fault.host() == Host::Box && f.fault.def().swarm() == crate::world::domain::Kind::Rebind && f.at_ms >= from && f.at_ms <= to)
 }
 
+/// Whether a slow host (plan kind `slow_host`: a host's processing ten times the
+/// profile's) overlaps `[from, to]` ms: its processing then takes part of the round
+/// trip the law measures (corpus/session-slow-box-challenge-late-9700319541.toml).
+fn slow_host(plan: &FaultPlan, from: u64, to: u64) -> bool {
+    plan.faults
+        .iter()
+        .filter(|f| f.fault.def().swarm() == crate::world::domain::Kind::SlowHost)
+        .any(|f| f.at_ms <= to && f.at_ms + f.fault.def().lasts_ms() >= from)
+}
+
 /// `box-challenge-in-first-flight`: every reconnect of the box that holds a
 /// ticket, and whose 0-RTT the cloud did not reject, gets the cloud's challenge
 /// one round trip of the box's leg after its dial: the target rode the first
 /// flight, so the challenge rides the cloud's (judged without loss, reordering
-/// or jitter on the box's leg, and with no outage on it: jitter lets the cloud's
+/// or jitter on the box's leg, with no outage on it and no slow host: jitter lets the cloud's
 /// 1-RTT datagram overtake its handshake datagram, and the box, without the
 /// keys yet, drops it and waits for the retransmission:
 /// corpus/box-reconnect-jitter-overtakes-handshake.toml). Broken by
@@ -57,7 +67,8 @@ pub fn box_challenge_in_first_flight(s: &SessionSummary, plan: &FaultPlan) -> Ch
     let rtt = 2 * leg.one_way_ms + ROUNDING_MS;
     let (mut judged, mut bad) = (0, Vec::new());
     for r in s.uplinks.iter().filter(|r| r.ticket && r.zero_rtt != Some(false) && r.up_ms.is_some()) {
-        if box_outage(plan, r.dial_ms, r.dial_ms + 2 * rtt) || r.closed_ms.is_some_and(|c| c <= r.dial_ms + 2 * rtt) {
+        let window = (r.dial_ms, r.dial_ms + 2 * rtt);
+        if box_outage(plan, window.0, window.1) || slow_host(plan, window.0, window.1) || r.closed_ms.is_some_and(|c| c <= window.1) {
             continue;
         }
         judged += 1;

@@ -88,7 +88,7 @@ pub const SESSION_EXTRAS: &[Kind] =
 /// Reordering is in since sim's `Reorder` lets go of a held packet after
 /// `reorder_hold_max_ms` (corpus/quic-stream-reorder-holds-close.toml).
 pub const QUIC_SURVIVABLE: &[Kind] =
-    &[Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::Mtu, Kind::Rebind, Kind::SwitchNetwork, Kind::Blackhole];
+    &[Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::Mtu, Kind::Rebind, Kind::SwitchNetwork, Kind::Blackhole, Kind::Strangers];
 
 impl Domain {
     /// For any scenario without its own domain: QUIC-survivable faults in the

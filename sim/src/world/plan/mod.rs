@@ -13,7 +13,7 @@ use crate::world::host::Host;
 
 pub mod kind;
 
-use crate::world::net::fault::{Chain, Delay, Duplicate, ForgeMoves, Jitter, Loss, Mtu, OrderedJitter, Reorder, Window};
+use crate::world::net::fault::{Chain, Delay, Duplicate, ForgeMoves, Jitter, Loss, Mtu, OrderedJitter, Reorder, Strangers, Window};
 use crate::world::range::check_whole;
 pub use crate::world::range::FieldRange;
 pub use kind::{Actor, FaultKind, TimedFault, TimedKind, FOR_MS_MAX};
@@ -180,6 +180,19 @@ impl LinkPlan {
                 .collect();
             if !windows.is_empty() {
                 c.push(ForgeMoves::new(windows));
+            }
+            let windows: Vec<(Duration, Duration)> = faults
+                .iter()
+                .filter_map(|f| match &f.fault {
+                    FaultKind::Strangers(kind::Strangers { host: h, for_ms }) if *h == host => {
+                        let from = Duration::from_millis(f.at_ms);
+                        Some((from, from + Duration::from_millis(*for_ms)))
+                    }
+                    _ => None,
+                })
+                .collect();
+            if !windows.is_empty() {
+                c.push(Strangers::new(windows));
             }
         }
         for f in faults.iter().filter(|f| f.fault.host() == host) {

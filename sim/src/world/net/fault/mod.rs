@@ -21,6 +21,7 @@ mod loss;
 mod mtu;
 mod ordered_jitter;
 mod reorder;
+mod strangers;
 mod window;
 
 pub use delay::Delay;
@@ -32,6 +33,7 @@ pub use loss::Loss;
 pub use mtu::Mtu;
 pub use ordered_jitter::OrderedJitter;
 pub use reorder::Reorder;
+pub use strangers::Strangers;
 pub use window::{Outage, Window};
 
 /// What a piece may read besides the datagram.

@@ -24,6 +24,7 @@ mod replay_stream_message;
 mod reverse_datagrams;
 mod sleep;
 mod slow_host;
+mod strangers;
 mod switch_network;
 mod table_change;
 mod udp_blocked;
@@ -43,6 +44,7 @@ pub use replay_stream_message::ReplayStreamMessage;
 pub use reverse_datagrams::ReverseDatagrams;
 pub use sleep::Sleep;
 pub use slow_host::{SlowHost, SLOW_FOR_MS_MAX};
+pub use strangers::Strangers;
 pub use switch_network::SwitchNetwork;
 pub use table_change::TableChange;
 pub use udp_blocked::{UdpBlocked, PATH_DROP_MAX_MS, PATH_DROP_MIN_MS};
@@ -149,6 +151,7 @@ pub enum FaultKind {
     CorruptMessage(CorruptMessage),
     CloudRestart(CloudRestart),
     SlowHost(SlowHost),
+    Strangers(Strangers),
 }
 
 impl FaultKind {
@@ -173,6 +176,7 @@ impl FaultKind {
             FaultKind::CorruptMessage(k) => k,
             FaultKind::CloudRestart(k) => k,
             FaultKind::SlowHost(k) => k,
+            FaultKind::Strangers(k) => k,
         }
     }
 
@@ -257,6 +261,9 @@ pub enum Kind {
     CloudRestart,
     /// A host's processing is ten times the profile's for a while (issue 16 section 3).
     SlowHost,
+    /// Hosts nobody talked to send the cloud unknown ids, a known id with a body that
+    /// does not decrypt, long headers and garbage (SPEC section 5's defences).
+    Strangers,
 }
 
 /// Every kind, in the order the generator draws them.
@@ -285,6 +292,7 @@ pub const KINDS: &[Kind] = &[
     Kind::Corrupt,
     Kind::CloudRestart,
     Kind::SlowHost,
+    Kind::Strangers,
 ];
 
 impl Kind {
@@ -318,6 +326,7 @@ impl Kind {
             Kind::Corrupt => "corrupt_message",
             Kind::CloudRestart => "cloud_restart",
             Kind::SlowHost => "slow_host",
+            Kind::Strangers => "strangers",
         }
     }
     /// The timed faults this swarm kind makes of one drawn case's values (each
@@ -348,6 +357,7 @@ impl Kind {
             Kind::Corrupt => one(FaultKind::CorruptMessage(CorruptMessage::drawn(d))),
             Kind::CloudRestart => one(FaultKind::CloudRestart(CloudRestart::drawn(d))),
             Kind::SlowHost => one(FaultKind::SlowHost(SlowHost::drawn(d))),
+            Kind::Strangers => one(FaultKind::Strangers(Strangers::drawn(d))),
         }
     }
 }
