@@ -15,7 +15,13 @@
 //!   it arrived, the endpoint's idle timer would have started again);
 //! * nothing the peer sent it was dropped by a NAT or refused: an answer to
 //!   an address the endpoint left is the peer's mistake (the `no-routing`
-//!   switch: the stale reactor probes the phone's old address);
+//!   switch: the stale reactor probes the phone's old address), unless the
+//!   peer could not have learnt the move: it sent to the address it last heard
+//!   the endpoint from, and every datagram the endpoint sent from elsewhere
+//!   before then was lost to a fault (RFC 9000 section 9: a server learns a
+//!   client's new address only from its packets;
+//!   `corpus/fleet-migrate-kernel-filter-move-every-probe-lost-9800025258.toml`);
+//!   such a drop counts as lost to the network;
 //! * and the peer answered, within [`ANSWER_WITHIN`], each datagram of the
 //!   endpoint that reached it, sent later than [`ANSWER_WITHIN`] after the
 //!   endpoint last heard the peer (an ACK of what it heard then needs no
@@ -50,7 +56,8 @@ pub fn judge(fates: &[Fate], o: &IdleOut) -> Result<String, String> {
     });
     let since = heard.max().unwrap_or_default();
     let after: Vec<&&Fate> = toward_me.iter().filter(|f| f.sent > since && f.sent <= o.at).collect();
-    if let Some(f) = after.iter().find(|f| matches!(f.outcome, Outcome::Nat | Outcome::Refused)) {
+    let dropped = |f: &Fate| matches!(f.outcome, Outcome::Nat | Outcome::Refused);
+    if let Some(f) = after.iter().find(|f| dropped(f) && !move_unknown(fates, me, peer, f)) {
         return Err(format!("the peer's datagram at {} to {} was {:?}, not lost to a fault", fmt_time(f.sent), f.to, f.outcome));
     }
     let asked = fates.iter().filter(|f| f.from_host == me && f.to_host == Some(peer) && f.sent > since + ANSWER_WITHIN);
@@ -60,7 +67,7 @@ pub fn judge(fates: &[Fate], o: &IdleOut) -> Result<String, String> {
             return Err(format!("its datagram of {} reached the peer at {} and was not answered within {ANSWER_WITHIN:?}", fmt_time(f.sent), fmt_time(a)));
         }
     }
-    let lost = after.iter().filter(|f| f.outcome == Outcome::Fault).count();
+    let lost = after.iter().filter(|f| f.outcome == Outcome::Fault || dropped(f)).count();
     if lost == 0 {
         return Err(format!("the peer sent it nothing the network lost after {}, when it last heard it", fmt_time(since)));
     }
@@ -69,6 +76,23 @@ pub fn judge(fates: &[Fate], o: &IdleOut) -> Result<String, String> {
         fmt_time(o.at),
         fmt_time(since)
     ))
+}
+
+/// Whether the peer, sending `f`, could not have learnt that the endpoint `me`
+/// moved: `f` went to the address the peer last heard `me` from, and `me` sent
+/// from another address before `f`, every such datagram lost to a fault.
+fn move_unknown(fates: &[Fate], me: IpAddr, peer: IpAddr, f: &Fate) -> bool {
+    let mine: Vec<&Fate> = fates.iter().filter(|x| x.from_host == me && x.to_host == Some(peer) && x.sent < f.sent).collect();
+    let heard_from = mine
+        .iter()
+        .filter_map(|x| match x.outcome {
+            Outcome::Delivered(a) if a <= f.sent => Some((a, x.from)),
+            _ => None,
+        })
+        .max_by_key(|(a, _)| *a)
+        .map(|(_, from)| from);
+    let elsewhere: Vec<&&Fate> = mine.iter().filter(|x| x.from != f.to).collect();
+    heard_from == Some(f.to) && !elsewhere.is_empty() && elsewhere.iter().all(|x| x.outcome == Outcome::Fault)
 }
 
 /// The idle-outs of `host`'s connections (either end), judged: `Ok` with why
@@ -145,6 +169,43 @@ mod tests {
         // The stale reactor probes the address the phone left: its old NAT
         // forgot it. One lost answer beside it does not excuse it.
         let fates = [down(1_000, Outcome::Delivered(ms(1_020))), down(5_000, Outcome::Nat), down(9_000, Outcome::Fault)];
+        let err = judge(&fates, &phone_idles_at(31_020)).expect_err("not excused");
+        assert!(err.contains("Nat"), "{err}");
+    }
+
+    /// The phone from its new NAT (after a move) to the cloud at `t`, with `outcome`.
+    fn up_moved(t: u64, outcome: Outcome) -> Fate {
+        Fate { from: a("198.51.100.1:49152"), outcome, ..up(t) }
+    }
+
+    #[test]
+    fn answers_to_the_old_address_are_the_networks_doing_when_every_packet_from_the_new_one_was_lost() {
+        // The phone moves; each probe it sends from its new address is lost, so the
+        // cloud, hearing nothing new, probes the address it knew, which the old NAT
+        // forgot.
+        let fates = [
+            up(900),
+            down(1_000, Outcome::Delivered(ms(1_020))),
+            up_moved(6_000, Outcome::Fault),
+            up_moved(14_800, Outcome::Fault),
+            down(20_750, Outcome::Nat),
+            up_moved(23_700, Outcome::Fault),
+        ];
+        let why = judge(&fates, &phone_idles_at(31_020)).expect("excused");
+        assert!(why.contains("lost all 1"), "{why}");
+    }
+
+    #[test]
+    fn answers_to_the_old_address_after_the_new_one_reached_the_peer_are_not_excused() {
+        // The no-routing shape: a packet from the new address reached the cloud's
+        // host, and the cloud still probes the old address.
+        let fates = [
+            up(900),
+            down(1_000, Outcome::Delivered(ms(1_020))),
+            up_moved(6_000, Outcome::Delivered(ms(6_020))),
+            down(20_750, Outcome::Nat),
+            down(21_000, Outcome::Fault),
+        ];
         let err = judge(&fates, &phone_idles_at(31_020)).expect_err("not excused");
         assert!(err.contains("Nat"), "{err}");
     }
