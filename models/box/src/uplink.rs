@@ -135,6 +135,8 @@ mod tests {
         assert_eq!(b, vec![3, 1, 2, 3, 4, 9, 8]);
         assert_eq!(UpMsg::decode(&b), Some(m));
         assert_eq!(UpMsg::decode(&[2, 0, 0, 0]), None);
+        // A header alone is a message with an empty payload.
+        assert_eq!(UpMsg::decode(&[6, 0, 0, 0, 0]), Some(UpMsg { kind: Kind::Challenge, chan: 0, payload: vec![] }));
         assert_eq!(UpMsg::decode(&[9, 0, 0, 0, 0]), None);
         assert_eq!(UpMsg::close(7, 4403).close_code(), 4403);
         assert_eq!(UpMsg::decode(&UpMsg::close(7, 4429).encode()).unwrap().close_code(), 4429);
