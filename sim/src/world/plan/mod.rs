@@ -55,6 +55,19 @@ pub const LINK_RANGES: &[FieldRange] = &[
 /// The latest a timed fault may come (ms): a week, past every scenario's horizon.
 pub const AT_MS_MAX: u64 = 7 * 24 * 3_600_000;
 
+/// The `[from, until)` windows of the faults on `host` that `span` gives a host and
+/// a length for (the leg pieces that act only inside their windows).
+fn windows(faults: &[TimedFault], host: Host, span: impl Fn(&FaultKind) -> Option<(Host, u64)>) -> Vec<(Duration, Duration)> {
+    faults
+        .iter()
+        .filter_map(|f| {
+            let (_, for_ms) = span(&f.fault).filter(|(h, _)| *h == host)?;
+            let from = Duration::from_millis(f.at_ms);
+            Some((from, from + Duration::from_millis(for_ms)))
+        })
+        .collect()
+}
+
 impl LinkPlan {
     /// Every whole-number field within its range (`mtu` 0 is none, so unchecked).
     fn check_ranges(&self, leg: &str) -> Result<(), String> {
@@ -163,36 +176,24 @@ pub struct FleetPlan {
 pub const FLEET_REACTORS_MAX: usize = 64;
 
 impl LinkPlan {
-    /// The chain of one direction of this leg (`up`: from the host), with the
-    /// plan's outage windows for `host` first, then (up) its forged moves.
+    /// The chain of one direction of this leg (`up`: from the host): (up) its forged
+    /// moves and its strangers first, then the plan's outage windows for `host`.
     pub fn chain(&self, host: Host, faults: &[TimedFault], up: bool) -> Chain {
         let mut c = Chain::default();
         if up {
-            let windows: Vec<(Duration, Duration)> = faults
-                .iter()
-                .filter_map(|f| match &f.fault {
-                    FaultKind::ForgedMoves(kind::ForgedMoves { host: h, for_ms }) if *h == host => {
-                        let from = Duration::from_millis(f.at_ms);
-                        Some((from, from + Duration::from_millis(*for_ms)))
-                    }
-                    _ => None,
-                })
-                .collect();
-            if !windows.is_empty() {
-                c.push(ForgeMoves::new(windows));
+            let forged = windows(faults, host, |k| match k {
+                FaultKind::ForgedMoves(kind::ForgedMoves { host, for_ms }) => Some((*host, *for_ms)),
+                _ => None,
+            });
+            if !forged.is_empty() {
+                c.push(ForgeMoves::new(forged));
             }
-            let windows: Vec<(Duration, Duration)> = faults
-                .iter()
-                .filter_map(|f| match &f.fault {
-                    FaultKind::Strangers(kind::Strangers { host: h, for_ms }) if *h == host => {
-                        let from = Duration::from_millis(f.at_ms);
-                        Some((from, from + Duration::from_millis(*for_ms)))
-                    }
-                    _ => None,
-                })
-                .collect();
-            if !windows.is_empty() {
-                c.push(Strangers::new(windows));
+            let strangers = windows(faults, host, |k| match k {
+                FaultKind::Strangers(kind::Strangers { host, for_ms }) => Some((*host, *for_ms)),
+                _ => None,
+            });
+            if !strangers.is_empty() {
+                c.push(Strangers::new(strangers));
             }
         }
         for f in faults.iter().filter(|f| f.fault.host() == host) {
