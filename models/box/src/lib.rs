@@ -461,14 +461,6 @@ impl BoxNode {
         }
     }
 
-    /// Close the uplink from the box's side (e.g. a test); sessions die, a redial is scheduled.
-    pub fn close_uplink(&mut self, now_ms: u64) {
-        if matches!(self.uplink, UplinkState::Up { .. }) {
-            self.out.push_back(BoxOutput::Link(LinkOp::Close { code: close::NORMAL, reason: "box closes".into() }));
-            self.handle_closed(now_ms, close::NORMAL);
-        }
-    }
-
     fn drop_all_sessions(&mut self) {
         self.sessions.clear();
         self.pending.clear();

@@ -345,7 +345,8 @@ fn a_phone_that_opens_again_replaces_its_old_session() {
     assert_eq!(out[1].1.kind, Kind::Data);
     assert_eq!(out[1].1.chan, 200);
     assert_eq!(b.session_count(), 4);
-    assert!(b.session_phones().iter().all(|(c, _)| *c != 100));
+    let want: Vec<(u32, Key)> = [(101, 1), (102, 2), (103, 3), (200, 0)].iter().map(|&(c, i)| (c, phones[i].key.public)).collect();
+    assert_eq!(b.session_phones(), want, "phone 0 now on channel 200, the others where they were");
 }
 
 /// The box answers the cloud's uplink challenge with the proof of its key, once per challenge.
