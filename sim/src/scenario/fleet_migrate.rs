@@ -374,11 +374,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
                 s.moved_handshakes,
                 s.phone_lost,
                 s.echoes,
-                match excuse {
-                    Some(Ok(why)) => format!("; excused: {why}"),
-                    Some(Err(why)) => format!("; its idle-out is not the network's doing: {why}"),
-                    None => String::new(),
-                }
+                idle_out::describe(&excuse)
             ),
         },
         Check {

@@ -20,8 +20,10 @@
 //!   the endpoint from, and every datagram the endpoint sent from elsewhere
 //!   before then was lost to a fault (RFC 9000 section 9: a server learns a
 //!   client's new address only from its packets;
-//!   `corpus/fleet-migrate-kernel-filter-move-every-probe-lost-9800025258.toml`);
-//!   such a drop counts as lost to the network;
+//!   `corpus/fleet-migrate-kernel-filter-move-every-probe-lost-9800025258.toml`),
+//!   or it was validating the endpoint's newer address, or went back from it
+//!   after validation failed, everything it sent there lost to a fault (RFC
+//!   9000 sections 9.3.2 and 9.3.3); such a drop counts as lost to the network;
 //! * and the peer answered, within [`ANSWER_WITHIN`], each datagram of the
 //!   endpoint that reached it, sent later than [`ANSWER_WITHIN`] after the
 //!   endpoint last heard the peer (an ACK of what it heard then needs no
@@ -57,12 +59,15 @@ pub fn judge(fates: &[Fate], o: &IdleOut) -> Result<String, String> {
     let since = heard.max().unwrap_or_default();
     let after: Vec<&&Fate> = toward_me.iter().filter(|f| f.sent > since && f.sent <= o.at).collect();
     let dropped = |f: &Fate| matches!(f.outcome, Outcome::Nat | Outcome::Refused);
-    if let Some(f) = after.iter().find(|f| dropped(f) && !move_unknown(fates, me, peer, f)) {
+    if let Some(f) = after.iter().find(|f| dropped(f) && !move_unknown(fates, me, peer, f) && !validation_failed(fates, me, peer, f)) {
         return Err(format!("the peer's datagram at {} to {} was {:?}, not lost to a fault", fmt_time(f.sent), f.to, f.outcome));
     }
     let asked = fates.iter().filter(|f| f.from_host == me && f.to_host == Some(peer) && f.sent > since + ANSWER_WITHIN);
     for f in asked {
-        let Outcome::Delivered(a) = f.outcome else { continue };
+        let Outcome::Delivered(_) = f.outcome else { continue };
+        // A datagram that arrived more than once (a duplicate, or a forged copy
+        // ahead of it) is answered from its first arrival.
+        let a = first_arrival(fates, f);
         if a + ANSWER_WITHIN <= o.at && !after.iter().any(|x| x.sent >= a && x.sent <= a + ANSWER_WITHIN) {
             return Err(format!("its datagram of {} reached the peer at {} and was not answered within {ANSWER_WITHIN:?}", fmt_time(f.sent), fmt_time(a)));
         }
@@ -76,6 +81,19 @@ pub fn judge(fates: &[Fate], o: &IdleOut) -> Result<String, String> {
         fmt_time(o.at),
         fmt_time(since)
     ))
+}
+
+/// The earliest arrival of `f` or of a copy of it (the same datagram sent at the
+/// same time, from and to the same addresses).
+fn first_arrival(fates: &[Fate], f: &Fate) -> Duration {
+    let copies = fates.iter().filter(|x| x.sent == f.sent && x.from == f.from && x.to == f.to && x.from_host == f.from_host);
+    copies
+        .filter_map(|x| match x.outcome {
+            Outcome::Delivered(a) => Some(a),
+            _ => None,
+        })
+        .min()
+        .unwrap_or(f.sent)
 }
 
 /// Whether the peer, sending `f`, could not have learnt that the endpoint `me`
@@ -95,12 +113,46 @@ fn move_unknown(fates: &[Fate], me: IpAddr, peer: IpAddr, f: &Fate) -> bool {
     heard_from == Some(f.to) && !elsewhere.is_empty() && elsewhere.iter().all(|x| x.outcome == Outcome::Fault)
 }
 
+/// Whether the peer sent `f` to an address `me` left while validating (or
+/// after failing to validate) a newer one: it had heard `me` from another
+/// address, and everything it sent `me` elsewhere from then until `f` was lost
+/// to a fault. RFC 9000 section 9.3.3 has a server probe the old path when its
+/// peer moves, and section 9.3.2 send it back to the last validated path when
+/// validating the new one fails (`corpus/quic-echo-gone-fresh-seeds-9400135905.toml`;
+/// a forged move's reply dies at the NAT: the plan's attack,
+/// `corpus/fleet-migrate-forged-move-validation-lost-9900035825.toml`). A peer
+/// that never answers the new address at all (the `no-routing` switch) is not
+/// excused.
+fn validation_failed(fates: &[Fate], me: IpAddr, peer: IpAddr, f: &Fate) -> bool {
+    let heard_elsewhere = fates
+        .iter()
+        .filter(|x| x.from_host == me && x.to_host == Some(peer) && x.from != f.to)
+        .filter_map(|x| match x.outcome {
+            Outcome::Delivered(a) if a <= f.sent => Some(a),
+            _ => None,
+        })
+        .min();
+    let Some(since) = heard_elsewhere else { return false };
+    let elsewhere: Vec<&Fate> =
+        fates.iter().filter(|x| x.from_host == peer && x.to_host == Some(me) && x.to != f.to && (since..=f.sent).contains(&x.sent)).collect();
+    !elsewhere.is_empty() && elsewhere.iter().all(|x| x.outcome == Outcome::Fault)
+}
+
 /// The idle-outs of `host`'s connections (either end), judged: `Ok` with why
 /// if the network explains one of them, else `Err` with why not (`None`:
 /// none idled out).
 pub fn excused(fates: &[Fate], idle_outs: &[IdleOut], host: IpAddr) -> Option<Result<String, String>> {
     let judged = idle_outs.iter().filter(|o| o.local.ip() == host || host_of(fates, o.peer) == host).map(|o| judge(fates, o));
     judged.reduce(|a, b| a.or(b))
+}
+
+/// An excuse's words for a law's detail ("" when there was none to judge).
+pub fn describe(excuse: &Option<Result<String, String>>) -> String {
+    match excuse {
+        Some(Ok(why)) => format!("; excused: {why}"),
+        Some(Err(why)) => format!("; its idle-out is not the network's doing: {why}"),
+        None => String::new(),
+    }
 }
 
 #[cfg(test)]
@@ -208,6 +260,60 @@ mod tests {
         ];
         let err = judge(&fates, &phone_idles_at(31_020)).expect_err("not excused");
         assert!(err.contains("Nat"), "{err}");
+    }
+
+    /// The cloud to the phone's new NAT address at `t`, with `outcome`.
+    fn down_moved(t: u64, outcome: Outcome) -> Fate {
+        Fate { to: a("198.51.100.1:49152"), ..down(t, outcome) }
+    }
+
+    #[test]
+    fn answers_to_the_old_address_after_validating_the_new_one_failed_are_the_networks_doing() {
+        // corpus/quic-echo-gone-fresh-seeds-9400135905.toml: the phone's probes
+        // from its new address reach the cloud, which validates the new path;
+        // both its datagrams there are lost, validation fails, and it goes back
+        // to the old path (RFC 9000 section 9.3.2), which the old NAT forgot.
+        let fates = [
+            up(4_100),
+            down(4_060, Outcome::Delivered(ms(4_080))),
+            up_moved(24_880, Outcome::Delivered(ms(24_900))),
+            down_moved(24_900, Outcome::Fault),
+            down_moved(24_900, Outcome::Fault),
+            down(27_972, Outcome::Nat),
+        ];
+        let why = judge(&fates, &phone_idles_at(35_040)).expect("excused");
+        assert!(why.contains("lost all 3"), "{why}");
+    }
+
+    #[test]
+    fn answers_to_the_old_address_after_one_reached_the_new_one_are_not_excused() {
+        // One datagram of the validation reached the phone's new address: going
+        // back to the old one then is the cloud's mistake.
+        let fates = [
+            up(4_100),
+            down(4_060, Outcome::Delivered(ms(4_080))),
+            up_moved(24_880, Outcome::Delivered(ms(24_900))),
+            down_moved(24_900, Outcome::Fault),
+            down_moved(24_900, Outcome::Delivered(ms(24_920))),
+            down(27_972, Outcome::Nat),
+        ];
+        assert!(judge(&fates, &phone_idles_at(35_040)).is_err());
+    }
+
+    #[test]
+    fn a_datagram_that_arrived_twice_is_answered_from_its_first_arrival() {
+        // corpus/fleet-migrate-forged-move-validation-lost-9900035825.toml: a
+        // forged copy arrives 1 ms ahead of the original; the cloud answers the
+        // copy (its reply to the forged port dies at the NAT, the attack's
+        // doing) and its challenge of the phone's old address dies there too.
+        let copy = up_moved(14_210, Outcome::Delivered(ms(14_230)));
+        let original = up_moved(14_210, Outcome::Delivered(ms(14_231)));
+        let to_forged = Fate { to: a("198.51.100.1:20016"), ..down(14_230, Outcome::Fault) };
+        let fates = [up(4_100), down(4_060, Outcome::Delivered(ms(4_080))), copy, original.clone(), down(14_230, Outcome::Nat), to_forged.clone()];
+        assert!(judge(&fates, &phone_idles_at(35_040)).is_ok(), "{:?}", judge(&fates, &phone_idles_at(35_040)));
+        // Without the copy the original was not answered.
+        let fates = [up(4_100), down(4_060, Outcome::Delivered(ms(4_080))), original, down(14_230, Outcome::Nat), to_forged];
+        assert!(judge(&fates, &phone_idles_at(35_040)).is_err());
     }
 
     #[test]

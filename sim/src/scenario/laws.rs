@@ -77,6 +77,10 @@ pub const DEMOTED_GOES_WS_FIRST: Law = Law {
     name: "demoted-goes-ws-first",
     about: "after a QUIC path drop within a minute of the first message (or before it) the WebSocket goes first on that network for a day",
 };
+pub const NO_SESSION_PAST_ITS_MAPPING: Law = Law {
+    name: "no-session-past-its-mapping",
+    about: "the app never keeps using a session across a silence longer than the 30 s NAT mapping lives (SPEC section 6; a hidden app sends no keepalive): a return after more than 30 s hidden or a clock jump of more than 30 s connects afresh",
+};
 pub const NEVER_TWO_SESSIONS: Law = Law { name: "never-two-sessions", about: "the phone never holds two sessions at once" };
 pub const WS_AFTER_250MS_WITHOUT_UDP: Law =
     Law { name: "ws-after-250ms-without-udp", about: "with UDP blocked the WebSocket opens 250 ms after a QUIC-first start, once per network per day" };

@@ -15,6 +15,7 @@ pub mod fleet_migrate;
 pub mod idle_link;
 pub mod idle_out;
 pub mod lane0_picture;
+pub mod life_clock;
 pub mod phone_race;
 pub mod quic_echo;
 pub mod race_clock;
@@ -54,6 +55,7 @@ pub const SCENARIOS: &[&ScenarioDef] = &[
     &fleet_flood::FLEET_PIN_FLOOD,
     &wire_window::WIRE_WINDOW,
     &race_clock::RACE_CLOCK,
+    &life_clock::LIFE_CLOCK,
     &box_door::BOX_DOOR,
     &cloud_door::CLOUD_DOOR,
 ];

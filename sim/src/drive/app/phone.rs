@@ -32,6 +32,7 @@ use crate::drive::link::{close, dial_quic_with, dial_ws, DialError, EarlyData, L
 use crate::drive::quic::QuicEndpoint;
 use crate::drive::ws::WsClient;
 use crate::world::journal::carrier::CarrierStep;
+use crate::world::journal::life::{LifeEvent, LifeStep};
 use crate::world::journal::replay::{Layer, ReplayStep, Said};
 use crate::world::journal::view::{LiveIn, ShownValue, Shows, ViewStep};
 use crate::world::journal::{self, Step};
@@ -321,7 +322,9 @@ impl PhoneApp {
     /// The app goes to the background (lane 0 at 0.2 Hz).
     pub fn background(&mut self) {
         self.log.borrow_mut().hidden_ms.push((now_ms(), None));
-        for ask in self.life.background(now_ms()) {
+        let asks = self.life.background(now_ms());
+        self.journal_life(LifeEvent::Background { now_ms: now_ms() }, &asks);
+        for ask in asks {
             self.apply(ask);
         }
     }
@@ -332,12 +335,17 @@ impl PhoneApp {
             h.1 = Some(now_ms());
         }
         let asks = self.life.foreground(now_ms());
+        self.journal_life(LifeEvent::Foreground { now_ms: now_ms() }, &asks);
         let mut reconnect = false;
         for ask in asks {
             reconnect |= ask == LifeAsk::Reconnect;
             self.apply(ask);
         }
         reconnect
+    }
+
+    fn journal_life(&self, event: LifeEvent, asks: &[LifeAsk]) {
+        journal::record(&self.host, Step::Life(LifeStep { event, asks: asks.to_vec() }));
     }
 
     fn apply(&mut self, ask: LifeAsk) {
@@ -361,7 +369,8 @@ impl PhoneApp {
         let saved = self.race.with_model(|m| m.memory().to_json());
         // The model's relaunch: the memory reloaded (and pruned), a visible app; its
         // Reconnect is the caller's next race.
-        let (race, life, _reconnect) = AppLife::relaunch(now_ms(), &saved, self.sw);
+        let (race, life, asks) = AppLife::relaunch(now_ms(), &saved, self.sw);
+        self.journal_life(LifeEvent::Relaunch { now_ms: now_ms() }, &asks);
         trace::record(&self.host, "phone.life", format!("relaunch, memory of {} networks", race.memory().networks().count()));
         self.race = RaceDriver::start(&self.host, race, self.dial.clone());
         self.view = CloudView::new(self.sw);
@@ -373,6 +382,7 @@ impl PhoneApp {
     pub fn clock_jump(&mut self, by: Duration) -> bool {
         crate::world::time::jump_wall(&self.host, by);
         let asks = self.life.clock_jump(by.as_millis() as u64);
+        self.journal_life(LifeEvent::ClockJump { by_ms: by.as_millis() as u64 }, &asks);
         let reconnect = asks.contains(&LifeAsk::Reconnect);
         if reconnect {
             self.end_local("clock jump");

@@ -11,6 +11,7 @@ pub mod r#box;
 pub mod carrier;
 pub mod cloud;
 pub mod fleet;
+pub mod life;
 pub mod race;
 pub mod replay;
 pub mod view;
@@ -28,6 +29,7 @@ pub enum Step {
     Fleet(fleet::FleetStep),
     Box(r#box::BoxStep),
     Cloud(cloud::CloudStep),
+    Life(life::LifeStep),
 }
 
 /// A step with when and where it happened.

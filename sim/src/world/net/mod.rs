@@ -303,7 +303,7 @@ impl Network {
                         NatDrop::Filtered => "filtered",
                     };
                     if !tunnel {
-                        self.fate(now, &sent, src, self.fates.served_by(n), fate::Outcome::Nat);
+                        self.fate(now, &sent, src, self.fates.served_by(n), nat_drop_outcome(dst.port()));
                     }
                     return Ok(self.nat_drop(now, n, &tag, what, &sent));
                 }
@@ -497,5 +497,18 @@ pub struct Hook(pub Rc<RefCell<Network>>);
 impl turmoil::hook::NetHook for Hook {
     fn on_send(&mut self, now: Duration, src: SocketAddr, dst: SocketAddr, payload: &Bytes) -> io::Result<Vec<turmoil::hook::Emit>> {
         self.0.borrow_mut().on_send(now, src, dst, payload)
+    }
+}
+
+/// What a NAT's drop of an inbound datagram to `port` counts as. A port below
+/// the NAT's range was never handed out: only a forged source (the plan's
+/// `forged_moves` and `strangers`, whose ports start below it) gets a reply
+/// there, so the plan's attack lost it (`Fault`). Any other port: the NAT's own
+/// doing (a mapping expired, rebound or filtered).
+fn nat_drop_outcome(port: u16) -> fate::Outcome {
+    if port < nat::FIRST_PUBLIC_PORT {
+        fate::Outcome::Fault
+    } else {
+        fate::Outcome::Nat
     }
 }

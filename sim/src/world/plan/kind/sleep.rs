@@ -1,11 +1,12 @@
-//! `kind = "sleep"`: The phone sleeps: its wall clock jumps `for_ms` and it reconnects.
+//! `kind = "sleep"`: The phone sleeps: its wall clock jumps `for_ms`; past the
+//! 30 s NAT mapping it reconnects.
 
 use serde::{Deserialize, Serialize};
 
 use super::{Actor, Draw, Kind, TimedKind};
-use crate::world::host::Host;
+use crate::world::host::{Host, NAT_IDLE_TIMEOUT};
 
-/// The phone sleeps: its wall clock jumps `for_ms` and it reconnects.
+/// The phone sleeps: its wall clock jumps `for_ms`; past the 30 s NAT mapping it reconnects.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct Sleep {
     pub host: Host,
@@ -13,10 +14,17 @@ pub struct Sleep {
 }
 
 impl Sleep {
-    /// This kind from a drawn case's values.
-    /// Up to 8 hours of sleep.
+    /// This kind from a drawn case's values: up to 8 hours of sleep, or (three
+    /// draws in 128) a jump at or around the 30 s NAT mapping's edge, where the
+    /// app-life rule turns (issue 14 section 3's boundaries).
     pub fn drawn(d: &Draw) -> Self {
-        Sleep { host: Host::Phone, for_ms: d.extra as u64 * 225_000 }
+        let for_ms = match d.extra {
+            1 => NAT_IDLE_TIMEOUT.as_millis() as u64 - 1,
+            2 => NAT_IDLE_TIMEOUT.as_millis() as u64,
+            3 => NAT_IDLE_TIMEOUT.as_millis() as u64 + 1,
+            e => e as u64 * 225_000,
+        };
+        Sleep { host: Host::Phone, for_ms }
     }
 }
 
