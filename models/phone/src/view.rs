@@ -197,6 +197,16 @@ mod tests {
         assert_eq!(v.newest_seq(), Some(11));
     }
 
+    /// The late live's outcome counts what it set and what it left to newer values.
+    #[test]
+    fn a_late_live_reports_values_set_and_kept_newer() {
+        let mut v = CloudView::new(Switches::default());
+        v.handle_live(&live(9, 5, Some(&["p"]), &[("p", 90.0)]));
+        v.handle_live(&live(11, 6, None, &[("p", 110.0)]));
+        let o = v.handle_live(&live(10, 6, Some(&["p", "q"]), &[("p", 100.0), ("q", 7.0)]));
+        assert_eq!(o, LiveOutcome::Applied { late: true, table_adopted: true, values_set: 1, values_kept_newer: 1 });
+    }
+
     #[test]
     fn switch_late_live_table_dropped_loses_the_table() {
         let v = case_17(Switches { late_live_table_dropped: true, ..Switches::default() });
