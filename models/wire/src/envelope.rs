@@ -488,3 +488,62 @@ pub fn fit_delta(seq: u64, fields: &IdMap<i64>, bucket: ControlBucket) -> (Frame
     let flags = if dropped.is_empty() { 0 } else { FLAG_TRUNC };
     (Frame { lane: LANE_CONTROL, flags, payload }, dropped)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn map(entries: Vec<(&str, Value)>) -> Vec<u8> {
+        to_cbor(&Value::Map(entries.into_iter().map(|(k, v)| (text(k), v)).collect()))
+    }
+
+    /// Every envelope error prints a message naming what went wrong (and its details).
+    #[test]
+    fn errors_display_what_went_wrong() {
+        for (e, want) in [
+            (EnvelopeError::Cbor("eof".into()), "eof"),
+            (EnvelopeError::NotAMap, "NotAMap"),
+            (EnvelopeError::NoType, "NoType"),
+            (EnvelopeError::TypeNotText, "TypeNotText"),
+            (EnvelopeError::Body { t: "hb".into(), reason: "no body".into() }, "no body"),
+        ] {
+            let shown = e.to_string();
+            assert!(shown.contains(want), "{shown:?} should name {want:?}");
+        }
+        assert!(EnvelopeError::Body { t: "hb".into(), reason: "x".into() }.to_string().contains("hb"));
+    }
+
+    /// A key given twice in an envelope keeps its first value: a later copy overrides nothing.
+    #[test]
+    fn duplicate_envelope_keys_keep_the_first_value() {
+        let int = |i: u32| Value::Integer(i.into());
+        let env = Envelope::decode(&map(vec![("t", text("hb")), ("t", text("tick"))])).unwrap();
+        assert_eq!(env.t, "hb");
+        let env = Envelope::decode(&map(vec![("t", text("hb")), ("id", int(1)), ("id", int(2))])).unwrap();
+        assert_eq!(env.id, Some(1));
+        let env = Envelope::decode(&map(vec![("t", text("hb")), ("b", int(1)), ("b", int(2))])).unwrap();
+        assert_eq!(env.b, Some(int(1)));
+    }
+
+    /// A delta whose payload is exactly the bucket's largest payload fits whole: no TRUNC,
+    /// nothing dropped, and the frame fills the bucket to the last byte.
+    #[test]
+    fn delta_of_exactly_the_bucket_payload_fits_whole() {
+        for bucket in [ControlBucket::Small256, ControlBucket::Large512] {
+            let max = bucket.payload_len_max();
+            // Search a field count and a seq width (1, 2, 3, 5 or 9 CBOR bytes) that land on `max`.
+            let exact = (1..200u32)
+                .flat_map(|n| [0u64, 24, 256, 65_536, 1 << 32].map(|seq| (n, seq)))
+                .map(|(n, seq)| (seq, IdMap((1..=n).map(|k| (k, 1_000_000i64)).collect())))
+                .find(|(seq, fields)| Msg::Delta(Delta { seq: *seq, fields: fields.clone() }).encode(None).len() == max);
+            let (seq, fields) = exact.expect("some delta lands exactly on the limit");
+            let (f, dropped) = fit_delta(seq, &fields, bucket);
+            assert_eq!(dropped, Vec::<u32>::new());
+            assert!(!f.is_trunc());
+            assert_eq!(f.payload.len(), max);
+            let wire = f.encode(bucket).expect("fits its bucket");
+            assert_eq!(wire.len(), bucket.len_bytes());
+            assert_eq!(&wire[4..6], &(max as u16).to_be_bytes(), "len says the bucket's whole payload: no padding");
+        }
+    }
+}

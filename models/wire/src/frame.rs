@@ -258,4 +258,58 @@ mod tests {
         assert_eq!(Frame::decode(&b), Err(DecodeError::BadLength { declared_len: 259, available_len: 250 }));
         assert_eq!(Frame::encode(&Frame { lane: 3, flags: 0, payload: vec![] }, ControlBucket::Small256), Err(EncodeError::UnknownLane(3)));
     }
+
+    /// Only 256 and 512 are lane-0 buckets; every other length is none.
+    #[test]
+    fn control_bucket_from_len() {
+        assert_eq!(ControlBucket::from_len(256), Some(ControlBucket::Small256));
+        assert_eq!(ControlBucket::from_len(512), Some(ControlBucket::Large512));
+        for other in [0, 255, 257, 511, 513, 1024] {
+            assert_eq!(ControlBucket::from_len(other), None, "{other}");
+        }
+    }
+
+    /// Every encode and decode error prints a message naming the error and its values.
+    #[test]
+    fn errors_display_their_values() {
+        let shown = EncodeError::ExceedsBucket { needed_len: 513, bucket_len: 512 }.to_string();
+        assert!(shown.contains("ExceedsBucket") && shown.contains("513") && shown.contains("512"), "{shown}");
+        assert!(EncodeError::UnknownLane(7).to_string().contains('7'));
+        let shown = DecodeError::BadLength { declared_len: 259, available_len: 250 }.to_string();
+        assert!(shown.contains("BadLength") && shown.contains("259") && shown.contains("250"), "{shown}");
+        assert!(DecodeError::BadVersion(9).to_string().contains('9'));
+    }
+
+    /// A bulk payload no bucket holds reports the frame length it needed: payload + 6-byte header.
+    #[test]
+    fn oversized_bulk_reports_payload_plus_header() {
+        let f = Frame::bulk(vec![1; 20_000]);
+        let want = EncodeError::ExceedsBucket { needed_len: 20_006, bucket_len: 16_384 };
+        assert_eq!(f.bucket_len(ControlBucket::Small256), Err(want.clone()));
+        assert_eq!(f.encode(ControlBucket::Small256), Err(want));
+    }
+
+    /// PayloadTooLarge means the u16 len field cannot say it (> 65535); a 65535-byte payload
+    /// is describable and only exceeds every bucket.
+    #[test]
+    fn payload_too_large_only_past_u16() {
+        let f = Frame::bulk(vec![1; FRAME_PAYLOAD_LEN_MAX]);
+        assert_eq!(f.encode_padded(16_384, ControlBucket::Large512), Err(EncodeError::ExceedsBucket { needed_len: 65_541, bucket_len: 16_384 }));
+        let f = Frame::control(vec![1; FRAME_PAYLOAD_LEN_MAX]);
+        assert_eq!(f.encode_padded(512, ControlBucket::Large512), Err(EncodeError::ExceedsBucket { needed_len: 65_541, bucket_len: 512 }));
+        let f = Frame::bulk(vec![1; FRAME_PAYLOAD_LEN_MAX + 1]);
+        assert_eq!(f.encode_padded(16_384, ControlBucket::Large512), Err(EncodeError::PayloadTooLarge { payload_len: 65_536 }));
+    }
+
+    /// A declared len equal to the bytes after the header decodes (a payload that fills its
+    /// bucket, or an unpadded frame).
+    #[test]
+    fn declared_len_equal_to_available_decodes() {
+        assert_eq!(Frame::decode(&[1, 0, 0, 0, 0, 3, 7, 8, 9]), Ok(Frame::control(vec![7, 8, 9])));
+        assert_eq!(Frame::decode(&[1, 1, 0, 0, 0, 0]), Ok(Frame::bulk(vec![])));
+        let full = Frame::control(vec![5; 250]);
+        let wire = full.encode(ControlBucket::Small256).unwrap();
+        assert_eq!(wire.len(), 256);
+        assert_eq!(Frame::decode(&wire), Ok(full));
+    }
 }

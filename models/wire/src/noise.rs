@@ -665,4 +665,175 @@ mod tests {
         assert_eq!(b.open(&m), Err(OpenError::BadFrame(DecodeError::BadVersion(9))));
         assert_eq!(b.window().highest(), Some(0));
     }
+
+    /// The largest handshake payload, IK message 1's: a Noise message (65535) less two keys
+    /// and two tags.
+    const HANDSHAKE_PAYLOAD_LEN_MAX: usize = NOISE_MSG_LEN_MAX - 2 * DH_LEN - 2 * TAG_LEN;
+
+    /// The handshake start of `pair`: the initiator before message 1 and the box's responder.
+    fn handshake() -> (Initiator, Responder, Keypair) {
+        let r = SeededResolver::new([6; 32]);
+        let phone = r.generate_keypair();
+        let boxk = r.generate_keypair();
+        let i = Initiator::new(&HandshakeParams::box_session_initiator(phone.clone(), boxk.public, r.clone())).unwrap();
+        let resp = Responder::new(&HandshakeParams::box_session_responder(boxk, r)).unwrap();
+        (i, resp, phone)
+    }
+
+    /// A key pair's Debug shows its public key and never its private key.
+    #[test]
+    fn keypair_debug_hides_the_private_key() {
+        let k = SeededResolver::new([1; 32]).generate_keypair();
+        let shown = format!("{k:?}");
+        assert!(shown.contains(&hex::encode(k.public)), "{shown}");
+        assert!(!shown.contains(&hex::encode(k.private)), "{shown}");
+    }
+
+    /// The half-done handshake states print their name, and nothing of the handshake's secrets.
+    #[test]
+    fn handshake_state_debug_names_the_state() {
+        let (i, resp, phone) = handshake();
+        let (waiting, m1) = i.write_msg1(b"").unwrap();
+        let (got, _) = resp.read_msg1(&m1).unwrap();
+        assert_eq!(format!("{waiting:?}"), "InitiatorAwaitingMsg2");
+        assert_eq!(format!("{got:?}"), "ResponderGotMsg1");
+        assert!(!format!("{got:?}").contains(&hex::encode(phone.private)));
+    }
+
+    /// A session's Debug shows its role, seq and handshake hash, never its transport keys.
+    #[test]
+    fn session_debug_hides_the_keys() {
+        let (a, _) = pair();
+        let shown = format!("{a:?}");
+        assert!(shown.contains("Session") && shown.contains("initiator: true"), "{shown}");
+        assert!(shown.contains(&hex::encode(a.handshake_hash())), "{shown}");
+        assert!(!shown.contains(&hex::encode(a.send_key)) && !shown.contains(&hex::encode(a.recv_key)), "{shown}");
+    }
+
+    /// A Noise error prints a message naming the error and its value.
+    #[test]
+    fn noise_error_display_names_it() {
+        let shown = NoiseError::PayloadTooLarge { payload_len: 70_000 }.to_string();
+        assert!(shown.contains("PayloadTooLarge") && shown.contains("70000"), "{shown}");
+        assert!(NoiseError::Handshake("decrypt".into()).to_string().contains("decrypt"));
+    }
+
+    /// A handshake message is at most 65535 bytes: message 1 carries a payload up to 65535 less
+    /// two keys and two tags, and one byte more is PayloadTooLarge (refused before writing).
+    #[test]
+    fn handshake_payload_limit_is_exact() {
+        let (i, resp, _) = handshake();
+        let payload = vec![3u8; HANDSHAKE_PAYLOAD_LEN_MAX];
+        let (_, m1) = i.write_msg1(&payload).unwrap();
+        assert_eq!(m1.len(), NOISE_MSG_LEN_MAX);
+        // The message of exactly 65535 bytes is read, not refused for its length.
+        let (_, got) = resp.read_msg1(&m1).unwrap();
+        assert_eq!(got, payload);
+
+        let (i, _, _) = handshake();
+        let too_large = vec![3u8; HANDSHAKE_PAYLOAD_LEN_MAX + 1];
+        assert_eq!(i.write_msg1(&too_large).unwrap_err(), NoiseError::PayloadTooLarge { payload_len: HANDSHAKE_PAYLOAD_LEN_MAX + 1 });
+    }
+
+    /// A handshake message of more than 65535 bytes is refused for its length.
+    #[test]
+    fn handshake_message_over_the_noise_limit_is_refused() {
+        let (i, resp, _) = handshake();
+        let (_, mut m1) = i.write_msg1(&vec![3u8; HANDSHAKE_PAYLOAD_LEN_MAX]).unwrap();
+        m1.push(0);
+        match resp.read_msg1(&m1) {
+            Err(NoiseError::Handshake(why)) => assert_eq!(why, "message of 65536 bytes"),
+            other => panic!("{other:?}"),
+        }
+    }
+
+    /// With keep_judged on, every seq the window judges is recorded once, in order, with its
+    /// verdict; take_judged drains them; with it off nothing is kept.
+    #[test]
+    fn judged_records_every_verdict_only_when_kept() {
+        let (mut a, mut b) = pair();
+        let m0 = a.seal(b"0").unwrap();
+        let m1 = a.seal(b"1").unwrap();
+        b.open_raw(&m0).unwrap();
+        assert_eq!(b.take_judged(), vec![], "off by default");
+
+        b.keep_judged();
+        b.open_raw(&m1).unwrap();
+        assert_eq!(b.open_raw(&m1), Err(OpenError::Replay { seq: 1 }));
+        let mut forged = a.seal(b"2").unwrap();
+        *forged.last_mut().unwrap() ^= 1;
+        assert_eq!(b.open_raw(&forged), Err(OpenError::Broken));
+        assert_eq!(
+            b.take_judged(),
+            vec![
+                Judged { seq: 1, window: Ok(()), marked: true },
+                Judged { seq: 1, window: Err(Replay::Duplicate { seq: 1 }), marked: false },
+                Judged { seq: 2, window: Ok(()), marked: false },
+            ]
+        );
+        assert_eq!(b.take_judged(), vec![], "taken");
+    }
+
+    /// The session knows its role: the phone (initiator) says true, the box false.
+    #[test]
+    fn is_initiator_follows_the_role() {
+        let (a, b) = pair();
+        assert!(a.is_initiator());
+        assert!(!b.is_initiator());
+    }
+
+    /// A transport ciphertext is at most one Noise message: 65535 - 16 bytes of plaintext seal,
+    /// one more is TooLarge.
+    #[test]
+    fn seal_limit_is_exact() {
+        let (mut a, mut b) = pair();
+        let most = vec![4u8; NOISE_MSG_LEN_MAX - TAG_LEN];
+        let m = a.seal(&most).unwrap();
+        assert_eq!(m.len(), SEQ_LEN + NOISE_MSG_LEN_MAX);
+        // ... and opens on the peer (a message of exactly seq + 65535 bytes).
+        assert_eq!(b.open_raw(&m).unwrap(), most);
+        assert_eq!(a.seal(&[4u8; NOISE_MSG_LEN_MAX - TAG_LEN + 1]), Err(SealError::TooLarge { len: NOISE_MSG_LEN_MAX - TAG_LEN + 1 }));
+    }
+
+    /// Sealed frame bytes open on the peer to the same frame.
+    #[test]
+    fn sealed_frame_bytes_open_to_the_frame() {
+        let (mut a, mut b) = pair();
+        let f = Frame::control(vec![0xa1, 0x61, 0x74, 0x62, 0x68, 0x62]);
+        let wire = f.encode(crate::ControlBucket::Small256).unwrap();
+        let m = a.seal_frame_bytes(&wire).unwrap();
+        assert_eq!(m.len(), SEQ_LEN + wire.len() + TAG_LEN);
+        assert_eq!(b.open(&m), Ok(f));
+        let m = a.seal_frame_bytes(&wire).unwrap();
+        assert_eq!(b.open_raw(&m).unwrap(), wire);
+    }
+
+    /// open_raw refuses by length only what no peer can send: less than seq + tag, or more than
+    /// seq + one Noise message (even if it authenticates).
+    #[test]
+    fn open_length_limits_are_exact() {
+        let (mut a, mut b) = pair();
+        // Exactly seq + tag: an empty plaintext.
+        let empty = a.seal(b"").unwrap();
+        assert_eq!(empty.len(), SEQ_LEN + TAG_LEN);
+        assert_eq!(b.open_raw(&empty).unwrap(), b"");
+        // One byte short of that.
+        assert_eq!(b.open_raw(&empty[..SEQ_LEN + TAG_LEN - 1]), Err(OpenError::Broken));
+        // Exactly seq + 65535: the largest plaintext the peer may seal.
+        let most = vec![4u8; NOISE_MSG_LEN_MAX - TAG_LEN];
+        let full = a.seal(&most).unwrap();
+        assert_eq!(full.len(), SEQ_LEN + NOISE_MSG_LEN_MAX);
+        assert_eq!(b.open_raw(&full).unwrap(), most);
+
+        // One byte over seq + 65535, sealed with the real key as a peer ignoring the limit would.
+        let seq: u64 = 7;
+        let ad = seq.to_be_bytes();
+        let plaintext = vec![5u8; NOISE_MSG_LEN_MAX - TAG_LEN + 1];
+        let mut over = vec![0u8; SEQ_LEN + plaintext.len() + TAG_LEN];
+        over[..SEQ_LEN].copy_from_slice(&ad);
+        cipher(&a.send_key).encrypt(seq, &ad, &plaintext, &mut over[SEQ_LEN..]);
+        assert_eq!(over.len(), SEQ_LEN + NOISE_MSG_LEN_MAX + 1);
+        assert_eq!(b.open_raw(&over), Err(OpenError::Broken));
+        assert_eq!(b.window().highest(), Some(1), "the window did not move");
+    }
 }

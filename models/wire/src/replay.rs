@@ -190,4 +190,23 @@ mod tests {
         w.mark(1);
         w.mark(1);
     }
+
+    /// The replay-window-64 switch gives the earlier design's 64-wide window; off, 1024.
+    #[test]
+    fn from_switches_picks_the_window_len() {
+        let on = BugSwitches { replay_window_64: true, ..BugSwitches::default() };
+        assert_eq!(ReplayWindow::from_switches(&on).window_len(), 64);
+        assert_eq!(ReplayWindow::from_switches(&BugSwitches::default()).window_len(), 1024);
+    }
+
+    /// Nothing accepted yet means no highest seq; afterwards it is the highest accepted.
+    #[test]
+    fn highest_is_the_highest_accepted() {
+        let mut w = ReplayWindow::default();
+        assert_eq!(w.highest(), None);
+        w.accept(5).unwrap();
+        assert_eq!(w.highest(), Some(5));
+        w.accept(3).unwrap();
+        assert_eq!(w.highest(), Some(5));
+    }
 }
