@@ -368,3 +368,19 @@ fn the_box_answers_the_uplink_challenge() {
     assert!(b.poll_output().is_none(), "a short nonce is no challenge");
     assert_eq!(b.stats().challenges_answered, 1);
 }
+
+/// The box's site is the site at the box's clock: every timeout moves it to that time
+/// (what lane 0 and live report are the site's values now, not at boot).
+#[test]
+fn the_site_follows_the_clock() {
+    let mut b = new_box(vec![]);
+    let mut at_boot = Site::new(42);
+    at_boot.advance_to(0);
+    for t in [0, 1_000, 61_000, 3_600_000] {
+        b.handle_timeout(t);
+        let mut s = Site::new(42);
+        s.advance_to(t);
+        assert_eq!(b.site().values(), s.values(), "at {t} ms");
+    }
+    assert_ne!(b.site().values(), at_boot.values(), "an hour on, the site has moved");
+}
