@@ -168,6 +168,9 @@ pub enum BoxNote {
     Hello { chan: u32, id: Option<u32>, hidden: bool, live: bool },
     /// A `cmd` opened on `chan`.
     Cmd { chan: u32, id: Option<u32>, cmd_id: String, op: String, not_valid_after_ms: u64 },
+    /// A message of a type the box does not take opened on `chan`: ignored, not
+    /// dropped (SPEC section 2: unknown types are ignored).
+    Ignored { chan: u32 },
     /// One uplink message queued for `chan`, in the order of [`BoxNode::poll_output`].
     Sent { chan: u32, what: Sent },
 }
@@ -589,7 +592,7 @@ impl BoxNode {
                 self.note(n);
                 self.cmd(now_ms, chan, id, c)
             }
-            _ => {} // unknown and unexpected types are ignored (SPEC.md §2)
+            _ => self.note(BoxNote::Ignored { chan }), // unknown and unexpected types are ignored (SPEC.md §2)
         }
     }
 

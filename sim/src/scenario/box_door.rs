@@ -7,7 +7,8 @@
 //! session opened send `hello`s (visible or hidden, live or not, some fields or
 //! all: the lane-0 cadence and its changes) and `cmd`s (known and unknown ops,
 //! valid until a millisecond before, at or after the box's clock), messages of a
-//! type the box does not take, and messages the relay corrupted. The fake cloud
+//! type the box does not take, frames that open but hold no envelope, and
+//! messages the relay corrupted. The fake cloud
 //! also sends what a cloud should not: messages while the uplink is down, a
 //! `Data` for no session, bytes too short for a header, kinds the box does not
 //! take, challenges of the wrong size or channel (and genuine ones), any of it
@@ -279,10 +280,18 @@ impl Door {
     }
 
     /// On a session: a message of a type the box does not take, or one the relay
-    /// corrupted (journaled as tampered), or a `Data` on a channel with no session.
+    /// corrupted (journaled as tampered), or a `Data` on a channel with no session,
+    /// or a frame that opens but holds no envelope (not CBOR, or not a map).
     fn session_odd(&mut self) {
         let Some(chan) = self.session_chan() else { return };
-        match self.rng.random_range(0..3) {
+        match self.rng.random_range(0..4) {
+            3 => {
+                let payload = if self.rng.random_bool(0.5) { self.junk(40) } else { vec![0x01] };
+                let frame = ftw_wire::Frame { lane: ftw_wire::consts::LANE_CONTROL, flags: 0, payload };
+                let bytes = frame.encode(ControlBucket::default()).expect("a short frame fits lane 0");
+                let sealed = self.sessions.get_mut(&chan).expect("session").seal(&bytes).expect("session seals");
+                self.message(&UpMsg { kind: Kind::Data, chan, payload: sealed }.encode());
+            }
             0 => self.send(chan, &Msg::Hb(Hb { live_seq: 1 }), false),
             1 => {
                 let hello =
