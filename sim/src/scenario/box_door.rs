@@ -452,8 +452,7 @@ impl Door {
 pub const BOX_DOOR: ScenarioDef = ScenarioDef {
     name: "box-door",
     about: "the box's door for phone sessions at its limits (seven phones, five paired, strangers, reopened channels, uplink drops), no network",
-    // No network: the plan is not used; every case draws its schedule from its seed.
-    domain: Domain { kinds: &[], faults_max: 0, test_cases: 32, ..Domain::DEFAULT },
+    domain: Domain::NO_NETWORK,
     laws: &[broken(&laws::NOTHING_HELD_AFTER_END, &[Switch::BoxKeepsClosedSessions]), judge(&laws::LANE0_PICTURE_CURRENT)],
     run,
 };

@@ -539,8 +539,7 @@ impl Door {
 pub const CLOUD_DOOR: ScenarioDef = ScenarioDef {
     name: "cloud-door",
     about: "the cloud's doors and relay at their limits (two boxes, five phones, strangers, links ending from either side, every deadline), real models over in-memory links, no network",
-    // No network: the plan is not used; every case draws its schedule from its seed.
-    domain: Domain { kinds: &[], faults_max: 0, test_cases: 32, ..Domain::DEFAULT },
+    domain: Domain::NO_NETWORK,
     laws: &[judge(&laws::NOTHING_HELD_AFTER_END)],
     run,
 };

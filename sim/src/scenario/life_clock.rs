@@ -17,21 +17,20 @@
 //! own, as the networked world does: its NAT runs on simulated time, which a
 //! jump of the phone's clock does not move.
 
-use std::cell::RefCell;
-use std::rc::Rc;
 use std::time::Duration;
 
 use ftw_phone::app::{AppLife, LifeAsk};
 use rand::Rng;
 use rand_chacha::ChaCha20Rng;
 
+use super::bench;
 use super::def::{judge, Check, RunReport, ScenarioDef};
 use super::laws;
 use crate::world::domain::Domain;
-use crate::world::host::{addr, PHONE};
+use crate::world::host::PHONE;
 use crate::world::journal::life::{LifeEvent, LifeStep};
 use crate::world::journal::{self, Step};
-use crate::world::topology::{world_for, RunSpec};
+use crate::world::topology::RunSpec;
 
 /// SPEC section 6: "NAT mapping idle timeout 30 s".
 const MAPPING_MS: u64 = 30_000;
@@ -51,15 +50,7 @@ struct Bench {
 }
 
 pub fn run(spec: &RunSpec) -> RunReport {
-    let mut world = world_for(spec, Duration::from_secs(60));
-    let found = Rc::new(RefCell::new(Vec::new()));
-    let (f, sp) = (found.clone(), spec.clone());
-    world.client(PHONE, addr::PHONE, async move {
-        *f.borrow_mut() = workload(&sp);
-        Ok(())
-    });
-    let outcome = world.run();
-    let stale = found.borrow().clone();
+    let (outcome, stale) = bench::run(spec, workload);
     let detail = format!("{EVENTS} app-life events; a session used across a silence longer than {MAPPING_MS} ms: {stale:?}");
     RunReport { outcome, checks: vec![Check { law: &laws::NO_SESSION_PAST_ITS_MAPPING, ok: stale.is_empty(), detail }] }
 }
@@ -147,8 +138,7 @@ impl Bench {
 pub const LIFE_CLOCK: ScenarioDef = ScenarioDef {
     name: "life-clock",
     about: "the phone's app life (background, return, relaunch, clock jump) at and around SPEC section 6's 30 s NAT mapping: no network",
-    // No network: the plan is not used; every case draws its schedule from its seed.
-    domain: Domain { kinds: &[], faults_max: 0, test_cases: 32, ..Domain::DEFAULT },
+    domain: Domain::NO_NETWORK,
     laws: &[judge(&laws::NO_SESSION_PAST_ITS_MAPPING)],
     run,
 };

@@ -13,9 +13,7 @@
 //!
 //! The times are SPEC sections 4 and 6's words, not the model's constants.
 
-use std::cell::RefCell;
 use std::collections::BTreeMap;
-use std::rc::Rc;
 use std::time::Duration;
 
 use ftw_phone::network::{NetworkDesc, NetworkId};
@@ -25,13 +23,14 @@ use ftw_phone::Transport;
 use rand::Rng;
 use rand_chacha::ChaCha20Rng;
 
+use super::bench;
 use super::def::{judge, Check, RunReport, ScenarioDef};
 use super::laws;
 use crate::world::domain::Domain;
-use crate::world::host::{addr, PHONE};
+use crate::world::host::PHONE;
 use crate::world::journal::race::{memory_of, RaceInput, RaceStep};
 use crate::world::journal::{self, Step};
-use crate::world::topology::{world_for, RunSpec};
+use crate::world::topology::RunSpec;
 use crate::world::trace;
 
 /// SPEC section 4: "WebSocket starts 250 ms later".
@@ -84,15 +83,7 @@ struct Bench {
 }
 
 pub fn run(spec: &RunSpec) -> RunReport {
-    let mut world = world_for(spec, Duration::from_secs(60));
-    let found = Rc::new(RefCell::new(Vec::new()));
-    let (f, sp) = (found.clone(), spec.clone());
-    world.client(PHONE, addr::PHONE, async move {
-        *f.borrow_mut() = workload(&sp);
-        Ok(())
-    });
-    let outcome = world.run();
-    let two = found.borrow().clone();
+    let (outcome, two) = bench::run(spec, workload);
     let checks =
         vec![Check { law: &laws::NEVER_TWO_SESSIONS, ok: two.is_empty(), detail: format!("{RACES} races; a second session while one was up: {two:?}") }];
     RunReport { outcome, checks }
@@ -314,8 +305,7 @@ impl Bench {
 pub const RACE_CLOCK: ScenarioDef = ScenarioDef {
     name: "race-clock",
     about: "the phone's race, memory, demotion and learning dial driven at and around every deadline of SPEC section 4 (250 ms, a minute, a day): no network",
-    // No network: the plan is not used; every case draws its schedule from its seed.
-    domain: Domain { kinds: &[], faults_max: 0, test_cases: 32, ..Domain::DEFAULT },
+    domain: Domain::NO_NETWORK,
     laws: &[judge(&laws::NEVER_TWO_SESSIONS)],
     run,
 };

@@ -308,8 +308,7 @@ fn frame_differs(bytes: &[u8], lane: u8, payload: &[u8], bucket: usize) -> Optio
 pub const WIRE_WINDOW: ScenarioDef = ScenarioDef {
     name: "wire-window",
     about: "a box session's transport messages opened at the replay window's edges, with copies, forgeries and frames at every bucket's edge: no network",
-    // No network: the plan is not used; every case draws its schedule from its seed.
-    domain: Domain { kinds: &[], faults_max: 0, test_cases: 32, ..Domain::DEFAULT },
+    domain: Domain::NO_NETWORK,
     laws: &[
         broken(&laws::OPENS_ONCE_FORGED_NEVER, &[Switch::ForgedMarksWindow]),
         broken(&laws::NO_FALSE_REPLAY, &[Switch::ReplayWindow64]),

@@ -107,6 +107,10 @@ impl Domain {
         fleet: false,
         fleet_routing: false,
     };
+
+    /// For a scenario with no network (a bench driving a model at its edges): the
+    /// plan is not used; every case draws its schedule from its seed.
+    pub const NO_NETWORK: Domain = Domain { kinds: &[], faults_max: 0, test_cases: 32, ..Domain::DEFAULT };
 }
 
 impl Default for Domain {
