@@ -31,6 +31,7 @@ use crate::world::host::PHONE;
 use crate::world::journal::life::{LifeEvent, LifeStep};
 use crate::world::journal::{self, Step};
 use crate::world::topology::RunSpec;
+use crate::world::trace;
 
 /// SPEC section 6: "NAT mapping idle timeout 30 s".
 const MAPPING_MS: u64 = 30_000;
@@ -102,7 +103,9 @@ impl Bench {
                 asks
             }
         };
-        journal::record_at(Duration::from_millis(self.now), PHONE, Step::Life(LifeStep { event, asks: asks.clone() }));
+        let at = Duration::from_millis(self.now);
+        trace::record_at(at, PHONE, "phone.life", format!("{event:?} asks {asks:?}"));
+        journal::record_at(at, PHONE, Step::Life(LifeStep { event, asks: asks.clone() }));
         self.judge(event, &asks);
     }
 
