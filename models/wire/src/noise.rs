@@ -525,11 +525,6 @@ impl Session {
         Ok(out)
     }
 
-    /// Seal an already encoded frame (bytes padded to its bucket).
-    pub fn seal_frame_bytes(&mut self, frame: &[u8]) -> Result<Vec<u8>, SealError> {
-        self.seal(frame)
-    }
-
     /// Open one message: check the window, authenticate, then mark the window.
     pub fn open_raw(&mut self, msg: &[u8]) -> Result<Vec<u8>, OpenError> {
         if msg.len() < SEQ_LEN + TAG_LEN || msg.len() > SEQ_LEN + NOISE_MSG_LEN_MAX {
@@ -801,10 +796,10 @@ mod tests {
         let (mut a, mut b) = pair();
         let f = Frame::control(vec![0xa1, 0x61, 0x74, 0x62, 0x68, 0x62]);
         let wire = f.encode(crate::ControlBucket::Small256).unwrap();
-        let m = a.seal_frame_bytes(&wire).unwrap();
+        let m = a.seal(&wire).unwrap();
         assert_eq!(m.len(), SEQ_LEN + wire.len() + TAG_LEN);
         assert_eq!(b.open(&m), Ok(f));
-        let m = a.seal_frame_bytes(&wire).unwrap();
+        let m = a.seal(&wire).unwrap();
         assert_eq!(b.open_raw(&m).unwrap(), wire);
     }
 

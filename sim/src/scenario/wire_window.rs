@@ -31,6 +31,7 @@ use crate::world::journal::{self, replay::ReplayStep, Step};
 use crate::world::switch::Switch;
 use crate::world::topology::{world_for, RunSpec};
 use crate::world::trace;
+use ftw_wire::consts::FLAG_TRUNC;
 
 /// SPEC section 4: "a replay window of 1024 sequence numbers".
 const WINDOW: u64 = 1024;
@@ -191,7 +192,7 @@ fn workload(spec: &RunSpec, t: &mut Tally, encode: Encoder) {
             Op::Forged(s) => (s, true),
         };
         if !forged && (tx.sealed.len() as u64) <= seq {
-            let frame = drawn_frame(&mut rng, control, t, encode);
+            let frame = if rng.random_range(0..4) == 0 { drawn_delta(&mut rng, control, t) } else { drawn_frame(&mut rng, control, t, encode) };
             tx.seal_at(seq, frame);
         }
         let (sent, msg) = match tx.sealed.get(seq as usize) {
@@ -281,6 +282,42 @@ fn drawn_frame(rng: &mut ChaCha20Rng, control: usize, t: &mut Tally, encode: Enc
         (Err(e), Some(b)) => {
             t.frames_wrong.push(format!("lane {lane}, {len} B: refused ({e:?}) though it fits the {b} B bucket"));
             one_byte_frame(control, 0xf2)
+        }
+    }
+}
+
+/// A lane-0 `delta` of up to a few times more changed fields than the session's
+/// bucket holds, cut to fit by the model (`fit_delta`); records where it breaks
+/// SPEC section 2: lane 0 keeps its one bucket and never fragments, so the frame
+/// takes the bucket, and a delta that could not carry every field says so with
+/// TRUNC (0x02), carrying the others' values as given. Returns the frame's bytes.
+fn drawn_delta(rng: &mut ChaCha20Rng, control: usize, t: &mut Tally) -> Vec<u8> {
+    let n = rng.random_range(1..=control / 4);
+    let fields: std::collections::BTreeMap<u32, i64> = (0..n).map(|_| (rng.random_range(0..300), rng.random())).collect();
+    let seq = u64::from(rng.random::<u32>());
+    let (frame, dropped) = ftw_wire::envelope::fit_delta(seq, &ftw_wire::envelope::IdMap(fields.clone()), control_bucket(control));
+    t.frames[0] += 1;
+    let carried = match ftw_wire::Msg::decode(&frame.payload) {
+        Ok((_, ftw_wire::Msg::Delta(d))) => d.fields.0,
+        other => {
+            t.frames_wrong.push(format!("delta of {} fields: the frame holds {other:?}", fields.len()));
+            return one_byte_frame(control, 0xf3);
+        }
+    };
+    let all_there = carried.iter().all(|(k, v)| fields.get(k) == Some(v)) && carried.len() + dropped.len() == fields.len();
+    let trunc = frame.flags & FLAG_TRUNC != 0;
+    let bytes = frame.encode(control_bucket(control));
+    match bytes {
+        Ok(b) if b.len() == control && all_there && trunc != dropped.is_empty() => b,
+        other => {
+            let got = other.map(|b| b.len());
+            t.frames_wrong.push(format!(
+                "delta of {} fields: encoded {got:?}, {} carried, {} dropped, TRUNC {trunc}, values as given {all_there}",
+                fields.len(),
+                carried.len(),
+                dropped.len()
+            ));
+            one_byte_frame(control, 0xf3)
         }
     }
 }
