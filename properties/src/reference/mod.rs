@@ -16,6 +16,7 @@ pub mod carrier;
 pub mod cloud;
 pub mod fleet;
 pub mod life;
+pub mod nat;
 pub mod race;
 pub mod replay;
 pub mod request_ids;
@@ -65,7 +66,7 @@ pub(crate) fn differs(model: impl Into<String>, spec: impl Into<String>) -> R {
 
 /// Every reference model, in the order their laws are listed.
 pub const REFERENCES: &[&Reference] =
-    &[&race::RACE, &carrier::CARRIER, &replay::REPLAY, &view::VIEW, &r#box::BOX, &cloud::CLOUD, &fleet::FLEET, &request_ids::REQUEST_IDS, &life::LIFE];
+    &[&race::RACE, &carrier::CARRIER, &replay::REPLAY, &view::VIEW, &r#box::BOX, &cloud::CLOUD, &fleet::FLEET, &request_ids::REQUEST_IDS, &life::LIFE, &nat::NAT];
 
 /// The laws the references judge.
 pub fn laws() -> Vec<&'static Law> {

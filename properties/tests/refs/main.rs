@@ -5,3 +5,4 @@ mod boxcloud;
 mod carrier;
 mod fleet;
 mod race;
+mod world;

@@ -14,6 +14,7 @@ pub mod journal;
 pub mod net;
 pub mod panic;
 pub mod plan;
+pub mod plant;
 pub mod range;
 pub mod seed;
 pub mod switch;

@@ -12,6 +12,7 @@ pub mod carrier;
 pub mod cloud;
 pub mod fleet;
 pub mod life;
+pub mod nat;
 pub mod race;
 pub mod replay;
 pub mod view;
@@ -30,6 +31,7 @@ pub enum Step {
     Box(r#box::BoxStep),
     Cloud(cloud::CloudStep),
     Life(life::LifeStep),
+    Nat(nat::NatStep),
 }
 
 /// A step with when and where it happened.

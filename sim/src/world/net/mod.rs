@@ -174,7 +174,7 @@ impl Network {
             match action {
                 NetAction::Rebind { host } => {
                     if let Some(&n) = self.behind.get(&host) {
-                        let flows = self.nats[n].rebind(host);
+                        let flows = self.nats[n].rebind(at, host);
                         trace::record_at(at, &self.nats[n].name.clone(), "nat.rebind", format!("{} flows={flows}", self.name(host)));
                     }
                 }
@@ -187,7 +187,7 @@ impl Network {
     /// forgets it, and the move is recorded for the laws and the table.
     pub fn move_host(&mut self, at: Duration, host: IpAddr, nat: usize) {
         if let Some(old) = self.behind.insert(host, nat) {
-            self.nats[old].forget(host);
+            self.nats[old].forget(at, host);
         }
         self.fates.serve(nat, host);
         trace::record_at(at, &self.name(host), "net.move", format!("now behind {}", self.nats[nat].name));
@@ -225,10 +225,7 @@ impl Network {
     fn nat_tcp_out(&mut self, now: Duration, n: usize, d: InFlight) -> Option<InFlight> {
         let flow = nat::tcp_flow(&d.payload)?;
         let nat = &mut self.nats[n];
-        let (public, created) = nat.outbound_proto(Proto::Tcp, now, SocketAddr::V4(flow.src), SocketAddr::V4(flow.dst));
-        if flow.fin || flow.rst {
-            nat.tcp_closing(SocketAddr::V4(flow.src));
-        }
+        let (public, created) = nat.outbound_proto(Proto::Tcp, now, SocketAddr::V4(flow.src), SocketAddr::V4(flow.dst), flow.fin || flow.rst);
         if created {
             trace::record_at(now, &nat.name.clone(), "nat.map", format!("tcp {} as {public}", flow.src));
         }
@@ -242,10 +239,7 @@ impl Network {
     fn nat_tcp_in(&mut self, now: Duration, n: usize, d: InFlight) -> Result<InFlight, NatDrop> {
         let flow = nat::tcp_flow(&d.payload).ok_or(NatDrop::NoMapping)?;
         let nat = &mut self.nats[n];
-        let inside = nat.inbound_proto(Proto::Tcp, now, flow.dst.port(), SocketAddr::V4(flow.src))?;
-        if flow.fin || flow.rst {
-            nat.tcp_closing(inside);
-        }
+        let inside = nat.inbound_proto(Proto::Tcp, now, flow.dst.port(), SocketAddr::V4(flow.src), flow.fin || flow.rst)?;
         let SocketAddr::V4(inside_v4) = inside else { panic!("inside addresses are IPv4") };
         let payload = Bytes::from(nat::rewrite_tcp(&d.payload, nat::End::Dst, inside_v4).ok_or(NatDrop::NoMapping)?);
         Ok(InFlight { dst: SocketAddr::new(inside.ip(), IP_TUNNEL_PORT), payload, ..d })

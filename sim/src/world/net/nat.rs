@@ -25,6 +25,10 @@ use std::time::Duration;
 
 use smoltcp::wire::{IpAddress, IpProtocol, Ipv4Packet, TcpPacket};
 
+use crate::world::journal::nat::{NatStep, Seen};
+use crate::world::journal::{self, Step};
+use crate::world::plant::{self, Bug};
+
 /// First outside port handed out (Linux's ephemeral range starts here too).
 pub const FIRST_PUBLIC_PORT: u16 = 49152;
 
@@ -60,8 +64,21 @@ struct Mapping {
     public_port: u16,
     last_used: Duration,
     remotes: BTreeSet<SocketAddr>,
-    /// TCP: a packet came back in and no FIN/RST was seen since.
-    established: bool,
+    /// TCP: a packet came back in.
+    answered: bool,
+    /// TCP: a FIN or RST passed, either way: transitory until the mapping goes
+    /// (RFC 5382 REQ-5), whatever passes after it.
+    closing: bool,
+}
+
+impl Mapping {
+    fn established(&self) -> bool {
+        self.answered && !self.closing
+    }
+
+    fn seen(&self, proto: Proto) -> Seen {
+        Seen { public_port: self.public_port, established: proto == Proto::Tcp && self.established() }
+    }
 }
 
 /// Why a datagram did not pass.
@@ -93,7 +110,7 @@ pub struct Nat {
 
 impl Nat {
     pub fn new(name: &str, public_ip: IpAddr, idle_timeout: Duration) -> Self {
-        Nat {
+        let nat = Nat {
             name: name.to_string(),
             public_ip,
             idle_timeout,
@@ -105,7 +122,20 @@ impl Nat {
             created: 0,
             expired: 0,
             rebinds: 0,
-        }
+        };
+        let made = NatStep::Made {
+            public_ip,
+            udp_idle: idle_timeout,
+            tcp_established_idle: nat.tcp_established_timeout,
+            tcp_transitory_idle: nat.tcp_transitory_timeout,
+        };
+        nat.note(Duration::ZERO, made);
+        nat
+    }
+
+    /// Journal one step of this NAT (for `nat-agrees-with-spec`).
+    fn note(&self, at: Duration, step: NatStep) {
+        journal::record_at(at, &self.name, Step::Nat(step));
     }
 
     fn alloc_port(&mut self) -> u16 {
@@ -121,7 +151,7 @@ impl Nat {
     }
 
     fn timeout_of(&self, proto: Proto, m: &Mapping) -> Duration {
-        match (proto, m.established) {
+        match (proto, m.established()) {
             (Proto::Udp, _) => self.idle_timeout,
             (Proto::Tcp, true) => self.tcp_established_timeout,
             (Proto::Tcp, false) => self.tcp_transitory_timeout,
@@ -141,17 +171,18 @@ impl Nat {
     /// Outbound UDP: the outside source address for `inside` talking to `remote`.
     /// Returns the address and whether a new mapping was made.
     pub fn outbound(&mut self, now: Duration, inside: SocketAddr, remote: SocketAddr) -> (SocketAddr, bool) {
-        self.outbound_proto(Proto::Udp, now, inside, remote)
+        self.outbound_proto(Proto::Udp, now, inside, remote, false)
     }
 
-    /// Outbound on `proto`'s table (for TCP, [`Nat::tcp_closing`] once a FIN or RST passed).
-    pub fn outbound_proto(&mut self, proto: Proto, now: Duration, inside: SocketAddr, remote: SocketAddr) -> (SocketAddr, bool) {
+    /// Outbound on `proto`'s table; `closing`: a TCP packet with FIN or RST,
+    /// after which the mapping is transitory (RFC 5382 REQ-5).
+    pub fn outbound_proto(&mut self, proto: Proto, now: Duration, inside: SocketAddr, remote: SocketAddr, closing: bool) -> (SocketAddr, bool) {
         let key = (proto, inside);
         self.expire(key, now);
         let mut created = false;
         if !self.by_inside.contains_key(&key) {
             let port = self.alloc_port();
-            self.by_inside.insert(key, Mapping { public_port: port, last_used: now, remotes: BTreeSet::new(), established: false });
+            self.by_inside.insert(key, Mapping { public_port: port, last_used: now, remotes: BTreeSet::new(), answered: false, closing: false });
             self.by_port.insert((proto, port), inside);
             self.created += 1;
             created = true;
@@ -159,16 +190,28 @@ impl Nat {
         let m = self.by_inside.get_mut(&key).expect("mapping");
         m.last_used = now;
         m.remotes.insert(remote);
-        (SocketAddr::new(self.public_ip, m.public_port), created)
+        m.closing |= closing && proto == Proto::Tcp;
+        let (public, after) = (SocketAddr::new(self.public_ip, m.public_port), m.seen(proto));
+        self.note(now, NatStep::Out { at: now, proto, inside, remote, closing, public, created, after });
+        (public, created)
     }
 
     /// Inbound UDP to `public_port` from `remote`: the inside address, or why not.
     pub fn inbound(&mut self, now: Duration, public_port: u16, remote: SocketAddr) -> Result<SocketAddr, NatDrop> {
-        self.inbound_proto(Proto::Udp, now, public_port, remote)
+        self.inbound_proto(Proto::Udp, now, public_port, remote, false)
     }
 
-    /// Inbound on `proto`'s table. A TCP mapping that lets a packet in is established.
-    pub fn inbound_proto(&mut self, proto: Proto, now: Duration, public_port: u16, remote: SocketAddr) -> Result<SocketAddr, NatDrop> {
+    /// Inbound on `proto`'s table. A TCP mapping that lets a packet in is
+    /// established, unless a FIN or RST (`closing`, this packet's or an
+    /// earlier one's) passed.
+    pub fn inbound_proto(&mut self, proto: Proto, now: Duration, public_port: u16, remote: SocketAddr, closing: bool) -> Result<SocketAddr, NatDrop> {
+        let passed = self.let_in(proto, now, public_port, remote, closing);
+        let after = passed.as_ref().ok().map(|inside| self.by_inside[&(proto, *inside)].seen(proto));
+        self.note(now, NatStep::In { at: now, proto, public_port, remote, closing, passed: passed.clone(), after });
+        passed
+    }
+
+    fn let_in(&mut self, proto: Proto, now: Duration, public_port: u16, remote: SocketAddr, closing: bool) -> Result<SocketAddr, NatDrop> {
         let inside = *self.by_port.get(&(proto, public_port)).ok_or(NatDrop::NoMapping)?;
         let key = (proto, inside);
         if self.expire(key, now) {
@@ -180,40 +223,40 @@ impl Nat {
         }
         m.last_used = now;
         if proto == Proto::Tcp {
-            m.established = true;
+            m.answered = !plant::on(Bug::NatTcpNeverEstablished);
+            m.closing |= closing;
         }
         Ok(inside)
     }
 
-    /// A FIN or RST of TCP flow `inside` passed (either way): the mapping is
-    /// transitory again (RFC 5382 REQ-5).
-    pub fn tcp_closing(&mut self, inside: SocketAddr) {
-        if let Some(m) = self.by_inside.get_mut(&(Proto::Tcp, inside)) {
-            m.established = false;
-        }
-    }
-
-    /// Forced rebind: every mapping of `inside_ip` (UDP and TCP) gets a new outside port.
-    pub fn rebind(&mut self, inside_ip: IpAddr) -> usize {
+    /// Forced rebind at `now`: every mapping of `inside_ip` (UDP and TCP) gets
+    /// a new outside port. Returns how many flows moved.
+    pub fn rebind(&mut self, now: Duration, inside_ip: IpAddr) -> usize {
         let flows: Vec<(Proto, SocketAddr)> = self.by_inside.keys().filter(|a| a.1.ip() == inside_ip).copied().collect();
+        let mut moved = Vec::with_capacity(flows.len());
         for f in &flows {
             let old = self.by_inside[f].public_port;
-            self.by_port.remove(&(f.0, old));
+            if !plant::on(Bug::NatRebindKeepsOldPort) {
+                self.by_port.remove(&(f.0, old));
+            }
             let port = self.alloc_port();
             self.by_inside.get_mut(f).expect("mapping").public_port = port;
             self.by_port.insert((f.0, port), f.1);
+            moved.push((f.0, f.1, old, port));
         }
         self.rebinds += 1;
+        self.note(now, NatStep::Rebind { at: now, inside_ip, moved });
         flows.len()
     }
 
-    /// Forget every mapping of `inside_ip` (the host left this network).
-    pub fn forget(&mut self, inside_ip: IpAddr) {
+    /// Forget every mapping of `inside_ip` at `now` (the host left this network).
+    pub fn forget(&mut self, now: Duration, inside_ip: IpAddr) {
         let flows: Vec<(Proto, SocketAddr)> = self.by_inside.keys().filter(|a| a.1.ip() == inside_ip).copied().collect();
         for f in flows {
             let m = self.by_inside.remove(&f).expect("mapping");
             self.by_port.remove(&(f.0, m.public_port));
         }
+        self.note(now, NatStep::Forget { at: now, inside_ip });
     }
 
     /// Open mappings (both tables).
@@ -315,7 +358,7 @@ mod tests {
         assert!(c2);
         assert_ne!(o2, out);
         // Rebind: same inside flow, new outside port; old port dead.
-        assert_eq!(nat.rebind(inside.ip()), 1);
+        assert_eq!(nat.rebind(Duration::from_secs(400), inside.ip()), 1);
         let (o3, c3) = nat.outbound(Duration::from_secs(401), inside, cloud);
         assert!(!c3);
         assert_ne!(o3.port(), o2.port());
@@ -382,24 +425,26 @@ mod tests {
         let inside = a("10.0.1.2:40000");
         let cloud = a("203.0.113.10:443");
         let (udp, _) = nat.outbound(Duration::ZERO, inside, cloud);
-        let (tcp, created) = nat.outbound_proto(Proto::Tcp, Duration::ZERO, inside, cloud);
+        let (tcp, created) = nat.outbound_proto(Proto::Tcp, Duration::ZERO, inside, cloud, false);
         assert!(created);
         assert_ne!(udp.port(), tcp.port(), "one port counter for both tables");
         assert_eq!(nat.inbound(Duration::ZERO, tcp.port(), cloud), Err(NatDrop::NoMapping), "UDP does not enter a TCP mapping");
         assert_eq!(nat.mappings_of(Proto::Tcp), 1);
         // Transitory (SYN only): gone after 4 minutes idle.
-        assert_eq!(nat.inbound_proto(Proto::Tcp, TCP_TRANSITORY_IDLE_TIMEOUT + Duration::from_secs(1), tcp.port(), cloud), Err(NatDrop::NoMapping));
-        let (tcp, _) = nat.outbound_proto(Proto::Tcp, Duration::from_secs(300), inside, cloud);
+        assert_eq!(nat.inbound_proto(Proto::Tcp, TCP_TRANSITORY_IDLE_TIMEOUT + Duration::from_secs(1), tcp.port(), cloud, false), Err(NatDrop::NoMapping));
+        let (tcp, _) = nat.outbound_proto(Proto::Tcp, Duration::from_secs(300), inside, cloud, false);
         // The SYN-ACK comes in: established, outlives an hour of silence (UDP would not).
-        assert_eq!(nat.inbound_proto(Proto::Tcp, Duration::from_secs(301), tcp.port(), cloud), Ok(inside));
-        assert_eq!(nat.inbound_proto(Proto::Tcp, Duration::from_secs(301 + 3600), tcp.port(), cloud), Ok(inside));
-        // A FIN makes it transitory again.
-        nat.tcp_closing(inside);
-        let t = Duration::from_secs(301 + 3600) + TCP_TRANSITORY_IDLE_TIMEOUT + Duration::from_secs(1);
-        assert_eq!(nat.inbound_proto(Proto::Tcp, t, tcp.port(), cloud), Err(NatDrop::NoMapping));
+        assert_eq!(nat.inbound_proto(Proto::Tcp, Duration::from_secs(301), tcp.port(), cloud, false), Ok(inside));
+        assert_eq!(nat.inbound_proto(Proto::Tcp, Duration::from_secs(301 + 3600), tcp.port(), cloud, false), Ok(inside));
+        // A FIN makes it transitory again, and an ACK coming back after it does not undo that.
+        let fin_at = Duration::from_secs(301 + 3600);
+        nat.outbound_proto(Proto::Tcp, fin_at, inside, cloud, true);
+        assert_eq!(nat.inbound_proto(Proto::Tcp, fin_at, tcp.port(), cloud, false), Ok(inside));
+        let t = fin_at + TCP_TRANSITORY_IDLE_TIMEOUT + Duration::from_secs(1);
+        assert_eq!(nat.inbound_proto(Proto::Tcp, t, tcp.port(), cloud, false), Err(NatDrop::NoMapping));
         // Rebind moves TCP flows as well.
-        let (tcp, _) = nat.outbound_proto(Proto::Tcp, t, inside, cloud);
-        assert_eq!(nat.rebind(inside.ip()), 2);
-        assert_eq!(nat.inbound_proto(Proto::Tcp, t, tcp.port(), cloud), Err(NatDrop::NoMapping));
+        let (tcp, _) = nat.outbound_proto(Proto::Tcp, t, inside, cloud, false);
+        assert_eq!(nat.rebind(t, inside.ip()), 2);
+        assert_eq!(nat.inbound_proto(Proto::Tcp, t, tcp.port(), cloud, false), Err(NatDrop::NoMapping));
     }
 }

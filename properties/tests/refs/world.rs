@@ -1,0 +1,57 @@
+//! The world's references (issue 32): judged on real runs, and each shown
+//! failing with a bug planted in the world for the test's duration
+//! (`ftw_sim::world::plant`) and passing without it.
+
+use std::path::PathBuf;
+
+use ftw_properties::reference;
+use ftw_sim::scenario::RunReport;
+use ftw_sim::world::plant::{Bug, Plant};
+use ftw_sim::world::topology::RunSpec;
+
+/// A corpus entry's spec (its scenario, seed, switches and plan).
+fn entry(name: &str) -> RunSpec {
+    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus").join(name);
+    ftw_properties::corpus::load(&path).expect("corpus entry loads").spec
+}
+
+/// Run and judge every reference; the check of `law`: (ok, detail).
+fn judged(spec: &RunSpec, law: &str) -> (bool, String) {
+    let r: RunReport = reference::run(spec).expect("the scenario runs");
+    let c = r.checks.iter().find(|c| c.law.name == law).unwrap_or_else(|| panic!("{law} judged in {}", spec.scenario));
+    (c.ok, c.detail.clone())
+}
+
+/// `law` passes on `spec` as it is, and fails with `bug` planted.
+fn caught(spec: &RunSpec, law: &str, bug: Bug) -> String {
+    let (ok, detail) = judged(spec, law);
+    assert!(ok, "{law} without {bug:?}: {detail}");
+    let _plant = Plant::new(&[bug]);
+    let (ok, detail) = judged(spec, law);
+    assert!(!ok, "{law} with {bug:?} planted still passes: {detail}");
+    detail
+}
+
+#[test]
+fn nat_reference_catches_a_rebind_that_keeps_the_old_port() {
+    let detail = caught(&entry("quic-echo-loss-rebind.toml"), "nat-agrees-with-spec", Bug::NatRebindKeepsOldPort);
+    assert!(detail.contains("NoMapping"), "{detail}");
+}
+
+#[test]
+fn nat_reference_catches_a_tcp_flow_never_established() {
+    let detail = caught(&entry("ws-echo-heartbeat-death.toml"), "nat-agrees-with-spec", Bug::NatTcpNeverEstablished);
+    assert!(detail.contains("established"), "{detail}");
+}
+
+/// The plant is gone once its holder is: the next run is the world as written.
+#[test]
+fn a_planted_bug_does_not_outlive_its_plant() {
+    let spec = entry("quic-echo-loss-rebind.toml");
+    {
+        let _plant = Plant::new(&[Bug::NatRebindKeepsOldPort]);
+        assert!(ftw_sim::world::plant::on(Bug::NatRebindKeepsOldPort));
+    }
+    assert!(!ftw_sim::world::plant::on(Bug::NatRebindKeepsOldPort));
+    assert!(judged(&spec, "nat-agrees-with-spec").0);
+}

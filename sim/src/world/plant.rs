@@ -1,0 +1,56 @@
+//! Bugs planted in the world's own elements (the NAT, the link's pieces) for
+//! the duration of a test, to show that the references judging the world can
+//! fail (issue 32 section 3). Unlike the bug switches of SPEC section 7 these
+//! are not the product's bugs: they break the simulator itself, so no fault
+//! plan, corpus entry or command line can turn one on. A test holds a [`Plant`]
+//! for as long as the bug should live; dropping it takes the bug out, so it
+//! cannot leak into the next run on the thread.
+
+use std::cell::RefCell;
+use std::collections::BTreeSet;
+
+/// One planted bug of the world.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Bug {
+    /// A NAT's rebind leaves the old outside port mapped too (RFC 4787's
+    /// rebinding is a lost mapping: the old port must stop working).
+    NatRebindKeepsOldPort,
+    /// A NAT never holds a TCP flow as established, so it expires after the
+    /// transitory 4 minutes (RFC 5382 REQ-5: 2 h 4 min once established).
+    NatTcpNeverEstablished,
+    /// The loss piece drops twice the share its plan says.
+    LossDoubled,
+    /// The jitter piece adds up to twice the plan's jitter.
+    JitterDoubled,
+}
+
+thread_local! {
+    static PLANTED: RefCell<BTreeSet<Bug>> = const { RefCell::new(BTreeSet::new()) };
+}
+
+/// Whether `bug` is planted on this thread now.
+pub fn on(bug: Bug) -> bool {
+    PLANTED.with(|p| p.borrow().contains(&bug))
+}
+
+/// Bugs planted until this value is dropped.
+#[must_use = "the bugs are taken out when the Plant is dropped"]
+pub struct Plant(Vec<Bug>);
+
+impl Plant {
+    pub fn new(bugs: &[Bug]) -> Plant {
+        PLANTED.with(|p| p.borrow_mut().extend(bugs.iter().copied()));
+        Plant(bugs.to_vec())
+    }
+}
+
+impl Drop for Plant {
+    fn drop(&mut self) {
+        PLANTED.with(|p| {
+            let mut p = p.borrow_mut();
+            for b in &self.0 {
+                p.remove(b);
+            }
+        });
+    }
+}
