@@ -55,3 +55,22 @@ fn a_planted_bug_does_not_outlive_its_plant() {
     assert!(!ftw_sim::world::plant::on(Bug::NatRebindKeepsOldPort));
     assert!(judged(&spec, "nat-agrees-with-spec").0);
 }
+
+/// A day of keepalives on the phone's leg (`idle-link`) with `edit` made to its plan.
+fn idle_day(edit: impl Fn(&mut ftw_sim::world::plan::LinkPlan)) -> RunSpec {
+    let mut spec = RunSpec::new("idle-link", ftw_sim::RunSeed(1));
+    edit(&mut spec.plan.phone);
+    spec
+}
+
+#[test]
+fn link_reference_catches_twice_the_plans_loss() {
+    let detail = caught(&idle_day(|l| l.loss_pct = 5.0), "link-agrees-with-spec", Bug::LossDoubled);
+    assert!(detail.contains("lost") && detail.contains("too many"), "{detail}");
+}
+
+#[test]
+fn link_reference_catches_twice_the_plans_jitter() {
+    let detail = caught(&idle_day(|l| l.jitter_ms = 10), "link-agrees-with-spec", Bug::JitterDoubled);
+    assert!(detail.contains("jitter"), "{detail}");
+}

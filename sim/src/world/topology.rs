@@ -5,6 +5,7 @@
 use std::time::Duration;
 
 use crate::world::host::{addr, Host, BOX, NAT_IDLE_TIMEOUT, PHONE};
+use crate::world::journal;
 use crate::world::plan::FaultPlan;
 use crate::world::seed::RunSeed;
 use crate::world::switch::Switches;
@@ -56,6 +57,9 @@ impl Topology {
         world.behind(addr::BOX, home);
         world.leg(addr::PHONE, PHONE, plan.phone.chain(Host::Phone, &plan.faults, true), plan.phone.chain(Host::Phone, &plan.faults, false));
         world.leg(addr::BOX, BOX, plan.box_.chain(Host::Box, &plan.faults, true), plan.box_.chain(Host::Box, &plan.faults, false));
+        for (host, name) in [(Host::Phone, PHONE), (Host::Box, BOX)] {
+            journal::record_at(Duration::ZERO, name, journal::Step::Link(plan.leg_step(host)));
+        }
         for (at, action) in plan.net_actions(wifi, cell) {
             world.schedule(at, action);
         }

@@ -12,6 +12,7 @@ pub mod carrier;
 pub mod cloud;
 pub mod fleet;
 pub mod life;
+pub mod link;
 pub mod nat;
 pub mod race;
 pub mod replay;
@@ -32,6 +33,7 @@ pub enum Step {
     Cloud(cloud::CloudStep),
     Life(life::LifeStep),
     Nat(nat::NatStep),
+    Link(link::LinkStep),
 }
 
 /// A step with when and where it happened.
@@ -81,6 +83,11 @@ thread_local! {
 pub(crate) fn begin() {
     JOURNAL.with(|j| *j.borrow_mut() = Some(Vec::new()));
     TAMPERED.with(|t| t.borrow_mut().clear());
+}
+
+/// Whether this thread's run is journaling (so a driver can skip the work of a step no one keeps).
+pub fn is_on() -> bool {
+    JOURNAL.with(|j| j.borrow().is_some())
 }
 
 /// A relay corrupted `bytes` on their way to a receiver (only while journaling).

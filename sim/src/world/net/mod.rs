@@ -30,6 +30,8 @@ use std::time::Duration;
 use bytes::Bytes;
 use rand_chacha::ChaCha20Rng;
 
+use crate::world::journal::link::{LinkStep, Sent as LinkSent};
+use crate::world::journal::{self, Step};
 use crate::world::trace;
 use fault::{Chain, Ctx};
 use nat::{Nat, NatDrop, Proto};
@@ -325,13 +327,18 @@ impl Network {
         };
         // The source the receiver sees, and the host the datagram is for.
         let (seen_from, to_host) = (d.src, if up { Some(d.dst.ip()) } else { chain_owner });
+        let crossing = chain_owner.filter(|_| journal::is_on()).map(|ip| (ip, link_sent(&d)));
         let mut ctx = Ctx { now, rng: &mut self.rng };
         let chain = match chain_owner.and_then(|ip| self.legs.get_mut(&ip)) {
             Some(leg) if up => &mut leg.up,
             Some(leg) => &mut leg.down,
             None => &mut self.default_chain,
         };
-        let out = match chain.run(&mut ctx, d) {
+        let out = chain.run(&mut ctx, d);
+        if let Some((ip, sent)) = crossing {
+            self.journal_crossing(now, ip, up, sent, &out);
+        }
+        let out = match out {
             Ok(out) => out,
             Err(e) => {
                 self.stats.refused += 1;
@@ -445,6 +452,16 @@ impl Network {
         }
     }
 
+    /// Journal what the leg of `owner` did to one datagram (`link-agrees-with-spec`).
+    fn journal_crossing(&self, now: Duration, owner: IpAddr, up: bool, sent: LinkSent, out: &io::Result<Vec<InFlight>>) {
+        let Some(leg) = self.legs.get(&owner) else { return };
+        let (refused, out) = match out {
+            Ok(out) => (false, out.iter().map(link_out).collect()),
+            Err(_) => (true, Vec::new()),
+        };
+        journal::record_at(now, &leg.name, Step::Link(LinkStep::Crossed { at: now, up, sent, refused, out }));
+    }
+
     /// The earliest time a fault piece lets go of a held datagram on its own.
     pub fn next_release(&self) -> Option<Duration> {
         let legs = self.legs.values().flat_map(|l| [l.up.next_release(), l.down.next_release()]);
@@ -460,8 +477,15 @@ impl Network {
         let mut out = Vec::new();
         let mut ctx = Ctx { now, rng: &mut self.rng };
         for leg in self.legs.values_mut() {
-            out.extend(leg.up.release_due(&mut ctx).into_iter().map(|o| (o, format!("{}'s leg (up)", leg.name))));
-            out.extend(leg.down.release_due(&mut ctx).into_iter().map(|o| (o, format!("{}'s leg (down)", leg.name))));
+            for (up, chain) in [(true, &mut leg.up), (false, &mut leg.down)] {
+                let released = chain.release_due(&mut ctx);
+                if !released.is_empty() {
+                    let step = LinkStep::Released { at: now, up, out: released.iter().map(link_out).collect() };
+                    journal::record_at(now, &leg.name, Step::Link(step));
+                }
+                let dir = if up { "up" } else { "down" };
+                out.extend(released.into_iter().map(|o| (o, format!("{}'s leg ({dir})", leg.name))));
+            }
         }
         out.extend(self.default_chain.release_due(&mut ctx).into_iter().map(|o| (o, "the internet".to_string())));
         let mut emits = Vec::with_capacity(out.len());
@@ -483,6 +507,18 @@ impl Network {
         }
         emits
     }
+}
+
+/// A datagram as it meets a leg, for the journal.
+fn link_sent(d: &InFlight) -> LinkSent {
+    let tcp = d.is_tunnelled_tcp();
+    let ip_len = if tcp { d.payload.len() } else { d.payload.len() + IP_UDP_HEADER_BYTES };
+    LinkSent { src: d.src, tcp, ip_len, hash: journal::link::hash(&d.payload) }
+}
+
+/// A datagram a leg put out, for the journal.
+fn link_out(o: &InFlight) -> journal::link::Out {
+    journal::link::Out { delay: o.delay, hash: journal::link::hash(&o.payload), src: o.src }
 }
 
 /// The hook turmoil calls; shares the network with the world.

@@ -7,6 +7,7 @@ use rand::Rng;
 
 use super::{Ctx, Fault};
 use crate::world::net::InFlight;
+use crate::world::plant::{self, Bug};
 
 /// Uniform extra delay in `[0, max]`, in whole microseconds. Reorders datagrams
 /// sent closer together than the jitter.
@@ -17,7 +18,7 @@ impl Fault for Jitter {
         format!("jitter({}ms)", self.0.as_millis())
     }
     fn process(&mut self, ctx: &mut Ctx<'_>, mut d: InFlight, out: &mut Vec<InFlight>) -> io::Result<()> {
-        let max_us = self.0.as_micros() as u64;
+        let max_us = self.0.as_micros() as u64 * if plant::on(Bug::JitterDoubled) { 2 } else { 1 };
         if max_us > 0 {
             d.delay += Duration::from_micros(ctx.rng.random_range(0..=max_us));
         }

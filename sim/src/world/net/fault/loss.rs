@@ -6,6 +6,7 @@ use rand::Rng;
 
 use super::{Ctx, Fault};
 use crate::world::net::InFlight;
+use crate::world::plant::{self, Bug};
 
 /// Independent loss of each datagram with probability `rate`.
 pub struct Loss(pub f64);
@@ -15,7 +16,8 @@ impl Fault for Loss {
         format!("loss({}%)", self.0 * 100.0)
     }
     fn process(&mut self, ctx: &mut Ctx<'_>, d: InFlight, out: &mut Vec<InFlight>) -> io::Result<()> {
-        if !(self.0 > 0.0 && ctx.rng.random_bool(self.0.min(1.0))) {
+        let rate = if plant::on(Bug::LossDoubled) { 2.0 * self.0 } else { self.0 };
+        if !(rate > 0.0 && ctx.rng.random_bool(rate.min(1.0))) {
             out.push(d);
         }
         Ok(())

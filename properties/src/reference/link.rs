@@ -1,0 +1,357 @@
+//! Law `link-agrees-with-spec`: every datagram that met a leg, judged against
+//! the leg's plan in the plan's own words (docs/fault-plans.md and the fields'
+//! documentation in `LinkPlan`), not against the fault pieces (issue 32
+//! section 1).
+//!
+//! Each datagram, in each direction of its leg:
+//! - while a timed outage of the leg's host is open (`[at, at + for)`): a
+//!   blackhole drops everything; UDP blocked drops UDP; UDP refused refuses UDP
+//!   at once (TCP passes both); nothing else is ever refused;
+//! - an IP packet longer than the leg's MTU is dropped;
+//! - otherwise it arrives once, is lost (only with `loss_pct`), comes twice
+//!   (only with `duplicate_pct`) or is held back behind later ones (only with
+//!   `reorder_pct`, let go within `reorder_hold_max_ms`);
+//! - each copy takes the one-way delay plus at most the jitter (plus the
+//!   millisecond by which a duplicate or a forged copy's lead sets it apart);
+//!   with `jitter_ordered` none arrives ahead of the one sent before it;
+//! - copies from other sources only while forged moves or strangers act on
+//!   the host's way up, and never for TCP.
+//!
+//! The random pieces are judged over the whole run: the share lost, duplicated
+//! and held must be one the plan's rate gives with more than a one in 10^9
+//! chance (a Chernoff bound on the binomial tail, so the law itself errs less
+//! often than that). A run with too few datagrams to tell a doubled rate from
+//! the plan's says so in its detail instead of judging that rate.
+
+use std::collections::BTreeMap;
+use std::time::Duration;
+
+use ftw_sim::scenario::Law;
+use ftw_sim::world::journal::link::{LinkStep, Out, Sent};
+use ftw_sim::world::journal::{Entry, Step};
+use ftw_sim::world::net::fault::Outage;
+use ftw_sim::world::plan::LinkPlan;
+
+use super::{differs, Lockstep, Reference, R};
+
+pub const LINK: Reference = Reference {
+    law: Law {
+        name: "link-agrees-with-spec",
+        about: "every datagram a leg carried met its plan: outages, MTU, one-way delay plus jitter, and the shares lost, duplicated and held within the binomial bounds of the plan's rates (docs/fault-plans.md)",
+    },
+    broken_by: &[],
+    check,
+};
+
+/// How unlikely a share must be, under the plan's rate, before the law calls it wrong.
+const ALPHA_LN: f64 = 20.723_265_836_946_41; // ln(10^9)
+/// A duplicate's copy comes this much after the datagram; a forged copy runs
+/// this much ahead of the original (docs/fault-plans.md; RFC 9000 section 9.3.3's attacker).
+const APART: Duration = Duration::from_millis(1);
+/// A datagram let go behind a later one arrives just behind it.
+const BEHIND: Duration = Duration::from_micros(1);
+
+/// One direction of a leg: what it was given and how often each piece acted.
+#[derive(Default)]
+struct Dir {
+    /// Per eligible datagram (passed outages and MTU): copies out so far.
+    copies: Vec<u8>,
+    /// When each eligible datagram met the leg.
+    at: Vec<Duration>,
+    /// Copies held now, by bytes' hash: the datagrams they belong to, oldest first.
+    held: BTreeMap<u64, Vec<usize>>,
+    /// Copies let go after a hold.
+    released: u64,
+    /// The latest arrival so far (for ordered jitter).
+    last_arrival: Duration,
+}
+
+struct Leg {
+    plan: LinkPlan,
+    outages: Vec<(Duration, Duration, Outage)>,
+    forged: Vec<(Duration, Duration)>,
+    strangers: Vec<(Duration, Duration)>,
+    dirs: [Dir; 2],
+    last_seen: Duration,
+}
+
+/// The law's check: `None` when no leg carried a datagram.
+pub fn check(journal: &[Entry]) -> Option<Lockstep> {
+    let mut legs: BTreeMap<&str, Leg> = BTreeMap::new();
+    let mut steps = 0;
+    for (index, e) in journal.iter().enumerate() {
+        let Step::Link(s) = &e.step else { continue };
+        let r = match s {
+            LinkStep::Leg { plan, outages, forged, strangers } => {
+                let leg = Leg { plan: plan.clone(), outages: outages.clone(), forged: forged.clone(), strangers: strangers.clone(), dirs: Default::default(), last_seen: Duration::ZERO };
+                legs.insert(e.host.as_str(), leg);
+                Ok(())
+            }
+            LinkStep::Crossed { at, up, sent, refused, out } => {
+                steps += 1;
+                match legs.get_mut(e.host.as_str()) {
+                    Some(leg) => leg.crossed(*at, *up, sent, *refused, out),
+                    None => differs("a datagram on a leg", "a leg the plan made"),
+                }
+            }
+            LinkStep::Released { at, up, out } => match legs.get_mut(e.host.as_str()) {
+                Some(leg) => leg.released(*at, *up, out),
+                None => differs("a release on a leg", "a leg the plan made"),
+            },
+        };
+        if let Err((model, spec)) = r {
+            return Some(Lockstep::Differs { index, entry: e.describe(), model, spec });
+        }
+    }
+    if steps == 0 {
+        return None;
+    }
+    let mut unjudged = Vec::new();
+    for (name, leg) in &legs {
+        if let Err((model, spec)) = leg.rates(name, &mut unjudged) {
+            let entry = format!("the whole run, {name}'s leg");
+            return Some(Lockstep::Differs { index: journal.len(), entry, model, spec });
+        }
+    }
+    if unjudged.is_empty() {
+        return Some(Lockstep::Agreed { steps });
+    }
+    Some(Lockstep::Unjudged { steps, unjudged })
+}
+
+impl Leg {
+    fn open(windows: &[(Duration, Duration)], at: Duration) -> bool {
+        windows.iter().any(|(from, until)| *from <= at && at < *until)
+    }
+
+    /// The outage that decides a datagram at `at`: `(drops, refuses)`.
+    fn outage(&self, at: Duration, tcp: bool) -> (bool, bool) {
+        let open: Vec<Outage> = self.outages.iter().filter(|(from, until, _)| *from <= at && at < *until).map(|w| w.2).collect();
+        let blackhole = open.contains(&Outage::Blackhole);
+        let udp_dropped = !tcp && open.contains(&Outage::UdpBlocked);
+        let udp_refused = !tcp && open.contains(&Outage::UdpRefused);
+        (blackhole || udp_dropped || udp_refused, udp_refused && !blackhole && !udp_dropped)
+    }
+
+    /// Whether the leg's plan could let a datagram come out `delay` after `at`:
+    /// the one-way delay plus the jitter, plus what sets copies apart.
+    fn delay_fits(&self, at: Duration, delay: Duration, dir: &Dir) -> R {
+        let p = &self.plan;
+        let base = Duration::from_millis(p.one_way_ms);
+        let mut slack = Duration::from_millis(p.jitter_ms);
+        if p.duplicate_pct > 0.0 {
+            slack += APART;
+        }
+        if Self::open(&self.forged, at) {
+            slack += APART;
+        }
+        if p.reorder_pct > 0.0 {
+            slack += BEHIND;
+        }
+        let mut latest = base + slack;
+        if p.jitter_ordered {
+            latest = latest.max(dir.last_arrival.saturating_sub(at));
+        }
+        if delay < base || delay > latest {
+            let jitter = if p.jitter_ordered { "ordered jitter" } else { "jitter" };
+            return differs(format!("a copy {} µs on the way", delay.as_micros()), format!("the one-way {} ms plus at most the {} ms {jitter} (and {} µs apart, {} µs at most)", p.one_way_ms, p.jitter_ms, (slack.as_micros() as u64).saturating_sub(p.jitter_ms * 1000), latest.as_micros()));
+        }
+        Ok(())
+    }
+
+    fn crossed(&mut self, at: Duration, up: bool, sent: &Sent, refused: bool, out: &[Out]) -> R {
+        self.last_seen = self.last_seen.max(at);
+        let (drops, refuses) = self.outage(at, sent.tcp);
+        if refused != refuses {
+            return differs(format!("refused={refused}"), format!("refused={refuses}: only UDP under an open udp_refused outage is refused"));
+        }
+        let (own, extra): (Vec<&Out>, Vec<&Out>) = out.iter().partition(|o| o.src == sent.src);
+        if !extra.is_empty() {
+            let attack = up && !sent.tcp && (Self::open(&self.forged, at) || Self::open(&self.strangers, at));
+            if !attack {
+                return differs(format!("{} datagrams from another source than {}", extra.len(), sent.src), "copies from forged ports or strangers only while those act on the host's way up, and never for TCP");
+            }
+        }
+        if drops {
+            return match own.is_empty() {
+                true => Ok(()),
+                false => differs(format!("{} copies out during an outage", own.len()), "nothing through an open blackhole, nor UDP through a blocked or refused window"),
+            };
+        }
+        if self.plan.mtu > 0 && sent.ip_len > self.plan.mtu {
+            return match own.is_empty() {
+                true => Ok(()),
+                false => differs(format!("a {} B IP packet through", sent.ip_len), format!("dropped: longer than the {} B MTU", self.plan.mtu)),
+            };
+        }
+        let ordered_check = self.plan.jitter_ordered && self.plan.duplicate_pct == 0.0 && self.plan.reorder_pct == 0.0;
+        let d = usize::from(!up);
+        let idx = self.dirs[d].copies.len();
+        self.dirs[d].copies.push(0);
+        self.dirs[d].at.push(at);
+        for o in own {
+            self.delay_fits(at, o.delay, &self.dirs[d])?;
+            if ordered_check && at + o.delay < self.dirs[d].last_arrival {
+                return differs(format!("arrives at {} µs", (at + o.delay).as_micros()), format!("not ahead of the one sent before it ({} µs): jitter_ordered", self.dirs[d].last_arrival.as_micros()));
+            }
+            let dir = &mut self.dirs[d];
+            dir.last_arrival = dir.last_arrival.max(at + o.delay);
+            if o.hash == sent.hash && dir.copies[idx] < 2 {
+                dir.copies[idx] += 1;
+            } else {
+                take_held(dir, o.hash)?;
+            }
+        }
+        let max = if self.plan.duplicate_pct > 0.0 { 2 } else { 1 };
+        if self.plan.reorder_pct > 0.0 && self.dirs[d].copies[idx] < max {
+            self.dirs[d].held.entry(sent.hash).or_default().push(idx);
+        }
+        Ok(())
+    }
+
+    fn released(&mut self, at: Duration, up: bool, out: &[Out]) -> R {
+        self.last_seen = self.last_seen.max(at);
+        let d = usize::from(!up);
+        for o in out {
+            self.delay_fits(at, o.delay, &self.dirs[d])?;
+            let dir = &mut self.dirs[d];
+            dir.last_arrival = dir.last_arrival.max(at + o.delay);
+            take_held(dir, o.hash)?;
+        }
+        Ok(())
+    }
+
+    /// The shares of the run against the plan's rates.
+    fn rates(&self, name: &str, unjudged: &mut Vec<String>) -> R {
+        let p = &self.plan;
+        let hold = Duration::from_millis(p.reorder_hold_max_ms);
+        for (d, dir) in self.dirs.iter().enumerate() {
+            let way = if d == 0 { "up" } else { "down" };
+            // A datagram held when the run ended is neither lost nor let go.
+            let held_at_end = |i: usize| p.reorder_pct > 0.0 && dir.at[i] + hold > self.last_seen;
+            let counted: Vec<u8> = (0..dir.copies.len()).filter(|&i| !(dir.copies[i] == 0 && held_at_end(i))).map(|i| dir.copies[i]).collect();
+            let n = counted.len() as u64;
+            let lost = counted.iter().filter(|c| **c == 0).count() as u64;
+            let through = n - lost;
+            let doubled = counted.iter().filter(|c| **c == 2).count() as u64;
+            let copies: u64 = counted.iter().map(|c| u64::from(*c)).sum();
+            binomial(&format!("{name} {way}: lost"), n, lost, p.loss_pct / 100.0, unjudged)?;
+            binomial(&format!("{name} {way}: duplicated"), through, doubled, p.duplicate_pct / 100.0, unjudged)?;
+            binomial(&format!("{name} {way}: held"), copies, dir.released, p.reorder_pct / 100.0, unjudged)?;
+        }
+        Ok(())
+    }
+}
+
+/// A copy let go after a hold: one of its datagram's held copies.
+fn take_held(dir: &mut Dir, hash: u64) -> R {
+    let Some(waiting) = dir.held.get_mut(&hash).filter(|w| !w.is_empty()) else {
+        return differs("a copy of a datagram that was not held, or a third copy", "each datagram once, or twice with duplicate_pct; a held one let go once");
+    };
+    let i = waiting.remove(0);
+    dir.copies[i] += 1;
+    dir.released += 1;
+    Ok(())
+}
+
+/// `k` of `n` at rate `p`: within the bound, or too few to judge (noted).
+fn binomial(what: &str, n: u64, k: u64, p: f64, unjudged: &mut Vec<String>) -> R {
+    let spec = |bound: &str| format!("{what}: {k} of {n} is {bound} at the plan's {:.3} % (binomial tail under 10^-9)", p * 100.0);
+    if p <= 0.0 {
+        return if k == 0 { Ok(()) } else { differs(format!("{what}: {k} of {n}"), format!("{what}: none (the plan's rate is 0)")) };
+    }
+    if n == 0 {
+        return Ok(());
+    }
+    let q = k as f64 / n as f64;
+    if (n as f64) * kl(q, p) > ALPHA_LN {
+        return differs(format!("{what}: {k} of {n} ({:.3} %)", q * 100.0), spec(if q > p { "too many" } else { "too few" }));
+    }
+    // Could this run have told the plan's rate from twice it (or half of it, past 50 %)?
+    let other = if p <= 0.5 { 2.0 * p } else { p / 2.0 };
+    if (n as f64) * kl(other, p) <= ALPHA_LN {
+        unjudged.push(format!("{what} ({n} datagrams)"));
+    }
+    Ok(())
+}
+
+/// Kullback-Leibler divergence of Bernoulli(q) from Bernoulli(p): the Chernoff
+/// bound on the binomial tail is exp(-n KL(q || p)).
+fn kl(q: f64, p: f64) -> f64 {
+    let term = |a: f64, b: f64| if a <= 0.0 { 0.0 } else if b <= 0.0 { f64::INFINITY } else { a * (a / b).ln() };
+    term(q, p) + term(1.0 - q, 1.0 - p)
+}
+
+#[cfg(test)]
+mod tests {
+    use std::net::SocketAddr;
+
+    use super::*;
+
+    fn leg(plan: LinkPlan, outages: Vec<(Duration, Duration, Outage)>) -> Entry {
+        Entry { t_ms: 0, host: "phone".into(), step: Step::Link(LinkStep::Leg { plan, outages, forged: vec![], strangers: vec![] }) }
+    }
+
+    fn src() -> SocketAddr {
+        "192.0.2.1:49152".parse().unwrap()
+    }
+
+    fn crossed(at_ms: u64, hash: u64, refused: bool, delays_us: &[u64]) -> Entry {
+        let sent = Sent { src: src(), tcp: false, ip_len: 128, hash };
+        let out = delays_us.iter().map(|d| Out { delay: Duration::from_micros(*d), hash, src: src() }).collect();
+        Entry { t_ms: at_ms, host: "phone".into(), step: Step::Link(LinkStep::Crossed { at: Duration::from_millis(at_ms), up: true, sent, refused, out }) }
+    }
+
+    fn plan(loss: f64, jitter_ms: u64) -> LinkPlan {
+        LinkPlan { loss_pct: loss, jitter_ms, ..LinkPlan::default() }
+    }
+
+    #[test]
+    fn delays_within_one_way_and_jitter_agree() {
+        let j = vec![leg(plan(0.0, 5), vec![]), crossed(0, 1, false, &[20_000]), crossed(1, 2, false, &[25_000]), crossed(2, 3, false, &[22_500])];
+        assert_eq!(check(&j), Some(Lockstep::Agreed { steps: 3 }));
+        for bad in [19_999, 25_001] {
+            let j = vec![leg(plan(0.0, 5), vec![]), crossed(0, 1, false, &[bad])];
+            assert!(matches!(check(&j), Some(Lockstep::Differs { index: 1, .. })), "{bad} µs");
+        }
+    }
+
+    #[test]
+    fn a_loss_without_loss_in_the_plan_is_caught() {
+        let j = vec![leg(plan(0.0, 0), vec![]), crossed(0, 1, false, &[20_000]), crossed(1, 2, false, &[])];
+        assert!(matches!(check(&j), Some(Lockstep::Differs { .. })));
+    }
+
+    #[test]
+    fn outages_drop_and_refuse_only_in_their_window() {
+        let w = |o| vec![(Duration::from_millis(10), Duration::from_millis(20), o)];
+        let ok = vec![leg(plan(0.0, 0), w(Outage::UdpRefused)), crossed(9, 1, false, &[20_000]), crossed(10, 2, true, &[]), crossed(20, 3, false, &[20_000])];
+        assert_eq!(check(&ok), Some(Lockstep::Agreed { steps: 3 }));
+        let late = vec![leg(plan(0.0, 0), w(Outage::Blackhole)), crossed(15, 1, false, &[20_000])];
+        assert!(matches!(check(&late), Some(Lockstep::Differs { .. })), "through a blackhole");
+        let refused_off = vec![leg(plan(0.0, 0), vec![]), crossed(15, 1, true, &[])];
+        assert!(matches!(check(&refused_off), Some(Lockstep::Differs { .. })), "refused with no outage");
+    }
+
+    #[test]
+    fn a_loss_share_far_from_the_plan_is_caught_both_ways() {
+        let run = |lost_every: u64| {
+            let mut j = vec![leg(plan(5.0, 0), vec![])];
+            for i in 0..4000u64 {
+                let d: &[u64] = if i % lost_every == 0 { &[] } else { &[20_000] };
+                j.push(crossed(i, i + 1, false, d));
+            }
+            check(&j)
+        };
+        assert!(matches!(run(20), Some(Lockstep::Agreed { steps: 4000 })), "5 % lost: {:?}", run(20));
+        assert!(matches!(run(10), Some(Lockstep::Differs { .. })), "10 % lost");
+        assert!(matches!(run(100), Some(Lockstep::Differs { .. })), "1 % lost");
+    }
+
+    #[test]
+    fn a_short_run_says_it_cannot_judge_the_rate() {
+        let j = vec![leg(plan(5.0, 0), vec![]), crossed(0, 1, false, &[20_000])];
+        let Some(Lockstep::Unjudged { steps: 1, unjudged }) = check(&j) else { panic!("{:?}", check(&j)) };
+        assert!(unjudged.iter().any(|u| u.contains("lost")), "noted: {unjudged:?}");
+    }
+}
