@@ -63,6 +63,9 @@ pub const RULES: &[Rule] = &[
     r("SPEC §2", "lane 0 carries tick and delta: a delta the subscribed fields that changed, a tick that nothing did, so the phone's picture is the site's current values after each frame", &["lane0-picture-current"]),
     r("seed 000", "a command gets cmd.ack then cmd.result, both echoing its id", &["cmd-round-trip", "box-agrees-with-spec"]),
     r("seed 000", "a WebSocket dies only when the network could kill it (a heartbeat 1006 or a reset needs loss or an outage)", &["death-needs-a-fault", "ws-datagrams-as-messages"]),
+    r("network-and-tcp.md", "a NAT keeps one mapping per inside address and port whatever the remote (RFC 4787 REQ-1), lets in only what comes from remotes a mapping sent to, forgets a UDP mapping idle past 30 s and a TCP one past 2 h 4 min established or 4 min transitory (RFC 5382 REQ-5), and a rebind moves every flow of the host to a new outside port", &["nat-agrees-with-spec"]),
+    r("fault-plans.md", "each direction of a leg applies its plan: outages in their windows, the MTU, the one-way delay plus the jitter (in order if asked), and loss, duplication and reordering at the plan's rates", &["link-agrees-with-spec"]),
+    r("fault-plans.md", "a host pays a service time per datagram it receives, uniform within the spread of the plan's UDP or TCP median, pipelined, ten times the profile while it is slow", &["processing-agrees-with-spec"]),
     r("brief", "every run completes within its limit, and nothing panics", &["run", "no-panic"]),
 ];
 
@@ -80,8 +83,10 @@ pub fn faults_for(law: &str) -> BTreeSet<Kind> {
 /// The switches that break `law` in some scenario.
 pub fn switches_breaking(law: &str) -> BTreeSet<&'static str> {
     let from_scenarios = SCENARIOS.iter().flat_map(|s| s.laws.iter()).filter(|j| j.law.name == law).flat_map(|j| j.broken_by.iter().map(|w| w.name()));
-    let from_references = crate::reference::REFERENCES.iter().filter(|r| r.law.name == law).flat_map(|r| r.broken_by.iter().map(|w| w.name()));
-    from_scenarios.chain(from_references).collect()
+    let references = crate::reference::REFERENCES.iter().filter(|r| r.law.name == law);
+    let from_references = references.clone().flat_map(|r| r.broken_by.iter().map(|w| w.name()));
+    let planted = references.flat_map(|r| r.planted.iter().map(|b| b.name()));
+    from_scenarios.chain(from_references).chain(planted).collect()
 }
 
 /// The table as Markdown: one row per rule and law.

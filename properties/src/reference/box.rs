@@ -103,6 +103,7 @@ pub const BOX: Reference = Reference {
         about: "the box, replayed against a reference written from the SPEC: session limit, pairing, lane-0 cadence, live sequence, commands, uplink backoff",
     },
     broken_by: &[Switch::BoxKeepsClosedSessions],
+    planted: &[],
     check,
 };
 

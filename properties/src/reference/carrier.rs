@@ -36,6 +36,7 @@ pub const CARRIER: Reference = Reference {
         about: "every carrier verdict is the SPEC's: a datagram replay is dropped, a replay or broken message on a stream ends the session, nothing after the end (SPEC §4)",
     },
     broken_by: &[Switch::DatagramReplayEndsSession, Switch::StreamReplayOnlyDropped],
+    planted: &[],
     check,
 };
 

@@ -59,6 +59,7 @@ pub const FLEET: Reference = Reference {
                 512 per reactor) and released when their connection ends, and the counters",
     },
     broken_by: &[Switch::NoRouting, Switch::ForwardLongHeaders, Switch::ClaimPerPathReport, Switch::ForwardReference],
+    planted: &[],
     check,
 };
 

@@ -28,6 +28,7 @@ pub const LIFE: Reference = Reference {
         about: "every app-life event (background, foreground, relaunch, clock jump) asks what SPEC section 6 says: 0.2 Hz hidden, 1 Hz in view, a reconnect after a silence longer than the 30 s NAT mapping and on relaunch",
     },
     broken_by: &[],
+    planted: &[],
     check,
 };
 

@@ -6,7 +6,8 @@
 //! Each datagram, in each direction of its leg:
 //! - while a timed outage of the leg's host is open (`[at, at + for)`): a
 //!   blackhole drops everything; UDP blocked drops UDP; UDP refused refuses UDP
-//!   at once (TCP passes both); nothing else is ever refused;
+//!   at once (TCP passes both); overlapping outages act in the plan's order;
+//!   nothing else is ever refused;
 //! - an IP packet longer than the leg's MTU is dropped;
 //! - otherwise it arrives once, is lost (only with `loss_pct`), comes twice
 //!   (only with `duplicate_pct`) or is held back behind later ones (only with
@@ -32,6 +33,8 @@ use ftw_sim::world::journal::{Entry, Step};
 use ftw_sim::world::net::fault::Outage;
 use ftw_sim::world::plan::LinkPlan;
 
+use ftw_sim::world::plant::Bug;
+
 use super::{differs, Lockstep, Reference, R};
 
 pub const LINK: Reference = Reference {
@@ -40,6 +43,7 @@ pub const LINK: Reference = Reference {
         about: "every datagram a leg carried met its plan: outages, MTU, one-way delay plus jitter, and the shares lost, duplicated and held within the binomial bounds of the plan's rates (docs/fault-plans.md)",
     },
     broken_by: &[],
+    planted: &[Bug::LossDoubled, Bug::JitterDoubled],
     check,
 };
 
@@ -58,8 +62,9 @@ struct Dir {
     copies: Vec<u8>,
     /// When each eligible datagram met the leg.
     at: Vec<Duration>,
-    /// Copies held now, by bytes' hash: the datagrams they belong to, oldest first.
-    held: BTreeMap<u64, Vec<usize>>,
+    /// Copies held now, by bytes' hash: the datagrams they belong to, oldest
+    /// first (`None`: an attacker's forged copy, counted nowhere).
+    held: BTreeMap<u64, Vec<Option<usize>>>,
     /// Copies let go after a hold.
     released: u64,
     /// The latest arrival so far (for ordered jitter).
@@ -83,7 +88,14 @@ pub fn check(journal: &[Entry]) -> Option<Lockstep> {
         let Step::Link(s) = &e.step else { continue };
         let r = match s {
             LinkStep::Leg { plan, outages, forged, strangers } => {
-                let leg = Leg { plan: plan.clone(), outages: outages.clone(), forged: forged.clone(), strangers: strangers.clone(), dirs: Default::default(), last_seen: Duration::ZERO };
+                let leg = Leg {
+                    plan: plan.clone(),
+                    outages: outages.clone(),
+                    forged: forged.clone(),
+                    strangers: strangers.clone(),
+                    dirs: Default::default(),
+                    last_seen: Duration::ZERO,
+                };
                 legs.insert(e.host.as_str(), leg);
                 Ok(())
             }
@@ -124,13 +136,23 @@ impl Leg {
         windows.iter().any(|(from, until)| *from <= at && at < *until)
     }
 
-    /// The outage that decides a datagram at `at`: `(drops, refuses)`.
+    /// Strangers act on the host's way up at `at`, or did so recently enough
+    /// that one of their datagrams may still be held.
+    fn strangers_near(&self, at: Duration) -> bool {
+        let hold = Duration::from_millis(self.plan.reorder_hold_max_ms);
+        self.strangers.iter().any(|(from, until)| *from <= at && at < *until + hold)
+    }
+
+    /// The outage that decides a datagram at `at`: `(drops, refuses)`. Outages
+    /// that overlap act in the plan's order: the first open one that takes
+    /// this datagram (a blackhole any, the UDP ones only UDP) decides.
     fn outage(&self, at: Duration, tcp: bool) -> (bool, bool) {
-        let open: Vec<Outage> = self.outages.iter().filter(|(from, until, _)| *from <= at && at < *until).map(|w| w.2).collect();
-        let blackhole = open.contains(&Outage::Blackhole);
-        let udp_dropped = !tcp && open.contains(&Outage::UdpBlocked);
-        let udp_refused = !tcp && open.contains(&Outage::UdpRefused);
-        (blackhole || udp_dropped || udp_refused, udp_refused && !blackhole && !udp_dropped)
+        let open = self.outages.iter().filter(|(from, until, _)| *from <= at && at < *until).map(|w| w.2);
+        match open.into_iter().find(|o| *o == Outage::Blackhole || !tcp) {
+            Some(Outage::UdpRefused) => (true, true),
+            Some(_) => (true, false),
+            None => (false, false),
+        }
     }
 
     /// Whether the leg's plan could let a datagram come out `delay` after `at`:
@@ -142,8 +164,11 @@ impl Leg {
         if p.duplicate_pct > 0.0 {
             slack += APART;
         }
-        if Self::open(&self.forged, at) {
-            slack += APART;
+        // A forged copy and a stranger's datagram each run ahead of the original.
+        for attack in [&self.forged, &self.strangers] {
+            if Self::open(attack, at) {
+                slack += APART;
+            }
         }
         if p.reorder_pct > 0.0 {
             slack += BEHIND;
@@ -154,7 +179,16 @@ impl Leg {
         }
         if delay < base || delay > latest {
             let jitter = if p.jitter_ordered { "ordered jitter" } else { "jitter" };
-            return differs(format!("a copy {} µs on the way", delay.as_micros()), format!("the one-way {} ms plus at most the {} ms {jitter} (and {} µs apart, {} µs at most)", p.one_way_ms, p.jitter_ms, (slack.as_micros() as u64).saturating_sub(p.jitter_ms * 1000), latest.as_micros()));
+            return differs(
+                format!("a copy {} µs on the way", delay.as_micros()),
+                format!(
+                    "the one-way {} ms plus at most the {} ms {jitter} (and {} µs apart, {} µs at most)",
+                    p.one_way_ms,
+                    p.jitter_ms,
+                    (slack.as_micros() as u64).saturating_sub(p.jitter_ms * 1000),
+                    latest.as_micros()
+                ),
+            );
         }
         Ok(())
     }
@@ -165,17 +199,37 @@ impl Leg {
         if refused != refuses {
             return differs(format!("refused={refused}"), format!("refused={refuses}: only UDP under an open udp_refused outage is refused"));
         }
-        let (own, extra): (Vec<&Out>, Vec<&Out>) = out.iter().partition(|o| o.src == sent.src);
-        if !extra.is_empty() {
-            let attack = up && !sent.tcp && (Self::open(&self.forged, at) || Self::open(&self.strangers, at));
-            if !attack {
-                return differs(format!("{} datagrams from another source than {}", extra.len(), sent.src), "copies from forged ports or strangers only while those act on the host's way up, and never for TCP");
+        let d = usize::from(!up);
+        // What came out: this datagram's copies, held ones let go behind it, and the attacker's.
+        let mut own = Vec::new();
+        let mut extra = 0;
+        for o in out {
+            // Identical bytes sent again (a retransmission) may let go a held
+            // earlier copy of themselves: an earlier hold is let go before this
+            // datagram counts a second copy.
+            let held = self.dirs[d].held.get(&o.hash).is_some_and(|w| !w.is_empty());
+            if o.hash == sent.hash && o.src == sent.src && (own.is_empty() || (own.len() < 2 && !held)) {
+                own.push(o);
+            } else if held {
+                self.delay_fits(at, o.delay, &self.dirs[d])?;
+                self.let_go(d, at, o.hash)?;
+            } else {
+                extra += 1;
             }
+        }
+        if extra > 0 && !(up && ((!sent.tcp && Self::open(&self.forged, at)) || self.strangers_near(at))) {
+            return differs(
+                format!("{extra} datagrams that are neither this one nor one held"),
+                "copies from forged ports or strangers only while those act on the host's way up, and never for TCP",
+            );
         }
         if drops {
             return match own.is_empty() {
                 true => Ok(()),
-                false => differs(format!("{} copies out during an outage", own.len()), "nothing through an open blackhole, nor UDP through a blocked or refused window"),
+                false => differs(
+                    format!("{} copies out during an outage", own.len()),
+                    "nothing through an open blackhole, nor UDP through a blocked or refused window",
+                ),
             };
         }
         if self.plan.mtu > 0 && sent.ip_len > self.plan.mtu {
@@ -185,26 +239,33 @@ impl Leg {
             };
         }
         let ordered_check = self.plan.jitter_ordered && self.plan.duplicate_pct == 0.0 && self.plan.reorder_pct == 0.0;
-        let d = usize::from(!up);
         let idx = self.dirs[d].copies.len();
         self.dirs[d].copies.push(0);
         self.dirs[d].at.push(at);
         for o in own {
             self.delay_fits(at, o.delay, &self.dirs[d])?;
             if ordered_check && at + o.delay < self.dirs[d].last_arrival {
-                return differs(format!("arrives at {} µs", (at + o.delay).as_micros()), format!("not ahead of the one sent before it ({} µs): jitter_ordered", self.dirs[d].last_arrival.as_micros()));
+                return differs(
+                    format!("arrives at {} µs", (at + o.delay).as_micros()),
+                    format!("not ahead of the one sent before it ({} µs): jitter_ordered", self.dirs[d].last_arrival.as_micros()),
+                );
             }
             let dir = &mut self.dirs[d];
             dir.last_arrival = dir.last_arrival.max(at + o.delay);
-            if o.hash == sent.hash && dir.copies[idx] < 2 {
-                dir.copies[idx] += 1;
-            } else {
-                take_held(dir, o.hash)?;
-            }
+            dir.copies[idx] += 1;
         }
+        // Each copy that did not come out may be held (or lost).
         let max = if self.plan.duplicate_pct > 0.0 { 2 } else { 1 };
-        if self.plan.reorder_pct > 0.0 && self.dirs[d].copies[idx] < max {
-            self.dirs[d].held.entry(sent.hash).or_default().push(idx);
+        if self.plan.reorder_pct > 0.0 {
+            let held = self.dirs[d].held.entry(sent.hash).or_default();
+            for _ in self.dirs[d].copies[idx]..max {
+                held.push(Some(idx));
+            }
+            // A forged copy is the same bytes from another port: it may be held too.
+            let forged_out = out.iter().any(|o| o.hash == sent.hash && o.src != sent.src);
+            if up && !sent.tcp && Self::open(&self.forged, at) && !forged_out {
+                held.push(None);
+            }
         }
         Ok(())
     }
@@ -216,9 +277,29 @@ impl Leg {
             self.delay_fits(at, o.delay, &self.dirs[d])?;
             let dir = &mut self.dirs[d];
             dir.last_arrival = dir.last_arrival.max(at + o.delay);
-            take_held(dir, o.hash)?;
+            self.let_go(d, at, o.hash)?;
         }
         Ok(())
+    }
+
+    /// A held copy let go at `at`: one of its datagram's held copies, or a
+    /// stranger's datagram held on the way up (its bytes were never seen).
+    fn let_go(&mut self, d: usize, at: Duration, hash: u64) -> R {
+        let dir = &mut self.dirs[d];
+        if let Some(waiting) = dir.held.get_mut(&hash).filter(|w| !w.is_empty()) {
+            // Identical bytes held twice: a datagram none of whose copies came
+            // out explains the release better than a possible duplicate's copy.
+            let first_missing = waiting.iter().position(|w| w.is_some_and(|i| dir.copies[i] == 0)).unwrap_or(0);
+            if let Some(i) = waiting.remove(first_missing) {
+                dir.copies[i] += 1;
+                dir.released += 1;
+            }
+            return Ok(());
+        }
+        if d == 0 && self.strangers_near(at) {
+            return Ok(());
+        }
+        differs("a copy of a datagram that was not held, or a third copy", "each datagram once, or twice with duplicate_pct; a held one let go once")
     }
 
     /// The shares of the run against the plan's rates.
@@ -241,17 +322,6 @@ impl Leg {
         }
         Ok(())
     }
-}
-
-/// A copy let go after a hold: one of its datagram's held copies.
-fn take_held(dir: &mut Dir, hash: u64) -> R {
-    let Some(waiting) = dir.held.get_mut(&hash).filter(|w| !w.is_empty()) else {
-        return differs("a copy of a datagram that was not held, or a third copy", "each datagram once, or twice with duplicate_pct; a held one let go once");
-    };
-    let i = waiting.remove(0);
-    dir.copies[i] += 1;
-    dir.released += 1;
-    Ok(())
 }
 
 /// `k` of `n` at rate `p`: within the bound, or too few to judge (noted).
@@ -278,7 +348,15 @@ fn binomial(what: &str, n: u64, k: u64, p: f64, unjudged: &mut Vec<String>) -> R
 /// Kullback-Leibler divergence of Bernoulli(q) from Bernoulli(p): the Chernoff
 /// bound on the binomial tail is exp(-n KL(q || p)).
 fn kl(q: f64, p: f64) -> f64 {
-    let term = |a: f64, b: f64| if a <= 0.0 { 0.0 } else if b <= 0.0 { f64::INFINITY } else { a * (a / b).ln() };
+    let term = |a: f64, b: f64| {
+        if a <= 0.0 {
+            0.0
+        } else if b <= 0.0 {
+            f64::INFINITY
+        } else {
+            a * (a / b).ln()
+        }
+    };
     term(q, p) + term(1.0 - q, 1.0 - p)
 }
 

@@ -18,6 +18,7 @@ pub mod fleet;
 pub mod life;
 pub mod link;
 pub mod nat;
+pub mod processing;
 pub mod race;
 pub mod replay;
 pub mod request_ids;
@@ -33,6 +34,9 @@ pub struct Reference {
     pub law: Law,
     /// The bug switches that make its model disagree (shown in the rule table).
     pub broken_by: &'static [Switch],
+    /// The bugs planted in the world for a test that make it fail (the world's
+    /// references, whose elements have no bug switch: `ftw_sim::world::plant`).
+    pub planted: &'static [ftw_sim::world::plant::Bug],
     /// Replays the journal: `None` when the run gave its model nothing to do.
     pub check: fn(&[Entry]) -> Option<Lockstep>,
 }
@@ -70,8 +74,20 @@ pub(crate) fn differs(model: impl Into<String>, spec: impl Into<String>) -> R {
 }
 
 /// Every reference model, in the order their laws are listed.
-pub const REFERENCES: &[&Reference] =
-    &[&race::RACE, &carrier::CARRIER, &replay::REPLAY, &view::VIEW, &r#box::BOX, &cloud::CLOUD, &fleet::FLEET, &request_ids::REQUEST_IDS, &life::LIFE, &nat::NAT, &link::LINK];
+pub const REFERENCES: &[&Reference] = &[
+    &race::RACE,
+    &carrier::CARRIER,
+    &replay::REPLAY,
+    &view::VIEW,
+    &r#box::BOX,
+    &cloud::CLOUD,
+    &fleet::FLEET,
+    &request_ids::REQUEST_IDS,
+    &life::LIFE,
+    &nat::NAT,
+    &link::LINK,
+    &processing::PROCESSING,
+];
 
 /// The laws the references judge.
 pub fn laws() -> Vec<&'static Law> {

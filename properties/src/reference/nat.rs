@@ -26,6 +26,8 @@ use ftw_sim::world::journal::nat::{NatStep, Seen};
 use ftw_sim::world::journal::{Entry, Step};
 use ftw_sim::world::net::nat::{NatDrop, Proto};
 
+use ftw_sim::world::plant::Bug;
+
 use super::{differs, Lockstep, Reference, R};
 
 pub const NAT: Reference = Reference {
@@ -34,6 +36,7 @@ pub const NAT: Reference = Reference {
         about: "every NAT decision (map, refresh, expire, filter, rebind; UDP and TCP) is the one docs/network-and-tcp.md and RFC 4787 / RFC 5382 give: endpoint-independent mapping, filtering to the remotes a mapping sent to, 30 s UDP, 2 h 4 min / 4 min TCP",
     },
     broken_by: &[],
+    planted: &[Bug::NatRebindKeepsOldPort, Bug::NatTcpNeverEstablished],
     check,
 };
 
@@ -127,7 +130,10 @@ impl Nats {
             NatStep::Made { public_ip, udp_idle, tcp_established_idle, tcp_transitory_idle } => {
                 let given = (*udp_idle, *tcp_established_idle, *tcp_transitory_idle);
                 if given != (UDP_IDLE, TCP_ESTABLISHED_IDLE, TCP_TRANSITORY_IDLE) {
-                    return differs(format!("idle timeouts {given:?}"), "UDP 30 s (SPEC section 6), TCP 2 h 4 min established and 4 min transitory (RFC 5382 REQ-5)");
+                    return differs(
+                        format!("idle timeouts {given:?}"),
+                        "UDP 30 s (SPEC section 6), TCP 2 h 4 min established and 4 min transitory (RFC 5382 REQ-5)",
+                    );
                 }
                 self.0.insert(name.to_string(), RefNat { public_ip: *public_ip, flows: BTreeMap::new() });
                 Ok(())
@@ -178,7 +184,15 @@ fn out(nat: &mut RefNat, at: Duration, proto: Proto, inside: SocketAddr, remote:
 }
 
 /// An inbound packet: let in by a live mapping that sent to its remote.
-fn inbound(nat: &mut RefNat, at: Duration, proto: Proto, port: u16, remote: SocketAddr, closing: bool, model: (&Result<SocketAddr, NatDrop>, Option<Seen>)) -> R {
+fn inbound(
+    nat: &mut RefNat,
+    at: Duration,
+    proto: Proto,
+    port: u16,
+    remote: SocketAddr,
+    closing: bool,
+    model: (&Result<SocketAddr, NatDrop>, Option<Seen>),
+) -> R {
     let (passed, after) = model;
     if let Some(key) = nat.by_port(proto, port) {
         nat.expire(key, at);
@@ -214,7 +228,10 @@ fn same_state(model: Seen, spec: Seen) -> R {
     if model == spec {
         Ok(())
     } else {
-        differs(format!("mapping after the packet {model:?}"), format!("{spec:?} (RFC 5382 REQ-5: established once a packet came back in, transitory again once a FIN or RST passed)"))
+        differs(
+            format!("mapping after the packet {model:?}"),
+            format!("{spec:?} (RFC 5382 REQ-5: established once a packet came back in, transitory again once a FIN or RST passed)"),
+        )
     }
 }
 
@@ -254,7 +271,12 @@ mod tests {
     }
 
     fn made() -> Entry {
-        entry(NatStep::Made { public_ip: "192.0.2.1".parse().unwrap(), udp_idle: UDP_IDLE, tcp_established_idle: TCP_ESTABLISHED_IDLE, tcp_transitory_idle: TCP_TRANSITORY_IDLE })
+        entry(NatStep::Made {
+            public_ip: "192.0.2.1".parse().unwrap(),
+            udp_idle: UDP_IDLE,
+            tcp_established_idle: TCP_ESTABLISHED_IDLE,
+            tcp_transitory_idle: TCP_TRANSITORY_IDLE,
+        })
     }
 
     fn out_udp(at_s: u64, port: u16, created: bool) -> Entry {
@@ -304,13 +326,21 @@ mod tests {
                 vec![
                     made(),
                     out_udp(0, 49152, true),
-                    entry(NatStep::Rebind { at: Duration::from_secs(1), inside_ip: "10.0.1.2".parse().unwrap(), moved: vec![(Proto::Udp, a("10.0.1.2:5000"), 49152, 49153)] }),
+                    entry(NatStep::Rebind {
+                        at: Duration::from_secs(1),
+                        inside_ip: "10.0.1.2".parse().unwrap(),
+                        moved: vec![(Proto::Udp, a("10.0.1.2:5000"), 49152, 49153)],
+                    }),
                     in_udp(2, 49152, "203.0.113.10:443", Ok(a("10.0.1.2:5000"))),
                 ],
             ),
             (
                 "rebind kept the port",
-                vec![made(), out_udp(0, 49152, true), entry(NatStep::Rebind { at: Duration::from_secs(1), inside_ip: "10.0.1.2".parse().unwrap(), moved: vec![] })],
+                vec![
+                    made(),
+                    out_udp(0, 49152, true),
+                    entry(NatStep::Rebind { at: Duration::from_secs(1), inside_ip: "10.0.1.2".parse().unwrap(), moved: vec![] }),
+                ],
             ),
         ];
         for (what, j) in cases {

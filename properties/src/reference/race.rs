@@ -56,6 +56,7 @@ pub const RACE: Reference = Reference {
         about: "the phone's race, memory, demotion and learning dial decide what SPEC section 4 says on every input: which transport goes first, when the second starts, one session, what is remembered and demoted",
     },
     broken_by: &[Switch::WsFirstCancelsProbe, Switch::EveryCloseDemotes, Switch::NoCloseDemotes, Switch::LosingDialCancelled, Switch::RefusedWaitsForLead],
+    planted: &[],
     check,
 };
 

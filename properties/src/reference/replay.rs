@@ -32,6 +32,7 @@ pub const REPLAY: Reference = Reference {
         about: "every seq a receive window judged got the SPEC's answer: accepted iff never accepted before and not older than the 1024 seqs ending at the highest accepted (SPEC §2, §4, §6)",
     },
     broken_by: &[Switch::ReplayWindow64],
+    planted: &[],
     check,
 };
 

@@ -21,6 +21,7 @@ pub const REQUEST_IDS: Reference = Reference {
         about: "each request of one phone session (hello, cmd) carries its own envelope id, so each reply echoing it names one request (SPEC section 2)",
     },
     broken_by: &[],
+    planted: &[],
     check,
 };
 

@@ -36,6 +36,7 @@ pub const VIEW: Reference = Reference {
         about: "after every live and hb the view shows what the SPEC says: a late live's newer table kept with the newer values (Freshness case 17), a gap never a value, never back (SPEC §3, §4)",
     },
     broken_by: &[Switch::LateLiveTableDropped],
+    planted: &[],
     check,
 };
 

@@ -74,3 +74,44 @@ fn link_reference_catches_twice_the_plans_jitter() {
     let detail = caught(&idle_day(|l| l.jitter_ms = 10), "link-agrees-with-spec", Bug::JitterDoubled);
     assert!(detail.contains("jitter"), "{detail}");
 }
+
+#[test]
+fn processing_reference_catches_a_host_that_reorders() {
+    let mut spec = RunSpec::new("session", ftw_sim::RunSeed(1));
+    spec.plan.processing = Some(ftw_sim::world::net::processing::RIG_PROCESSING);
+    let detail = caught(&spec, "processing-agrees-with-spec", Bug::ProcessingReorders);
+    assert!(detail.contains("not before the datagram ahead"), "{detail}");
+}
+
+/// Every bug that can be planted in the world is one a reference declares it
+/// catches (and each has its test above).
+#[test]
+fn every_planted_bug_belongs_to_a_reference() {
+    for bug in Bug::ALL {
+        let by = reference::REFERENCES.iter().filter(|r| r.planted.contains(bug)).count();
+        assert_eq!(by, 1, "{bug:?} is declared by {by} references");
+    }
+}
+
+/// Every bug that can be planted in the world is one a reference declares it
+/// catches (and each has its test above).
+#[test]
+fn every_planted_bug_belongs_to_a_reference() {
+    for bug in Bug::ALL {
+        let by = reference::REFERENCES.iter().filter(|r| r.planted.contains(bug)).count();
+        assert_eq!(by, 1, "{bug:?} is declared by {by} references");
+    }
+}
+
+#[test]
+#[ignore]
+fn dump_link_steps() {
+    let path = std::env::var("DUMP").unwrap();
+    let spec = ftw_properties::corpus::load(std::path::Path::new(&path)).unwrap().spec;
+    let r = reference::run(&spec).unwrap();
+    for e in &r.outcome.journal {
+        if let ftw_sim::world::journal::Step::Link(s) = &e.step {
+            eprintln!("{} {:?}", e.host, s);
+        }
+    }
+}

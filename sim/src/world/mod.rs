@@ -187,6 +187,16 @@ impl World {
                 _ => None,
             })
             .collect();
+        let windows = plan
+            .faults
+            .iter()
+            .filter_map(|f| match &f.fault {
+                FaultKind::SlowHost(k) => Some((k.host.name().to_string(), Duration::from_millis(f.at_ms), Duration::from_millis(f.at_ms + k.for_ms))),
+                _ => None,
+            })
+            .collect();
+        let setup = journal::processing::ProcessingStep::Setup { plan: plan.processing, rig: RIG_PROCESSING, slow: windows };
+        journal::record_at(Duration::ZERO, "world", journal::Step::Processing(setup));
         let rng = self.cfg.seed.stream("net.processing");
         self.net.borrow_mut().processing = Some(Processing::new(plan.processing, RIG_PROCESSING, slow, rng));
     }

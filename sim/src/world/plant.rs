@@ -21,6 +21,25 @@ pub enum Bug {
     LossDoubled,
     /// The jitter piece adds up to twice the plan's jitter.
     JitterDoubled,
+    /// A host's processing lets a datagram be ready before the one that
+    /// arrived ahead of it (docs/fault-plans.md: pipelined, never ahead).
+    ProcessingReorders,
+}
+
+impl Bug {
+    /// Every planted bug (each must make some reference fail: tested).
+    pub const ALL: &'static [Bug] = &[Bug::NatRebindKeepsOldPort, Bug::NatTcpNeverEstablished, Bug::LossDoubled, Bug::JitterDoubled, Bug::ProcessingReorders];
+
+    /// The bug's name, as the rule table shows it.
+    pub fn name(self) -> &'static str {
+        match self {
+            Bug::NatRebindKeepsOldPort => "nat-rebind-keeps-old-port",
+            Bug::NatTcpNeverEstablished => "nat-tcp-never-established",
+            Bug::LossDoubled => "loss-doubled",
+            Bug::JitterDoubled => "jitter-doubled",
+            Bug::ProcessingReorders => "processing-reorders",
+        }
+    }
 }
 
 thread_local! {

@@ -14,6 +14,7 @@ pub mod fleet;
 pub mod life;
 pub mod link;
 pub mod nat;
+pub mod processing;
 pub mod race;
 pub mod replay;
 pub mod view;
@@ -34,6 +35,7 @@ pub enum Step {
     Life(life::LifeStep),
     Nat(nat::NatStep),
     Link(link::LinkStep),
+    Processing(processing::ProcessingStep),
 }
 
 /// A step with when and where it happened.

@@ -31,6 +31,7 @@ use bytes::Bytes;
 use rand_chacha::ChaCha20Rng;
 
 use crate::world::journal::link::{LinkStep, Sent as LinkSent};
+use crate::world::journal::processing::ProcessingStep;
 use crate::world::journal::{self, Step};
 use crate::world::trace;
 use fault::{Chain, Ctx};
@@ -446,10 +447,15 @@ impl Network {
 
     /// The datagram's delay with its receiver's service time added.
     fn served(&mut self, now: Duration, o: &InFlight) -> Duration {
-        match self.processing.as_mut() {
+        let delay = match self.processing.as_mut() {
             Some(p) if !p.is_off() => p.delay(now, o.dst.ip(), o.delay, o.is_tunnelled_tcp()),
             _ => o.delay,
+        };
+        if self.processing.is_some() {
+            let step = ProcessingStep::Served { arrival: now + o.delay, tcp: o.is_tunnelled_tcp(), ready: now + delay };
+            journal::record_at(now, &self.name(o.dst.ip()), Step::Processing(step));
         }
+        delay
     }
 
     /// Journal what the leg of `owner` did to one datagram (`link-agrees-with-spec`).

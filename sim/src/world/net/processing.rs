@@ -18,6 +18,7 @@ use rand_chacha::ChaCha20Rng;
 
 use serde::{Deserialize, Serialize};
 
+use crate::world::plant::{self, Bug};
 use crate::world::range::{check_whole, FieldRange};
 
 /// A host's service time per datagram it receives: the median over QUIC's UDP
@@ -104,7 +105,8 @@ impl Processing {
         let Some((p, factor)) = self.profile(host, arrival) else { return delay };
         let median = if tcp { p.tcp_us } else { p.udp_us };
         let service = Duration::from_micros(draw_us(&mut self.rng, median, p.spread_pct) * factor);
-        let ready = (arrival + service).max(self.ready.get(&host).copied().unwrap_or_default());
+        let ahead = self.ready.get(&host).copied().unwrap_or_default();
+        let ready = if plant::on(Bug::ProcessingReorders) { arrival + service } else { (arrival + service).max(ahead) };
         self.ready.insert(host, ready);
         ready - now
     }
