@@ -92,26 +92,3 @@ fn every_planted_bug_belongs_to_a_reference() {
         assert_eq!(by, 1, "{bug:?} is declared by {by} references");
     }
 }
-
-/// Every bug that can be planted in the world is one a reference declares it
-/// catches (and each has its test above).
-#[test]
-fn every_planted_bug_belongs_to_a_reference() {
-    for bug in Bug::ALL {
-        let by = reference::REFERENCES.iter().filter(|r| r.planted.contains(bug)).count();
-        assert_eq!(by, 1, "{bug:?} is declared by {by} references");
-    }
-}
-
-#[test]
-#[ignore]
-fn dump_link_steps() {
-    let path = std::env::var("DUMP").unwrap();
-    let spec = ftw_properties::corpus::load(std::path::Path::new(&path)).unwrap().spec;
-    let r = reference::run(&spec).unwrap();
-    for e in &r.outcome.journal {
-        if let ftw_sim::world::journal::Step::Link(s) = &e.step {
-            eprintln!("{} {:?}", e.host, s);
-        }
-    }
-}
