@@ -24,13 +24,14 @@ const fn r(source: &'static str, rule: &'static str, laws: &'static [&'static st
 
 /// Every rule, in the SPEC's order.
 pub const RULES: &[Rule] = &[
-    r("SPEC §2", "a frame is ver 1, lane, flags, rsvd 0, len u16 BE, CBOR payload, zero pad to its bucket; lane 0 keeps one bucket (256 or 512) for a session's life, lane 1 steps 1024 / 4096 / 16384", &["nothing-broken-untampered", "frame-takes-its-bucket"]),
+    r("SPEC §2", "a frame is ver 1, lane, flags, rsvd 0, len u16 BE, CBOR payload, zero pad to its bucket; lane 0 keeps one bucket (256 or 512) for a session's life, lane 1 steps 1024 / 4096 / 16384", &["nothing-broken-untampered", "frame-takes-its-bucket", "wire-agrees-with-spec"]),
+    r("SPEC §2", "each type goes on its lane (lane 0: tick, delta, cmd, cmd.ack, cmd.result, event; lane 1: snap, history, hello_ok), and TRUNC (0x02) is set exactly when the message did not fit its bucket whole", &["frame-takes-its-bucket", "wire-agrees-with-spec"]),
     r("SPEC §2", "the envelope is deterministic CBOR {t, id?, b?}; unknown keys and types are ignored both ways", &["values-are-sent-values", "cmd-round-trip"]),
     r("SPEC §2", "replies echo their request's envelope id, so each request of a session carries its own", &["request-ids-distinct", "box-agrees-with-spec"]),
     r("SPEC §2", "the session phone to box is Noise IK (box key pinned, prologue with the box's key); a transport message is seq u64 BE in clear as associated data, AEAD(frame), nonce = seq", &["blind-relay", "replay-window-agrees-with-spec", "opens-once-forged-never"]),
     r("SPEC §2", "a transport message that does not open (a bit flipped on the way, at the phone or at the box) is never read: at the phone it breaks at most its session, the box drops it and answers nothing", &["nothing-broken-untampered", "box-agrees-with-spec"]),
-    r("SPEC §3", "the control stream starts with the target; each message after it goes with its QUIC varint length", &["echo-in-order", "values-are-sent-values"]),
-    r("SPEC §3", "hb and live may come as datagrams; hb carries the latest liveSeq so a lost live shows as a gap, never as a value", &["live-gap-not-value", "datagrams-echoed", "view-agrees-with-spec"]),
+    r("SPEC §3", "the control stream starts with the target; each message after it goes with its QUIC varint length", &["echo-in-order", "values-are-sent-values", "wire-agrees-with-spec"]),
+    r("SPEC §3", "hb and live may come as datagrams; hb carries the latest liveSeq so a lost live shows as a gap, never as a value", &["live-gap-not-value", "datagrams-echoed", "view-agrees-with-spec", "wire-agrees-with-spec"]),
     r("SPEC §3", "live is the readable copy: values the cloud may read, stamped with wallMs, liveSeq and the srcRev of its table", &["values-are-sent-values", "box-agrees-with-spec"]),
     r("SPEC §3", "a QUIC PING every 15 s holds a 30 s NAT mapping", &["keepalive-holds"]),
     r("SPEC §3", "the service's close code comes back as the QUIC application error code: close handling is the same on both transports", &["close-code-arrives", "clean-close", "unpaired-4403", "sessions-off-1013", "cloud-agrees-with-spec"]),
@@ -66,6 +67,7 @@ pub const RULES: &[Rule] = &[
     r("network-and-tcp.md", "a NAT keeps one mapping per inside address and port whatever the remote (RFC 4787 REQ-1), lets in only what comes from remotes a mapping sent to, forgets a UDP mapping idle past 30 s and a TCP one past 2 h 4 min established or 4 min transitory (RFC 5382 REQ-5), and a rebind moves every flow of the host to a new outside port", &["nat-agrees-with-spec"]),
     r("fault-plans.md", "each direction of a leg applies its plan: outages in their windows, the MTU, the one-way delay plus the jitter (in order if asked), and loss, duplication and reordering at the plan's rates", &["link-agrees-with-spec"]),
     r("fault-plans.md", "a host pays a service time per datagram it receives, uniform within the spread of the plan's UDP or TCP median, pipelined, ten times the profile while it is slow", &["processing-agrees-with-spec"]),
+    r("tcp/README.md", "TCP's retransmission timer follows RFC 6298 from the connection's own RTT samples, with Linux's 1 s initial, 200 ms floor and 120 s ceiling: started for the current RTO, never early, doubled on each expiry", &["tcp-agrees-with-spec"]),
     r("brief", "every run completes within its limit, and nothing panics", &["run", "no-panic"]),
 ];
 

@@ -72,7 +72,7 @@ pub mod uplink;
 use std::collections::{BTreeMap, VecDeque};
 
 use ciborium::Value;
-use ftw_wire::envelope::{fit_delta, Clock, CmdAck, CmdResult, FieldDef, Hb, HelloOk, IdMap, Live, Snap, SourceInfo, Subscription};
+use ftw_wire::envelope::{fit_delta, Clock, CmdAck, CmdResult, Delta, FieldDef, Hb, HelloOk, IdMap, Live, Snap, SourceInfo, Subscription};
 use ftw_wire::noise::{HandshakeParams, Key, Keypair, Responder, SeededResolver};
 use ftw_wire::{BugSwitches, ControlBucket, Frame, Msg, Session};
 use rand::{Rng, SeedableRng};
@@ -80,7 +80,7 @@ use rand_chacha::ChaCha20Rng;
 
 use consts::close;
 pub use site::Site;
-pub use uplink::{Kind, LinkOp, SendKind, UpMsg};
+pub use uplink::{Kind, LinkOp, SealedFrame, SendKind, UpMsg};
 
 /// What the box is given.
 #[derive(Debug, Clone)]
@@ -113,6 +113,14 @@ pub struct BoxBugs {
     /// the state after the end is wrong, and four such sessions fill the
     /// session limit.
     pub keeps_closed_sessions: bool,
+    /// The padding of every frame that has some ends in a non-zero byte (SPEC §2: zero pad).
+    pub pad_not_zeroed: bool,
+    /// `cmd.ack` goes on lane 1 (SPEC §2 puts it on lane 0).
+    pub ack_on_bulk_lane: bool,
+    /// A `delta` that fit whole carries TRUNC (SPEC §2: only a message that did not fit).
+    pub trunc_on_whole_delta: bool,
+    /// `cmd.ack` goes as a QUIC datagram (SPEC §3: only `hb` and `live` may).
+    pub ack_as_datagram: bool,
 }
 
 impl BoxConfig {
@@ -296,6 +304,8 @@ pub struct BoxNode {
     stats: BoxStats,
     last_now_ms: u64,
     notes: VecDeque<BoxNote>,
+    /// Every sealed session message, while the tap is on ([`BoxNode::keep_sealed`]).
+    tap: Option<Vec<SealedFrame>>,
 }
 
 impl BoxNode {
@@ -319,7 +329,20 @@ impl BoxNode {
             stats: BoxStats::default(),
             last_now_ms: 0,
             notes: VecDeque::new(),
+            tap: None,
         }
+    }
+
+    /// From now on keep a [`SealedFrame`] of every session message sealed, for
+    /// [`take_sealed`](Self::take_sealed): a record for the simulator's judges of the wire,
+    /// off by default, changing nothing sent.
+    pub fn keep_sealed(&mut self) {
+        self.tap.get_or_insert_with(Vec::new);
+    }
+
+    /// The sealed messages kept since the last call, oldest first (empty when not kept).
+    pub fn take_sealed(&mut self) -> Vec<SealedFrame> {
+        self.tap.as_mut().map(std::mem::take).unwrap_or_default()
     }
 
     pub fn config(&self) -> &BoxConfig {
@@ -517,10 +540,12 @@ impl BoxNode {
         }
     }
 
-    fn send_up(&mut self, m: UpMsg, kind: SendKind) {
+    /// Queue `m`; returns how it goes (a datagram goes as a message on a link without them).
+    fn send_up(&mut self, m: UpMsg, kind: SendKind) -> SendKind {
         let datagrams = matches!(self.uplink, UplinkState::Up { datagrams: true, .. });
         let kind = if kind == SendKind::Datagram && !datagrams { SendKind::Message } else { kind };
         self.out.push_back(BoxOutput::Link(LinkOp::Send { kind, bytes: m.encode() }));
+        kind
     }
 
     fn open_session(&mut self, chan: u32, m1: &[u8]) {
@@ -651,7 +676,8 @@ impl BoxNode {
         };
         self.note_sent(chan, Sent::Ack { id, cmd_id: c.cmd_id.clone(), accepted, code: code.clone() });
         let ack = CmdAck { cmd_id: c.cmd_id.clone(), accepted, code };
-        self.send_msg(chan, &Msg::CmdAck(ack), id, Kind::Data);
+        let kind = if self.cfg.bugs.ack_as_datagram { Kind::Dgram } else { Kind::Data };
+        self.send_msg(chan, &Msg::CmdAck(ack), id, kind);
         if !accepted {
             return;
         }
@@ -677,7 +703,8 @@ impl BoxNode {
         let table_names = self.site.table().names();
         let wall_ms = self.wall_ms(now_ms);
         let snap_needed;
-        let (frame, live) = {
+        let tapping = self.tap.is_some();
+        let (frame, intent, live) = {
             let s = self.sessions.get_mut(&chan).expect("session");
             let o = s.open.as_mut().expect("open session");
             let period = period_ms(&o.sub);
@@ -690,14 +717,22 @@ impl BoxNode {
             let wanted = |fid: &u32| o.sub.fields.is_empty() || o.sub.fields.contains(fid);
             let changed: BTreeMap<u32, i64> = by_fid.iter().filter(|(f, v)| wanted(f) && o.last_fields.get(f) != Some(v)).map(|(f, v)| (*f, *v)).collect();
             s.lane0_seq += 1;
-            let frame = if changed.is_empty() {
-                Msg::Tick { seq: Some(s.lane0_seq) }.to_frame(None)
+            let (frame, intent) = if changed.is_empty() {
+                let frame = Msg::Tick { seq: Some(s.lane0_seq) }.to_frame(None);
+                let whole_len = frame.payload.len();
+                (frame, ("tick", whole_len))
             } else {
-                let (frame, dropped) = fit_delta(s.lane0_seq, &IdMap(changed.clone()), bucket);
+                let (mut frame, dropped) = fit_delta(s.lane0_seq, &IdMap(changed.clone()), bucket);
                 for (f, v) in changed.iter().filter(|(f, _)| !dropped.contains(f)) {
                     o.last_fields.insert(*f, *v);
                 }
-                frame
+                if self.cfg.bugs.trunc_on_whole_delta && dropped.is_empty() {
+                    frame.flags |= ftw_wire::consts::FLAG_TRUNC;
+                }
+                // The whole delta's length, for the tap (encoded again only while it is on).
+                let whole = |c: &BTreeMap<u32, i64>| Msg::Delta(Delta { seq: s.lane0_seq, fields: IdMap(c.clone()) }).encode(None).len();
+                let whole_len = if tapping && !dropped.is_empty() { whole(&changed) } else { frame.payload.len() };
+                (frame, ("delta", whole_len))
             };
             let live = if o.sub.live {
                 let with_table = o.live_table_rev_sent != Some(rev);
@@ -706,7 +741,7 @@ impl BoxNode {
             } else {
                 None
             };
-            (frame, live)
+            (frame, intent, live)
         };
         if snap_needed {
             let snap = self.snap(now_ms);
@@ -715,7 +750,7 @@ impl BoxNode {
         }
         let seq = self.sessions.get(&chan).map_or(0, |s| s.lane0_seq);
         self.note_sent(chan, Sent::Lane0 { seq, rev });
-        self.send_frame(chan, &frame, Kind::Data);
+        self.send_frame(chan, &frame, Kind::Data, intent);
         self.stats.lane0_sent += 1;
         if let Some((phone, with_table)) = live {
             let seq_slot = self.next_live_seq.entry(phone).or_insert(1);
@@ -726,7 +761,8 @@ impl BoxNode {
             let payload = live_payload(&live, table.as_deref());
             self.note_sent(chan, Sent::Live { live_seq, rev, wall_ms, table: table.is_some() });
             self.note_sent(chan, Sent::Hb { live_seq });
-            self.send_frame(chan, &Frame::control(payload), Kind::Dgram);
+            let whole_len = payload.len();
+            self.send_frame(chan, &Frame::control(payload), Kind::Dgram, ("live", whole_len));
             self.send_msg(chan, &Msg::Hb(Hb { live_seq }), None, Kind::Dgram);
             self.lives.push(SentLive { phone, chan, live_seq, src_rev: rev, wall_ms, sent_at_ms: now_ms, values, table });
             self.stats.lives_sent += 1;
@@ -734,23 +770,37 @@ impl BoxNode {
     }
 
     fn send_msg(&mut self, chan: u32, m: &Msg, id: Option<u32>, kind: Kind) {
-        let frame = m.to_frame(id);
-        self.send_frame(chan, &frame, kind);
+        let mut frame = m.to_frame(id);
+        if self.cfg.bugs.ack_on_bulk_lane && matches!(m, Msg::CmdAck(_)) {
+            frame.lane = ftw_wire::consts::LANE_BULK;
+        }
+        let whole_len = frame.payload.len();
+        self.send_frame(chan, &frame, kind, (m.type_name(), whole_len));
     }
 
-    fn send_frame(&mut self, chan: u32, frame: &Frame, kind: Kind) {
+    /// Seal `frame` in `chan`'s session and send it; `intent` is the envelope type the box
+    /// means and the length of the whole envelope (for the tap).
+    fn send_frame(&mut self, chan: u32, frame: &Frame, kind: Kind, intent: (&str, usize)) {
         let bucket = self.cfg.control_bucket;
         let Some(s) = self.sessions.get_mut(&chan) else {
             return;
         };
-        let bytes = frame.encode(bucket).expect("box frames fit their bucket");
+        let mut bytes = frame.encode(bucket).expect("box frames fit their bucket");
+        if self.cfg.bugs.pad_not_zeroed && bytes.len() > ftw_wire::consts::FRAME_HEADER_LEN + frame.payload.len() {
+            *bytes.last_mut().expect("a padded frame") = 0xa5;
+        }
         let sealed = s.session.seal(&bytes).expect("session seals");
+        let tapped = self.tap.is_some().then(|| (s.session.handshake_hash(), s.session.send_key(), sealed.clone()));
         let send_kind = match kind {
             Kind::Bulk => SendKind::Bulk,
             Kind::Dgram => SendKind::Datagram,
             _ => SendKind::Message,
         };
-        self.send_up(UpMsg { kind, chan, payload: sealed }, send_kind);
+        let went = self.send_up(UpMsg { kind, chan, payload: sealed }, send_kind);
+        if let (Some(tap), Some((session, key, msg))) = (self.tap.as_mut(), tapped) {
+            let (t, whole_len) = intent;
+            tap.push(SealedFrame { session, initiator: false, key, t: t.to_string(), whole_len, kind: went, msg });
+        }
     }
 }
 

@@ -124,6 +124,22 @@ pub enum LinkOp {
     },
 }
 
+/// One box-session transport message as its sender handed it to the link, kept for the
+/// simulator's judges of the wire while a sender's tap is on (off by default; a record
+/// only, changing nothing sent): the session's handshake hash, whether the phone (the
+/// initiator) sealed it, the key it was sealed with, the envelope type and whole envelope
+/// length the sender meant (before any truncation), how it went, and the sealed bytes.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct SealedFrame {
+    pub session: [u8; 32],
+    pub initiator: bool,
+    pub key: [u8; 32],
+    pub t: String,
+    pub whole_len: usize,
+    pub kind: SendKind,
+    pub msg: Vec<u8>,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

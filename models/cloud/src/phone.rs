@@ -41,7 +41,7 @@
 use std::collections::VecDeque;
 
 use ciborium::Value;
-use ftw_box::uplink::{LinkOp, SendKind};
+use ftw_box::uplink::{LinkOp, SealedFrame, SendKind};
 use ftw_wire::envelope::{Cmd, Hello, ProtoRange, Subscription};
 use ftw_wire::noise::{HandshakeParams, InitiatorAwaitingMsg2, Judged, Key, Keypair, OpenError, PhoneDial, SeededResolver};
 use ftw_wire::{BugSwitches, ControlBucket, Msg, Session};
@@ -160,6 +160,8 @@ pub struct PhoneSession {
     next_id: u32,
     /// Keep the windows' records ([`PhoneSession::keep_judged`]).
     keep_judged: bool,
+    /// Every box-session message sealed, while the tap is on ([`PhoneSession::keep_sealed`]).
+    tap: Option<Vec<SealedFrame>>,
 }
 
 /// Which of the phone's two receive windows judged a seq.
@@ -194,6 +196,7 @@ impl PhoneSession {
             events: VecDeque::new(),
             next_id: 1,
             keep_judged: false,
+            tap: None,
         }
     }
 
@@ -202,6 +205,23 @@ impl PhoneSession {
     /// default, changing no decision. Call before the first message.
     pub fn keep_judged(&mut self) {
         self.keep_judged = true;
+    }
+
+    /// From now on keep a [`SealedFrame`] of every box-session message sealed, for
+    /// [`take_sealed`](Self::take_sealed): a record for the simulator's judges of the wire,
+    /// off by default, changing nothing sent.
+    pub fn keep_sealed(&mut self) {
+        self.tap.get_or_insert_with(Vec::new);
+    }
+
+    /// The sealed messages kept since the last call, oldest first (empty when not kept).
+    pub fn take_sealed(&mut self) -> Vec<SealedFrame> {
+        self.tap.as_mut().map(std::mem::take).unwrap_or_default()
+    }
+
+    /// The box session's handshake hash, once it is open (the same at the box).
+    pub fn box_session_hash(&self) -> Option<[u8; 32]> {
+        self.inner.as_ref().map(|s| s.handshake_hash())
     }
 
     /// The windows' records since the last call, oldest first, each with its layer.
@@ -358,8 +378,15 @@ impl PhoneSession {
 
     fn send(&mut self, m: &Msg, id: Option<u32>) {
         assert_eq!(self.state, PhoneState::Open, "send before the session is open");
-        let frame = m.to_frame(id).encode(ControlBucket::default()).expect("phone frames fit lane 0");
-        let sealed = self.inner.as_mut().expect("inner").seal(&frame).expect("inner seals");
+        let whole = m.to_frame(id);
+        let frame = whole.encode(ControlBucket::default()).expect("phone frames fit lane 0");
+        let inner = self.inner.as_mut().expect("inner");
+        let sealed = inner.seal(&frame).expect("inner seals");
+        if let Some(tap) = self.tap.as_mut() {
+            let (session, key) = (inner.handshake_hash(), inner.send_key());
+            let (t, whole_len) = (m.type_name().to_string(), whole.payload.len());
+            tap.push(SealedFrame { session, initiator: true, key, t, whole_len, kind: SendKind::Message, msg: sealed.clone() });
+        }
         let wrapped = self.outer.as_mut().expect("outer").seal(&sealed).expect("outer seals");
         self.out.push_back(LinkOp::Send { kind: SendKind::Message, bytes: wrapped });
     }

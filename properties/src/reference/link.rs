@@ -25,6 +25,7 @@
 //! the plan's says so in its detail instead of judging that rate.
 
 use std::collections::BTreeMap;
+use std::net::SocketAddr;
 use std::time::Duration;
 
 use ftw_sim::scenario::Law;
@@ -62,13 +63,26 @@ struct Dir {
     copies: Vec<u8>,
     /// When each eligible datagram met the leg.
     at: Vec<Duration>,
-    /// Copies held now, by bytes' hash: the datagrams they belong to, oldest
-    /// first (`None`: an attacker's forged copy, counted nowhere).
-    held: BTreeMap<u64, Vec<Option<usize>>>,
+    /// Copies held now, by bytes' hash, oldest first: the datagram each belongs
+    /// to (`None`: an attacker's forged copy, counted nowhere) and the source
+    /// the datagram was sent from (a forged copy comes from another).
+    held: BTreeMap<u64, Vec<(Option<usize>, SocketAddr)>>,
     /// Copies let go after a hold.
     released: u64,
     /// The latest arrival so far (for ordered jitter).
     last_arrival: Duration,
+}
+
+impl Dir {
+    /// The held copy `o` may be: one from its own source (a datagram's copy;
+    /// one none of whose copies came out explains it best, then the oldest) or
+    /// from another (a forged copy).
+    fn held_copy(&self, o: &Out) -> Option<usize> {
+        let waiting = self.held.get(&o.hash)?;
+        let fits = |w: &(Option<usize>, SocketAddr)| (w.0.is_some() && w.1 == o.src) || (w.0.is_none() && w.1 != o.src);
+        let missing = waiting.iter().position(|w| fits(w) && w.0.is_some_and(|i| self.copies[i] == 0));
+        missing.or_else(|| waiting.iter().position(fits))
+    }
 }
 
 struct Leg {
@@ -207,12 +221,12 @@ impl Leg {
             // Identical bytes sent again (a retransmission) may let go a held
             // earlier copy of themselves: an earlier hold is let go before this
             // datagram counts a second copy.
-            let held = self.dirs[d].held.get(&o.hash).is_some_and(|w| !w.is_empty());
+            let held = self.dirs[d].held_copy(o).is_some();
             if o.hash == sent.hash && o.src == sent.src && (own.is_empty() || (own.len() < 2 && !held)) {
                 own.push(o);
             } else if held {
                 self.delay_fits(at, o.delay, &self.dirs[d])?;
-                self.let_go(d, at, o.hash)?;
+                self.let_go(d, at, o)?;
             } else {
                 extra += 1;
             }
@@ -254,20 +268,26 @@ impl Leg {
             dir.last_arrival = dir.last_arrival.max(at + o.delay);
             dir.copies[idx] += 1;
         }
-        // Each copy that did not come out may be held (or lost).
-        let max = if self.plan.duplicate_pct > 0.0 { 2 } else { 1 };
-        if self.plan.reorder_pct > 0.0 {
-            let held = self.dirs[d].held.entry(sent.hash).or_default();
-            for _ in self.dirs[d].copies[idx]..max {
-                held.push(Some(idx));
-            }
-            // A forged copy is the same bytes from another port: it may be held too.
-            let forged_out = out.iter().any(|o| o.hash == sent.hash && o.src != sent.src);
-            if up && !sent.tcp && Self::open(&self.forged, at) && !forged_out {
-                held.push(None);
-            }
-        }
+        self.may_hold(d, idx, at, up, sent, out);
         Ok(())
+    }
+
+    /// Each copy that did not come out may be held (or lost): this datagram's,
+    /// and a forged copy of it (the same bytes from another port).
+    fn may_hold(&mut self, d: usize, idx: usize, at: Duration, up: bool, sent: &Sent, out: &[Out]) {
+        if self.plan.reorder_pct <= 0.0 {
+            return;
+        }
+        let max = if self.plan.duplicate_pct > 0.0 { 2 } else { 1 };
+        let forging = up && !sent.tcp && Self::open(&self.forged, at);
+        let forged_out = out.iter().filter(|o| o.hash == sent.hash && o.src != sent.src).count();
+        let held = self.dirs[d].held.entry(sent.hash).or_default();
+        for _ in self.dirs[d].copies[idx]..max {
+            held.push((Some(idx), sent.src));
+        }
+        for _ in (if forging { forged_out } else { usize::from(max) })..usize::from(max) {
+            held.push((None, sent.src));
+        }
     }
 
     fn released(&mut self, at: Duration, up: bool, out: &[Out]) -> R {
@@ -277,20 +297,17 @@ impl Leg {
             self.delay_fits(at, o.delay, &self.dirs[d])?;
             let dir = &mut self.dirs[d];
             dir.last_arrival = dir.last_arrival.max(at + o.delay);
-            self.let_go(d, at, o.hash)?;
+            self.let_go(d, at, o)?;
         }
         Ok(())
     }
 
     /// A held copy let go at `at`: one of its datagram's held copies, or a
     /// stranger's datagram held on the way up (its bytes were never seen).
-    fn let_go(&mut self, d: usize, at: Duration, hash: u64) -> R {
+    fn let_go(&mut self, d: usize, at: Duration, o: &Out) -> R {
         let dir = &mut self.dirs[d];
-        if let Some(waiting) = dir.held.get_mut(&hash).filter(|w| !w.is_empty()) {
-            // Identical bytes held twice: a datagram none of whose copies came
-            // out explains the release better than a possible duplicate's copy.
-            let first_missing = waiting.iter().position(|w| w.is_some_and(|i| dir.copies[i] == 0)).unwrap_or(0);
-            if let Some(i) = waiting.remove(first_missing) {
+        if let Some(k) = dir.held_copy(o) {
+            if let (Some(i), _) = dir.held.get_mut(&o.hash).expect("held").remove(k) {
                 dir.copies[i] += 1;
                 dir.released += 1;
             }
@@ -362,8 +379,6 @@ fn kl(q: f64, p: f64) -> f64 {
 
 #[cfg(test)]
 mod tests {
-    use std::net::SocketAddr;
-
     use super::*;
 
     fn leg(plan: LinkPlan, outages: Vec<(Duration, Duration, Outage)>) -> Entry {

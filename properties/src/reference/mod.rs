@@ -22,7 +22,9 @@ pub mod processing;
 pub mod race;
 pub mod replay;
 pub mod request_ids;
+pub mod tcp;
 pub mod view;
+pub mod wire;
 
 use ftw_sim::scenario::{self, Check, Law, RunReport};
 use ftw_sim::world::journal::Entry;
@@ -87,6 +89,8 @@ pub const REFERENCES: &[&Reference] = &[
     &nat::NAT,
     &link::LINK,
     &processing::PROCESSING,
+    &tcp::TCP,
+    &wire::WIRE,
 ];
 
 /// The laws the references judge.

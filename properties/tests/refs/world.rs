@@ -83,6 +83,41 @@ fn processing_reference_catches_a_host_that_reorders() {
     assert!(detail.contains("not before the datagram ahead"), "{detail}");
 }
 
+/// The whole system on a calm network: phone, box and cloud through the fleet.
+fn session() -> RunSpec {
+    RunSpec::new("session", ftw_sim::RunSeed(1))
+}
+
+#[test]
+fn wire_reference_catches_padding_not_zeroed() {
+    let detail = caught(&session(), "wire-agrees-with-spec", Bug::WirePadNotZeroed);
+    assert!(detail.contains("padding byte") && detail.contains("zero pad"), "{detail}");
+}
+
+#[test]
+fn wire_reference_catches_a_cmd_ack_on_the_bulk_lane() {
+    let detail = caught(&session(), "wire-agrees-with-spec", Bug::WireAckOnBulkLane);
+    assert!(detail.contains("cmd.ack on lane 1"), "{detail}");
+}
+
+#[test]
+fn wire_reference_catches_trunc_on_a_delta_that_fit() {
+    let detail = caught(&session(), "wire-agrees-with-spec", Bug::WireTruncOnWholeDelta);
+    assert!(detail.contains("TRUNC on a delta"), "{detail}");
+}
+
+#[test]
+fn wire_reference_catches_a_cmd_ack_sent_as_a_datagram() {
+    let detail = caught(&session(), "wire-agrees-with-spec", Bug::WireAckAsDatagram);
+    assert!(detail.contains("cmd.ack sent as a QUIC datagram"), "{detail}");
+}
+
+#[test]
+fn wire_reference_catches_a_varint_length_that_counts_itself() {
+    let detail = caught(&session(), "wire-agrees-with-spec", Bug::WireVarintCountsItself);
+    assert!(detail.contains("varint length"), "{detail}");
+}
+
 /// Every bug that can be planted in the world is one a reference declares it
 /// catches (and each has its test above).
 #[test]
@@ -91,4 +126,10 @@ fn every_planted_bug_belongs_to_a_reference() {
         let by = reference::REFERENCES.iter().filter(|r| r.planted.contains(bug)).count();
         assert_eq!(by, 1, "{bug:?} is declared by {by} references");
     }
+}
+
+#[test]
+fn tcp_reference_catches_a_timer_that_never_backs_off() {
+    let detail = caught(&entry("ws-echo-heartbeat-death.toml"), "tcp-agrees-with-spec", Bug::RtoNoBackoff);
+    assert!(detail.contains("5.5"), "{detail}");
 }

@@ -21,6 +21,9 @@ pub use crate::drive::event::{close, CloseInfo, DialError, LinkEvent, TransportK
 use crate::drive::quic::{Lost, QuicConn, QuicEndpoint, QuicEvent};
 pub use crate::drive::ws::WsLink;
 use crate::drive::ws::{WsClient, WsDoor};
+use crate::world::journal::wire::{Stream as WireStream, WireStep};
+use crate::world::journal::{self, Step};
+use crate::world::plant::{self, Bug};
 use crate::world::trace;
 
 /// One open link.
@@ -167,9 +170,33 @@ pub fn take_framed(buf: &mut BytesMut) -> Option<Bytes> {
 
 fn framed(msg: &[u8]) -> BytesMut {
     let mut out = BytesMut::with_capacity(msg.len() + 8);
-    put_varint(&mut out, msg.len() as u64);
+    if plant::on(Bug::WireVarintCountsItself) {
+        let n = msg.len() as u64;
+        let width = if n < 1 << 6 {
+            1
+        } else if n < 1 << 14 {
+            2
+        } else {
+            4
+        };
+        put_varint(&mut out, n + width);
+    } else {
+        put_varint(&mut out, msg.len() as u64);
+    }
     out.extend_from_slice(msg);
     out
+}
+
+/// Write `msg` to `stream` with its varint length, journaling what was written
+/// (the wire's reference reads the length back from the bytes).
+fn write_framed(conn: &QuicConn, stream: StreamId, msg: &[u8], what: WireStream) -> Result<(), String> {
+    let bytes = framed(msg);
+    if journal::is_on() {
+        let head = bytes[..bytes.len().min(9)].to_vec();
+        let step = WireStep::Framed { stream: what, head, written: bytes.len(), msg_len: msg.len() };
+        journal::record(&conn.host(), Step::Wire(step));
+    }
+    conn.write(stream, &bytes)
 }
 
 /// A link over one QUIC connection.
@@ -188,7 +215,8 @@ pub struct QuicLink {
 
 impl QuicLink {
     fn send_on(&mut self, s: StreamId, msg: &[u8]) -> Result<(), String> {
-        self.conn.write(s, &framed(msg))
+        let what = if s == self.control { WireStream::Control } else { WireStream::Bulk };
+        write_framed(&self.conn, s, msg, what)
     }
 
     async fn recv(&mut self) -> LinkEvent {
@@ -261,7 +289,7 @@ pub async fn dial_quic_with(
     let mut control = None;
     if tried {
         let s = conn.open_bi().ok_or_else(|| DialError::Other("no 0-RTT stream credit".into()))?;
-        conn.write(s, &framed(target.as_bytes())).map_err(DialError::Other)?;
+        write_framed(&conn, s, target.as_bytes(), WireStream::Target).map_err(DialError::Other)?;
         control = Some(s);
     }
     let (mut bufs, mut ready) = (BTreeMap::<StreamId, BytesMut>::new(), std::collections::VecDeque::new());
@@ -287,7 +315,7 @@ pub async fn dial_quic_with(
         Some(s) if zero_rtt == Some(true) || !resend => s,
         _ => {
             let s = conn.open_bi().ok_or_else(|| DialError::Other("no stream credit".into()))?;
-            conn.write(s, &framed(target.as_bytes())).map_err(DialError::Other)?;
+            write_framed(&conn, s, target.as_bytes(), WireStream::Target).map_err(DialError::Other)?;
             s
         }
     };

@@ -613,6 +613,11 @@ impl QuicConn {
         self.ep.st.borrow().conns.get(&self.h).filter(|s| s.gen == self.gen).map(|s| s.conn.remote_address())
     }
 
+    /// The host the connection's endpoint runs on (its trace name).
+    pub fn host(&self) -> String {
+        self.ep.host()
+    }
+
     /// A stable id for this connection within its endpoint.
     pub fn id(&self) -> usize {
         self.h.0

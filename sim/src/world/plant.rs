@@ -24,11 +24,36 @@ pub enum Bug {
     /// A host's processing lets a datagram be ready before the one that
     /// arrived ahead of it (docs/fault-plans.md: pipelined, never ahead).
     ProcessingReorders,
+    /// TCP's retransmission timer keeps its RTO when it expires instead of
+    /// doubling it (RFC 6298 5.5; planted in the vendored smoltcp's `rto_log`).
+    RtoNoBackoff,
+    /// The box pads a frame with a non-zero last byte (SPEC §2: zero pad to the bucket).
+    WirePadNotZeroed,
+    /// The box sends `cmd.ack` on lane 1 (SPEC §2 puts it on lane 0).
+    WireAckOnBulkLane,
+    /// The box sets TRUNC on a `delta` that fit whole (SPEC §2).
+    WireTruncOnWholeDelta,
+    /// The box sends `cmd.ack` as a QUIC datagram (SPEC §3: only `hb` and `live`).
+    WireAckAsDatagram,
+    /// A stream message's varint length counts the varint's own bytes too (SPEC §3).
+    WireVarintCountsItself,
 }
 
 impl Bug {
     /// Every planted bug (each must make some reference fail: tested).
-    pub const ALL: &'static [Bug] = &[Bug::NatRebindKeepsOldPort, Bug::NatTcpNeverEstablished, Bug::LossDoubled, Bug::JitterDoubled, Bug::ProcessingReorders];
+    pub const ALL: &'static [Bug] = &[
+        Bug::NatRebindKeepsOldPort,
+        Bug::NatTcpNeverEstablished,
+        Bug::LossDoubled,
+        Bug::JitterDoubled,
+        Bug::ProcessingReorders,
+        Bug::RtoNoBackoff,
+        Bug::WirePadNotZeroed,
+        Bug::WireAckOnBulkLane,
+        Bug::WireTruncOnWholeDelta,
+        Bug::WireAckAsDatagram,
+        Bug::WireVarintCountsItself,
+    ];
 
     /// The bug's name, as the rule table shows it.
     pub fn name(self) -> &'static str {
@@ -38,6 +63,12 @@ impl Bug {
             Bug::LossDoubled => "loss-doubled",
             Bug::JitterDoubled => "jitter-doubled",
             Bug::ProcessingReorders => "processing-reorders",
+            Bug::RtoNoBackoff => "rto-no-backoff",
+            Bug::WirePadNotZeroed => "wire-pad-not-zeroed",
+            Bug::WireAckOnBulkLane => "wire-ack-on-bulk-lane",
+            Bug::WireTruncOnWholeDelta => "wire-trunc-on-whole-delta",
+            Bug::WireAckAsDatagram => "wire-ack-as-datagram",
+            Bug::WireVarintCountsItself => "wire-varint-counts-itself",
         }
     }
 }
@@ -63,6 +94,7 @@ pub struct Plant(Vec<Bug>);
 impl Plant {
     pub fn new(bugs: &[Bug]) -> Plant {
         PLANTED.with(|p| p.set(bugs.iter().fold(p.get(), |m, b| m | bit(*b))));
+        smoltcp::socket::tcp::rto_log::plant_no_backoff(on(Bug::RtoNoBackoff));
         Plant(bugs.to_vec())
     }
 }
@@ -70,5 +102,6 @@ impl Plant {
 impl Drop for Plant {
     fn drop(&mut self) {
         PLANTED.with(|p| p.set(self.0.iter().fold(p.get(), |m, b| m & !bit(*b))));
+        smoltcp::socket::tcp::rto_log::plant_no_backoff(on(Bug::RtoNoBackoff));
     }
 }

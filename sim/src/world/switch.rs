@@ -122,9 +122,17 @@ impl Switches {
         BugSwitches { replay_window_64: self.on(Switch::ReplayWindow64), forged_marks_window: self.on(Switch::ForgedMarksWindow) }
     }
 
-    /// The box's planted bugs.
+    /// The box's planted bugs: its switch, and the wire's bugs a test planted
+    /// in the world for its duration (`crate::world::plant`).
     pub fn boxn(&self) -> ftw_box::BoxBugs {
-        ftw_box::BoxBugs { keeps_closed_sessions: self.on(Switch::BoxKeepsClosedSessions) }
+        use crate::world::plant::{on, Bug};
+        ftw_box::BoxBugs {
+            keeps_closed_sessions: self.on(Switch::BoxKeepsClosedSessions),
+            pad_not_zeroed: on(Bug::WirePadNotZeroed),
+            ack_on_bulk_lane: on(Bug::WireAckOnBulkLane),
+            trunc_on_whole_delta: on(Bug::WireTruncOnWholeDelta),
+            ack_as_datagram: on(Bug::WireAckAsDatagram),
+        }
     }
 
     /// The reactor fleet's switches.

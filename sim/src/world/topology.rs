@@ -57,6 +57,7 @@ impl Topology {
         world.behind(addr::BOX, home);
         world.leg(addr::PHONE, PHONE, plan.phone.chain(Host::Phone, &plan.faults, true), plan.phone.chain(Host::Phone, &plan.faults, false));
         world.leg(addr::BOX, BOX, plan.box_.chain(Host::Box, &plan.faults, true), plan.box_.chain(Host::Box, &plan.faults, false));
+        journal::record_at(Duration::ZERO, "world", journal::Step::Tcp(journal::tcp::TcpStep::Flavour(plan.tcp)));
         for (host, name) in [(Host::Phone, PHONE), (Host::Box, BOX)] {
             journal::record_at(Duration::ZERO, name, journal::Step::Link(plan.leg_step(host)));
         }

@@ -11,11 +11,12 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::time::Duration;
 
-use ftw_box::uplink::LinkOp;
+use ftw_box::uplink::{LinkOp, SendKind};
 use ftw_box::{BoxNode, BoxOutput};
 
 use crate::drive::link::{DialError, Link, LinkEvent, TransportKind};
 use crate::world::journal::r#box::{close_code, header, BoxStep};
+use crate::world::journal::wire::{Carrier, WireStep};
 use crate::world::journal::{self, Step};
 use crate::world::time;
 use crate::world::trace;
@@ -50,6 +51,24 @@ pub(crate) fn config_step(c: &ftw_box::BoxConfig) -> BoxStep {
         paired: c.paired.clone(),
         wall_base_ms: c.wall_base_ms,
     }
+}
+
+/// Journal every session message the box sealed since the last call, as it goes
+/// to the link (the wire's reference opens each with its key).
+pub(crate) fn jot_sealed(host: &str, now: u64, b: &mut BoxNode) {
+    for f in b.take_sealed() {
+        journal::record_at(Duration::from_millis(now), host, Step::Wire(sealed_step(f)));
+    }
+}
+
+/// The journal's step of one sealed message (the box's or the phone's).
+pub(crate) fn sealed_step(f: ftw_box::SealedFrame) -> WireStep {
+    let carrier = match f.kind {
+        SendKind::Message => Carrier::Message,
+        SendKind::Bulk => Carrier::Bulk,
+        SendKind::Datagram => Carrier::Datagram,
+    };
+    WireStep::Sealed { session: f.session, initiator: f.initiator, key: f.key, t: f.t, whole_len: f.whole_len, carrier, msg: f.msg }
 }
 
 pub(crate) fn jot_redial(host: &str, now: u64, b: &BoxNode) {
@@ -93,8 +112,11 @@ pub async fn run_box(host: &str, node: Rc<RefCell<BoxNode>>, dial: BoxDialer) {
 /// [`run_box`], each uplink dial recorded in `uplinks`.
 pub async fn run_box_logged(host: &str, node: Rc<RefCell<BoxNode>>, dial: BoxDialer, uplinks: UplinkLog) {
     {
-        let b = node.borrow();
+        let mut b = node.borrow_mut();
         jot(host, now_ms(), config_step(b.config()));
+        if journal::is_on() {
+            b.keep_sealed();
+        }
     }
     let mut link: Option<Link> = None;
     let mut lives_traced = 0usize;
@@ -112,6 +134,7 @@ pub async fn run_box_logged(host: &str, node: Rc<RefCell<BoxNode>>, dial: BoxDia
         // Carry out what the model asks, dials included (a dial is awaited: with no
         // uplink the box has nothing else to do).
         loop {
+            jot_sealed(host, now_ms(), &mut node.borrow_mut());
             let out = node.borrow_mut().poll_output();
             let Some(out) = out else { break };
             jot_output(host, now_ms(), &out);

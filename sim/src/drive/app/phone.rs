@@ -35,6 +35,7 @@ use crate::world::journal::carrier::CarrierStep;
 use crate::world::journal::life::{LifeEvent, LifeStep};
 use crate::world::journal::replay::{Layer, ReplayStep, Said};
 use crate::world::journal::view::{LiveIn, ShownValue, Shows, ViewStep};
+use crate::world::journal::wire::WireStep;
 use crate::world::journal::{self, Step};
 use crate::world::seed::RunSeed;
 use crate::world::time;
@@ -248,6 +249,9 @@ impl PhoneApp {
         let no = self.session_no;
         let mut ps = PhoneSession::new(self.cfg.clone(), self.seed.key(&format!("model.phone.session.{no}")));
         ps.keep_judged();
+        if journal::is_on() {
+            ps.keep_sealed();
+        }
         ps.start(now_ms());
         let record = {
             let mut log = self.log.borrow_mut();
@@ -276,6 +280,9 @@ impl PhoneApp {
     fn flush(&mut self) {
         let Some(c) = self.cur.as_mut() else { return };
         let host = &self.host;
+        for f in c.ps.take_sealed() {
+            journal::record(host, Step::Wire(crate::drive::app::r#box::sealed_step(f)));
+        }
         carry_out(&mut c.ps, &mut c.link, |e| trace::record(host, "phone.send_failed", e));
     }
 
@@ -440,6 +447,9 @@ impl PhoneApp {
                         COpened::Replay => Opened::Replay,
                         COpened::Broken => Opened::Broken,
                     };
+                    if let (Arrival::Datagram, Opened::Ok, Some(session), Some(seq)) = (arrival, opened, c.ps.box_session_hash(), r.inner_seq) {
+                        journal::record(&self.host, Step::Wire(WireStep::Arrived { session, seq }));
+                    }
                     let verdict = c.carrier.judge(arrival, opened);
                     let step = CarrierStep::Judged { session: c.no, transport, arrival, opened, verdict };
                     journal::record(&self.host, Step::Carrier(step));

@@ -17,7 +17,9 @@ pub mod nat;
 pub mod processing;
 pub mod race;
 pub mod replay;
+pub mod tcp;
 pub mod view;
+pub mod wire;
 
 use std::cell::RefCell;
 use std::time::Duration;
@@ -36,6 +38,8 @@ pub enum Step {
     Nat(nat::NatStep),
     Link(link::LinkStep),
     Processing(processing::ProcessingStep),
+    Wire(wire::WireStep),
+    Tcp(tcp::TcpStep),
 }
 
 /// A step with when and where it happened.
@@ -81,10 +85,12 @@ thread_local! {
     static TAMPERED: RefCell<Vec<Vec<u8>>> = const { RefCell::new(Vec::new()) };
 }
 
-/// Start a new journal on this thread (with the world's trace).
+/// Start a new journal on this thread (with the world's trace), and the TCP
+/// stacks' log of their retransmission timers (`tcp`).
 pub(crate) fn begin() {
     JOURNAL.with(|j| *j.borrow_mut() = Some(Vec::new()));
     TAMPERED.with(|t| t.borrow_mut().clear());
+    smoltcp::socket::tcp::rto_log::begin();
 }
 
 /// Whether this thread's run is journaling (so a driver can skip the work of a step no one keeps).
@@ -108,11 +114,14 @@ pub fn tampered(bytes: &[u8]) -> bool {
 /// whose streaming day would otherwise hold a gigabyte of steps).
 pub(crate) fn off() {
     JOURNAL.with(|j| *j.borrow_mut() = None);
+    smoltcp::socket::tcp::rto_log::end();
 }
 
-/// Stop journaling and hand the steps back.
+/// Stop journaling and hand the steps back, the TCP timers' after the rest.
 pub(crate) fn end() -> Vec<Entry> {
-    JOURNAL.with(|j| j.borrow_mut().take()).unwrap_or_default()
+    let mut steps = JOURNAL.with(|j| j.borrow_mut().take()).unwrap_or_default();
+    steps.extend(tcp::from_log(smoltcp::socket::tcp::rto_log::end()));
+    steps
 }
 
 /// How many of the current journal's entries satisfy `f` (0 outside a run).

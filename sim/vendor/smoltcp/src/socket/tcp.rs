@@ -21,6 +21,17 @@ use crate::wire::{
 mod congestion;
 // ftw-sim patch: SACK scoreboard and RACK-TLP (RFC 6675, RFC 8985), see PATCH.md.
 mod linux;
+// ftw-sim patch: the retransmission timer's decisions, logged for a simulation (PATCH.md).
+#[cfg(feature = "std")]
+pub mod rto_log;
+
+/// ftw-sim patch: log one retransmission-timer decision (no-op without `std`).
+macro_rules! log_rto {
+    ($socket:expr, $now:expr, $kind:expr) => {
+        #[cfg(feature = "std")]
+        $socket.log_rto($now, $kind);
+    };
+}
 
 macro_rules! tcp_trace {
     ($($arg:expr),*) => (net_log!(trace, $($arg),*));
@@ -206,6 +217,10 @@ struct RttEstimator {
     timestamp: Option<(Instant, TcpSeqNumber)>,
     max_seq_sent: Option<TcpSeqNumber>,
     rto_count: u8,
+    /// ftw-sim patch: samples taken, so the socket can log each (`rto_log`).
+    samples: u32,
+    /// ftw-sim patch: the last sample, in ms.
+    last_sample: u32,
 }
 
 impl Default for RttEstimator {
@@ -232,6 +247,8 @@ impl RttEstimator {
             timestamp: None,
             max_seq_sent: None,
             rto_count: 0,
+            samples: 0,
+            last_sample: 0,
         }
     }
 }
@@ -266,6 +283,8 @@ impl RttEstimator {
         self.rto = (self.srtt + margin).clamp(min_rto, max_rto);
 
         self.rto_count = 0;
+        self.samples = self.samples.wrapping_add(1); // ftw-sim patch
+        self.last_sample = new_rtt; // ftw-sim patch
 
         tcp_trace!(
             "rtte: sample={:?} srtt={:?} rttvar={:?} rto={:?}",
@@ -304,6 +323,10 @@ impl RttEstimator {
         // maximum value discussed in (2.5) above may be used to provide
         // an upper bound to this doubling operation.
         self.rto = (self.rto * 2).min(self.limits.2); // ftw-sim patch: configured maximum
+        #[cfg(feature = "std")]
+        if rto_log::no_backoff() {
+            self.rto /= 2; // ftw-sim patch: a bug a test plants (`rto_log::plant_no_backoff`)
+        }
         tcp_trace!("rtte: doubling rto to {:?}", self.rto);
 
         // RFC 6298: a TCP implementation MAY clear SRTT and RTTVAR after
@@ -729,6 +752,14 @@ impl<'a> Socket<'a> {
     pub fn set_rto_config(&mut self, config: RtoConfig) {
         self.rto_config = config;
         self.rtte = RttEstimator::with_config(config);
+    }
+
+    /// ftw-sim patch: log one retransmission-timer decision of this connection (`rto_log`).
+    #[cfg(feature = "std")]
+    fn log_rto(&self, now: Instant, kind: rto_log::RtoKind) {
+        if let Some(t) = self.tuple {
+            rto_log::note(rto_log::RtoEvent { at_ms: now.total_millis(), local: t.local, remote: t.remote, kind });
+        }
     }
 
     /// ftw-sim patch: the initial congestion window in segments of the connection's MSS
@@ -2354,6 +2385,7 @@ impl<'a> Socket<'a> {
                     // RTT sample from the echoed TSval (RFC 7323 4.1, Linux
                     // `tcp_rtt_tsopt_us`), also across a retransmission (a lost SYN);
                     // smoltcp times one segment per flight and none across a resend.
+                    let samples_before = self.rtte.samples; // ftw-sim patch: rto_log
                     match repr.timestamp {
                         Some(ts)
                             if self.tsval_from_clock
@@ -2370,6 +2402,11 @@ impl<'a> Socket<'a> {
                             }
                         }
                         _ => self.rtte.on_ack(cx.now(), ack_number),
+                    }
+                    if self.rtte.samples != samples_before {
+                        let r = self.rtte;
+                        let kind = rto_log::RtoKind::Sample { rtt_ms: r.last_sample, srtt_ms: r.srtt, rttvar_ms: r.rttvar, rto_ms: r.rto };
+                        log_rto!(self, cx.now(), kind);
                     }
                     let new_flight_size = self.flight_size().saturating_sub(ack_len);
                     self.congestion_controller.inner_mut().on_ack(
@@ -2417,6 +2454,7 @@ impl<'a> Socket<'a> {
                     // (5.3) ACK of new data in ESTABLISHED state restart the retransmit timer.
                     let rto = self.rtte.retransmission_timeout();
                     self.timer.set_for_retransmit(cx.now(), rto);
+                    log_rto!(self, cx.now(), rto_log::RtoKind::Armed { delay_ms: rto.total_millis() as u32 }); // ftw-sim patch
                 }
             }
             Timer::Idle { .. } => {
@@ -2890,6 +2928,8 @@ impl<'a> Socket<'a> {
 
                 // Inform RTTE, so that it can can handle RTO backoff
                 self.rtte.on_rto();
+                let kind = rto_log::RtoKind::Fired { rto_ms: self.rtte.rto, forgot: !self.rtte.have_measurement };
+                log_rto!(self, cx.now(), kind); // ftw-sim patch
             } else {
                 // If a fast rentrasmit timer expired, we should resend only the earliest unAcked segment
                 net_debug!("retransmitting for fast-retransmit");
@@ -3281,6 +3321,7 @@ impl<'a> Socket<'a> {
             // so that it will expire after RTO seconds.
             let rto = self.rtte.retransmission_timeout();
             self.timer.set_for_retransmit(cx.now(), rto);
+            log_rto!(self, cx.now(), rto_log::RtoKind::Armed { delay_ms: rto.total_millis() as u32 }); // ftw-sim patch
         }
 
         // ftw-sim patch: scoreboard bookkeeping, the probe's end, the next probe.
@@ -3302,6 +3343,7 @@ impl<'a> Socket<'a> {
                     // Linux times the RTO from the head segment's last transmission.
                     let rto = self.rtte.retransmission_timeout();
                     self.timer.set_for_retransmit(now, rto);
+                    log_rto!(self, now, rto_log::RtoKind::Armed { delay_ms: rto.total_millis() as u32 }); // ftw-sim patch
                 }
             } else {
                 self.recovery

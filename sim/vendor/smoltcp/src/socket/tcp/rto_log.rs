@@ -1,0 +1,70 @@
+//! ftw-sim patch: a log of the retransmission timer's decisions (PATCH.md section
+//! "RTO log"), so a simulation can judge each against RFC 6298 from the RTT samples
+//! the connection measured. Off unless `begin` was called on this thread; `end`
+//! hands the events back. It changes nothing the socket does.
+
+use core::cell::{Cell, RefCell};
+
+extern crate std;
+use std::vec::Vec;
+
+use crate::wire::IpEndpoint;
+
+/// One decision of one connection's retransmission timer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RtoEvent {
+    /// The socket's clock, in ms.
+    pub at_ms: i64,
+    pub local: IpEndpoint,
+    pub remote: IpEndpoint,
+    pub kind: RtoKind,
+}
+
+/// What the timer did.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RtoKind {
+    /// An RTT sample of `rtt_ms`; the estimator after it (RFC 6298 2.2, 2.3).
+    Sample { rtt_ms: u32, srtt_ms: u32, rttvar_ms: u32, rto_ms: u32 },
+    /// The retransmission timer started to expire `delay_ms` from now (RFC 6298 5.1, 5.3).
+    Armed { delay_ms: u32 },
+    /// The retransmission timer expired; the backed-off RTO after it (5.5), and
+    /// whether the estimator forgot its samples (the RFC's MAY after repeated backoff).
+    Fired { rto_ms: u32, forgot: bool },
+}
+
+std::thread_local! {
+    static LOG: RefCell<Option<Vec<RtoEvent>>> = const { RefCell::new(None) };
+}
+
+/// Start logging on this thread (a new run).
+pub fn begin() {
+    LOG.with(|l| *l.borrow_mut() = Some(Vec::new()));
+}
+
+/// Stop logging and hand back what was logged.
+pub fn end() -> Vec<RtoEvent> {
+    LOG.with(|l| l.borrow_mut().take()).unwrap_or_default()
+}
+
+pub(super) fn note(event: RtoEvent) {
+    LOG.with(|l| {
+        if let Some(v) = l.borrow_mut().as_mut() {
+            v.push(event);
+        }
+    });
+}
+
+std::thread_local! {
+    static NO_BACKOFF: Cell<bool> = const { Cell::new(false) };
+}
+
+/// A bug planted by a test (the simulation's `world::plant`): an expired timer
+/// keeps its RTO instead of doubling it (RFC 6298 5.5), so a test can show the
+/// simulation's TCP reference catching it. Off unless a test turns it on.
+pub fn plant_no_backoff(on: bool) {
+    NO_BACKOFF.with(|b| b.set(on));
+}
+
+pub(super) fn no_backoff() -> bool {
+    NO_BACKOFF.with(|b| b.get())
+}
