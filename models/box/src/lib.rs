@@ -717,23 +717,10 @@ impl BoxNode {
             let wanted = |fid: &u32| o.sub.fields.is_empty() || o.sub.fields.contains(fid);
             let changed: BTreeMap<u32, i64> = by_fid.iter().filter(|(f, v)| wanted(f) && o.last_fields.get(f) != Some(v)).map(|(f, v)| (*f, *v)).collect();
             s.lane0_seq += 1;
-            let (frame, intent) = if changed.is_empty() {
-                let frame = Msg::Tick { seq: Some(s.lane0_seq) }.to_frame(None);
-                let whole_len = frame.payload.len();
-                (frame, ("tick", whole_len))
-            } else {
-                let (mut frame, dropped) = fit_delta(s.lane0_seq, &IdMap(changed.clone()), bucket);
-                for (f, v) in changed.iter().filter(|(f, _)| !dropped.contains(f)) {
-                    o.last_fields.insert(*f, *v);
-                }
-                if self.cfg.bugs.trunc_on_whole_delta && dropped.is_empty() {
-                    frame.flags |= ftw_wire::consts::FLAG_TRUNC;
-                }
-                // The whole delta's length, for the tap (encoded again only while it is on).
-                let whole = |c: &BTreeMap<u32, i64>| Msg::Delta(Delta { seq: s.lane0_seq, fields: IdMap(c.clone()) }).encode(None).len();
-                let whole_len = if tapping && !dropped.is_empty() { whole(&changed) } else { frame.payload.len() };
-                (frame, ("delta", whole_len))
-            };
+            let (frame, intent, dropped) = lane0_frame(s.lane0_seq, &changed, bucket, tapping, self.cfg.bugs.trunc_on_whole_delta);
+            for (f, v) in changed.iter().filter(|(f, _)| !dropped.contains(f)) {
+                o.last_fields.insert(*f, *v);
+            }
             let live = if o.sub.live {
                 let with_table = o.live_table_rev_sent != Some(rev);
                 o.live_table_rev_sent = Some(rev);
@@ -802,6 +789,26 @@ impl BoxNode {
             tap.push(SealedFrame { session, initiator: false, key, t: t.to_string(), whole_len, kind: went, msg });
         }
     }
+}
+
+/// Lane 0's frame of a tick: a `tick` when nothing `changed`, else a `delta` cut to fit
+/// `bucket` (the ids left out returned). With it the envelope type and the whole message's
+/// length (`tapping`: the whole delta encoded again to tell it, only while the tap is on).
+fn lane0_frame(seq: u64, changed: &BTreeMap<u32, i64>, bucket: ControlBucket, tapping: bool, trunc_bug: bool) -> (Frame, (&'static str, usize), Vec<u32>) {
+    if changed.is_empty() {
+        let frame = Msg::Tick { seq: Some(seq) }.to_frame(None);
+        let whole_len = frame.payload.len();
+        return (frame, ("tick", whole_len), vec![]);
+    }
+    let (mut frame, dropped) = fit_delta(seq, &IdMap(changed.clone()), bucket);
+    if trunc_bug && dropped.is_empty() {
+        frame.flags |= ftw_wire::consts::FLAG_TRUNC;
+    }
+    let whole_len = match tapping && !dropped.is_empty() {
+        true => Msg::Delta(Delta { seq, fields: IdMap(changed.clone()) }).encode(None).len(),
+        false => frame.payload.len(),
+    };
+    (frame, ("delta", whole_len), dropped)
 }
 
 fn period_ms(sub: &Subscription) -> u64 {
