@@ -31,7 +31,6 @@ use crate::world::journal::{self, replay::ReplayStep, Step};
 use crate::world::switch::Switch;
 use crate::world::topology::{world_for, RunSpec};
 use crate::world::trace;
-use ftw_wire::consts::FLAG_TRUNC;
 
 /// SPEC section 4: "a replay window of 1024 sequence numbers".
 const WINDOW: u64 = 1024;
@@ -39,6 +38,8 @@ const WINDOW: u64 = 1024;
 const HEADER: usize = 6;
 /// SPEC section 2: lane 0 is one bucket of 256 or 512 B for the session's life.
 const CONTROL_BUCKETS: [usize; 2] = [256, 512];
+/// SPEC section 2: "Flag `0x02` = TRUNC" (byte 2 of the frame).
+const TRUNC: u8 = 0x02;
 /// SPEC section 2: lane 1 steps 1024 / 4096 / 16384.
 const BULK_BUCKETS: [usize; 3] = [1024, 4096, 16384];
 /// Distances from the highest accepted seq that the window's rule turns on
@@ -304,11 +305,14 @@ fn drawn_delta(rng: &mut ChaCha20Rng, control: usize, t: &mut Tally) -> Vec<u8> 
             return one_byte_frame(control, 0xf3);
         }
     };
+    // Judged from the encoded bytes and what they carry, not from the flags and the
+    // dropped ids `fit_delta` reports: TRUNC (byte 2) exactly when some field is missing.
     let all_there = carried.iter().all(|(k, v)| fields.get(k) == Some(v)) && carried.len() + dropped.len() == fields.len();
-    let trunc = frame.flags & FLAG_TRUNC != 0;
+    let whole = carried.len() == fields.len();
     let bytes = frame.encode(control_bucket(control));
+    let trunc = bytes.as_ref().is_ok_and(|b| b.len() > 2 && b[2] & TRUNC != 0);
     match bytes {
-        Ok(b) if b.len() == control && all_there && trunc != dropped.is_empty() => b,
+        Ok(b) if b.len() == control && all_there && trunc != whole => b,
         other => {
             let got = other.map(|b| b.len());
             t.frames_wrong.push(format!(
