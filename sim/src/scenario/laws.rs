@@ -124,7 +124,13 @@ pub const DEATH_NEEDS_A_FAULT: Law = Law {
 /// other than 1005 and 1006), and before its first message or within a
 /// minute of it. Replays and broken messages end a session without a path drop.
 pub fn should_demote(r: &SessionRecord) -> bool {
-    use ftw_phone::consts::{CLOSE_ABNORMAL, CLOSE_NO_STATUS, DEMOTION_WINDOW_MS, SERVICE_CLOSE_CODE_MIN};
+    // SPEC section 4's numbers, not the phone model's constants (the laws judge the model):
+    // "within a minute of the first message"; "Closes from 1000 up other than 1005 and
+    // 1006 do not count".
+    const DEMOTION_WINDOW_MS: u64 = 60_000;
+    const SERVICE_CLOSE_CODE_MIN: u16 = 1000;
+    const CLOSE_NO_STATUS: u16 = 1005;
+    const CLOSE_ABNORMAL: u16 = 1006;
     let (Some(end), Some(ended)) = (&r.end, r.ended_at_ms) else { return false };
     if r.transport != ftw_phone::Transport::Quic || matches!(end, End::Local(_)) {
         return false;
@@ -143,7 +149,8 @@ pub fn should_demote(r: &SessionRecord) -> bool {
 /// first message, or that ended before it) the WebSocket goes first on that
 /// network for a day.
 pub fn demoted_goes_ws_first(s: &SessionSummary) -> Check {
-    let day_ms = ftw_phone::consts::DEMOTION_MS;
+    // SPEC section 4: a demotion lasts "for a day" (section 6: 24 h).
+    let day_ms = 24 * 60 * 60 * 1000;
     let mut bad = Vec::new();
     let mut demotions = 0;
     for d in s.phone.sessions.iter().filter(|r| should_demote(r)) {
