@@ -144,6 +144,9 @@ pub struct StackCounters {
     pub resets_out: u64,
     /// Packets dropped because the receive queue was full.
     pub rx_dropped: u64,
+    /// SYNs dropped because a connection of this stack already holds their 4-tuple
+    /// (a duplicate or retransmitted SYN; see [`TcpStack::poll`]).
+    pub syn_repeats_dropped: u64,
     /// Times the driver found work still due after `IMMEDIATE_POLLS_MAX` polls.
     pub stalled_polls: u64,
 }
@@ -194,6 +197,7 @@ struct SegInfo {
     seq: TcpSeqNumber,
     seg_len: usize,
     syn: bool,
+    ack: bool,
     rst: bool,
 }
 
@@ -211,6 +215,7 @@ impl SegInfo {
             seq: tcp.seq_number(),
             seg_len,
             syn: tcp.syn(),
+            ack: tcp.ack(),
             rst: tcp.rst(),
         })
     }
@@ -403,6 +408,10 @@ impl TcpStack {
             if info.is_some_and(|i| i.rst) {
                 self.counters.resets_in += 1;
             }
+            if info.as_ref().is_some_and(|i| self.holds_the_tuple_of(i)) {
+                self.counters.syn_repeats_dropped += 1;
+                continue;
+            }
             self.device.rx.push_back(pkt);
             let _ = self.iface.poll_ingress_single(ts, &mut self.device, &mut self.sockets);
             assert!(self.device.rx.is_empty(), "device consumed the packet");
@@ -414,6 +423,17 @@ impl TcpStack {
         }
         self.set_socket_timeouts();
         self.collect_tx();
+    }
+
+    /// A SYN (without ACK) for a 4-tuple a connection of this stack already holds
+    /// (a duplicate or a retransmission of the SYN it was born from). Linux finds the
+    /// request or the connection by its 4-tuple and answers it there (`tcp_check_req`
+    /// resends the SYN-ACK; an established one sends a challenge ACK, RFC 5961); smoltcp
+    /// gives it to whichever socket comes first, and a fresh LISTEN socket would take it
+    /// as a second connection on the same 4-tuple. It is dropped instead: the peer's
+    /// own retransmission or the SYN-ACK already sent carries the handshake on.
+    fn holds_the_tuple_of(&self, i: &SegInfo) -> bool {
+        i.syn && !i.ack && self.conns.values().any(|c| c.tuple == Some((i.dst.port(), i.src)) && !matches!(c.last_state, State::Closed | State::TimeWait))
     }
 
     /// The next time `poll` must be called (None: only when a packet or app call comes).

@@ -440,6 +440,27 @@ mod sync_core {
         assert!(a.retransmits(c) >= 1);
     }
 
+    /// A SYN that arrives twice (the link duplicated it) opens one connection, not two
+    /// on the same 4-tuple: the second copy is dropped, as Linux answers it on the
+    /// request the first made (`tcp_check_req`), never with a second socket.
+    #[test]
+    fn a_duplicated_syn_opens_one_connection() {
+        let t = Duration::ZERO;
+        let mut a = TcpStack::new(ADDR_A, 1, TcpConfig::default());
+        let mut b = TcpStack::new(ADDR_B, 2, TcpConfig::default());
+        b.listen(9).unwrap();
+        let c = a.connect(0, SocketAddrV4::new(ADDR_B, 9)).unwrap();
+        let syn = data_packets(&mut a, t).pop().expect("a SYN");
+        b.push_rx(syn.clone());
+        b.poll(t);
+        b.push_rx(syn);
+        pump(&mut a, &mut b, t);
+        assert_eq!(a.state(c), TcpState::Established);
+        assert!(b.accept(9).unwrap().is_some(), "one connection");
+        assert!(b.accept(9).unwrap().is_none(), "not a second on the same 4-tuple");
+        assert_eq!(b.counters().syn_repeats_dropped, 1);
+    }
+
     #[test]
     fn initial_sequence_numbers_follow_the_seed() {
         let syn = |seed: u64| {
