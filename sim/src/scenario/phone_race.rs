@@ -11,7 +11,6 @@ use std::time::Duration;
 
 use ftw_phone::Transport;
 
-
 use super::def::{broken, judge, Check, RunReport, ScenarioDef};
 use super::laws;
 use super::laws::{demoted_goes_ws_first, should_demote};
