@@ -89,6 +89,7 @@ pub struct World {
     sim: turmoil::Sim<'static>,
     pub net: Rc<RefCell<Network>>,
     cfg: WorldConfig,
+    flush: FlushLogs,
 }
 
 impl World {
@@ -110,14 +111,19 @@ impl World {
             .build();
         let net = Rc::new(RefCell::new(Network::new(cfg.seed.stream("net"))));
         net.borrow_mut().capture = crate::world::net::capture::Capture::new(cfg.capture);
+        net.borrow_mut().log = Some(Vec::new());
         sim.set_net_hook(Box::new(Hook(net.clone())));
-        World { sim, net, cfg }
+        World { sim, flush: FlushLogs(net.clone()), net, cfg }
     }
 
     /// This world journals no model step (`RunOutcome::journal` stays empty): for
     /// runs no reference model reads, such as the table's rig.
     pub fn without_journal(self) -> Self {
         journal::off();
+        let mut net = self.net.borrow_mut();
+        net.log = None;
+        net.nats.iter_mut().for_each(|n| n.log = None);
+        drop(net);
         self
     }
 
@@ -154,7 +160,9 @@ impl World {
         // turmoil delivers hooked datagrams without links).
         self.name(public_ip, name);
         let mut net = self.net.borrow_mut();
-        net.nats.push(Nat::new(name, public_ip, idle_timeout));
+        let nat = Nat::new(name, public_ip, idle_timeout);
+        let nat = if net.log.is_some() { nat.logged() } else { nat };
+        net.nats.push(nat);
         net.nats.len() - 1
     }
 
@@ -242,6 +250,7 @@ impl World {
             }
         };
         let sim_elapsed = self.sim.elapsed();
+        self.flush.flush();
         let mut net = self.net.borrow_mut();
         let stats = net.stats.clone();
         let bytes_by_host = net.bytes_by_host.clone();
@@ -265,5 +274,26 @@ impl World {
             fates,
             idle_outs,
         }
+    }
+}
+
+/// Hands what the network and its NATs kept to the journal when dropped: a world
+/// that unwinds from a panic still gives the references the run up to the panic
+/// (`World::run` hands it over before it ends the journal; then this finds nothing).
+struct FlushLogs(Rc<RefCell<Network>>);
+
+impl FlushLogs {
+    fn flush(&self) {
+        let Ok(mut net) = self.0.try_borrow_mut() else { return };
+        let events = net.log.take().unwrap_or_default();
+        let nats = net.nats.iter_mut().filter_map(|n| n.log.take().map(|l| (n.name.clone(), l))).collect();
+        drop(net);
+        journal::record_net(events, nats);
+    }
+}
+
+impl Drop for FlushLogs {
+    fn drop(&mut self) {
+        self.flush();
     }
 }

@@ -59,7 +59,7 @@ impl Topology {
         world.leg(addr::BOX, BOX, plan.box_.chain(Host::Box, &plan.faults, true), plan.box_.chain(Host::Box, &plan.faults, false));
         journal::record_at(Duration::ZERO, "world", journal::Step::Tcp(journal::tcp::TcpStep::Flavour(plan.tcp)));
         for (host, name) in [(Host::Phone, PHONE), (Host::Box, BOX)] {
-            journal::record_at(Duration::ZERO, name, journal::Step::Link(plan.leg_step(host)));
+            journal::record_at(Duration::ZERO, name, journal::Step::Link(journal::link::leg(plan, host)));
         }
         for (at, action) in plan.net_actions(wifi, cell) {
             world.schedule(at, action);

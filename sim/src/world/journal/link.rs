@@ -7,11 +7,12 @@
 //! The entry's host is the leg's (the phone's or the box's); times are the
 //! network's `now` to the nanosecond.
 
-use std::net::SocketAddr;
 use std::time::Duration;
 
+use crate::world::host::Host;
 use crate::world::net::fault::Outage;
-use crate::world::plan::LinkPlan;
+pub use crate::world::net::log::{hash, Out, Sent};
+use crate::world::plan::{FaultKind, FaultPlan, LinkPlan};
 
 /// One leg's input and what its pieces did.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -24,27 +25,23 @@ pub enum LinkStep {
     Released { at: Duration, up: bool, out: Vec<Out> },
 }
 
-/// A datagram as it met the leg.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Sent {
-    pub src: SocketAddr,
-    /// A tunnelled TCP segment (an IP packet of its own), not a UDP datagram.
-    pub tcp: bool,
-    /// Its IP packet's length (a UDP datagram's payload plus 28 bytes).
-    pub ip_len: usize,
-    pub hash: u64,
-}
-
-/// A datagram the leg put out: its delay from `at`, its bytes' hash, its source.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Out {
-    pub delay: Duration,
-    pub hash: u64,
-    pub src: SocketAddr,
-}
-
-/// The bytes' hash the link steps carry (FNV-1a: cheap, and only compared
-/// within one run).
-pub fn hash(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325u64, |h, b| (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3))
+/// `host`'s leg as the plan gives it: its link settings and the windows of the
+/// timed faults that act on the leg.
+pub fn leg(plan: &FaultPlan, host: Host) -> LinkStep {
+    let leg = if host == Host::Box { &plan.box_ } else { &plan.phone };
+    let mut outages = Vec::new();
+    let (mut forged, mut strangers) = (Vec::new(), Vec::new());
+    for f in plan.faults.iter().filter(|f| f.fault.host() == host) {
+        let from = Duration::from_millis(f.at_ms);
+        match &f.fault {
+            FaultKind::ForgedMoves(k) => forged.push((from, from + Duration::from_millis(k.for_ms))),
+            FaultKind::Strangers(k) => strangers.push((from, from + Duration::from_millis(k.for_ms))),
+            k => {
+                if let Some((outage, _)) = k.def().outage() {
+                    outages.push((from, from + Duration::from_millis(k.def().lasts_ms()), outage));
+                }
+            }
+        }
+    }
+    LinkStep::Leg { plan: leg.clone(), outages, forged, strangers }
 }

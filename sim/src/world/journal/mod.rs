@@ -110,6 +110,25 @@ pub fn tampered(bytes: &[u8]) -> bool {
     TAMPERED.with(|t| t.borrow().iter().any(|b| b.as_slice() == bytes))
 }
 
+/// The network's events and each NAT's steps of a run, into the journal (the
+/// world calls this once, at the run's end or as it unwinds from a panic).
+pub(crate) fn record_net(net: Vec<(Duration, String, crate::world::net::log::NetEvent)>, nats: Vec<(String, Vec<(Duration, nat::NatStep)>)>) {
+    use crate::world::net::log::NetEvent;
+    for (name, steps) in nats {
+        for (at, s) in steps {
+            record_at(at, &name, Step::Nat(s));
+        }
+    }
+    for (at, host, event) in net {
+        let step = match event {
+            NetEvent::Crossed { up, sent, refused, out } => Step::Link(link::LinkStep::Crossed { at, up, sent, refused, out }),
+            NetEvent::Released { up, out } => Step::Link(link::LinkStep::Released { at, up, out }),
+            NetEvent::Served { arrival, tcp, ready } => Step::Processing(processing::ProcessingStep::Served { arrival, tcp, ready }),
+        };
+        record_at(at, &host, step);
+    }
+}
+
 /// Journal nothing more in this run (a run no reference reads: the table's rig,
 /// whose streaming day would otherwise hold a gigabyte of steps).
 pub(crate) fn off() {

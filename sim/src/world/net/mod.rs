@@ -17,6 +17,7 @@
 pub mod capture;
 pub mod fate;
 pub mod fault;
+pub mod log;
 pub mod nat;
 pub mod processing;
 
@@ -30,9 +31,6 @@ use std::time::Duration;
 use bytes::Bytes;
 use rand_chacha::ChaCha20Rng;
 
-use crate::world::journal::link::{LinkStep, Sent as LinkSent};
-use crate::world::journal::processing::ProcessingStep;
-use crate::world::journal::{self, Step};
 use crate::world::trace;
 use fault::{Chain, Ctx};
 use nat::{Nat, NatDrop, Proto};
@@ -129,6 +127,9 @@ pub struct Network {
     pub capture: capture::Capture,
     /// What became of every UDP datagram ([`fate`]).
     pub fates: fate::Fates,
+    /// What the journal is told of the legs and the hosts' processing ([`log`]),
+    /// while the run keeps a journal: (time, host, event).
+    pub log: Option<Vec<(Duration, String, log::NetEvent)>>,
 }
 
 impl Network {
@@ -148,6 +149,7 @@ impl Network {
             processing: None,
             capture: capture::Capture::default(),
             fates: fate::Fates::default(),
+            log: None,
         }
     }
 
@@ -328,7 +330,7 @@ impl Network {
         };
         // The source the receiver sees, and the host the datagram is for.
         let (seen_from, to_host) = (d.src, if up { Some(d.dst.ip()) } else { chain_owner });
-        let crossing = chain_owner.filter(|_| journal::is_on()).map(|ip| (ip, link_sent(&d)));
+        let crossing = chain_owner.filter(|_| self.log.is_some()).map(|ip| (ip, link_sent(&d)));
         let mut ctx = Ctx { now, rng: &mut self.rng };
         let chain = match chain_owner.and_then(|ip| self.legs.get_mut(&ip)) {
             Some(leg) if up => &mut leg.up,
@@ -451,21 +453,28 @@ impl Network {
             Some(p) if !p.is_off() => p.delay(now, o.dst.ip(), o.delay, o.is_tunnelled_tcp()),
             _ => o.delay,
         };
-        if self.processing.is_some() {
-            let step = ProcessingStep::Served { arrival: now + o.delay, tcp: o.is_tunnelled_tcp(), ready: now + delay };
-            journal::record_at(now, &self.name(o.dst.ip()), Step::Processing(step));
+        if self.processing.is_some() && self.log.is_some() {
+            let event = log::NetEvent::Served { arrival: now + o.delay, tcp: o.is_tunnelled_tcp(), ready: now + delay };
+            self.note(now, self.name(o.dst.ip()), event);
         }
         delay
     }
 
     /// Journal what the leg of `owner` did to one datagram (`link-agrees-with-spec`).
-    fn journal_crossing(&self, now: Duration, owner: IpAddr, up: bool, sent: LinkSent, out: &io::Result<Vec<InFlight>>) {
+    fn journal_crossing(&mut self, now: Duration, owner: IpAddr, up: bool, sent: log::Sent, out: &io::Result<Vec<InFlight>>) {
         let Some(leg) = self.legs.get(&owner) else { return };
         let (refused, out) = match out {
             Ok(out) => (false, out.iter().map(link_out).collect()),
             Err(_) => (true, Vec::new()),
         };
-        journal::record_at(now, &leg.name, Step::Link(LinkStep::Crossed { at: now, up, sent, refused, out }));
+        self.note(now, leg.name.clone(), log::NetEvent::Crossed { up, sent, refused, out });
+    }
+
+    /// Keep one event for the journal, if the run keeps one.
+    fn note(&mut self, at: Duration, host: String, event: log::NetEvent) {
+        if let Some(l) = self.log.as_mut() {
+            l.push((at, host, event));
+        }
     }
 
     /// The earliest time a fault piece lets go of a held datagram on its own.
@@ -485,9 +494,8 @@ impl Network {
         for leg in self.legs.values_mut() {
             for (up, chain) in [(true, &mut leg.up), (false, &mut leg.down)] {
                 let released = chain.release_due(&mut ctx);
-                if !released.is_empty() {
-                    let step = LinkStep::Released { at: now, up, out: released.iter().map(link_out).collect() };
-                    journal::record_at(now, &leg.name, Step::Link(step));
+                if let (Some(l), false) = (self.log.as_mut(), released.is_empty()) {
+                    l.push((now, leg.name.clone(), log::NetEvent::Released { up, out: released.iter().map(link_out).collect() }));
                 }
                 let dir = if up { "up" } else { "down" };
                 out.extend(released.into_iter().map(|o| (o, format!("{}'s leg ({dir})", leg.name))));
@@ -516,15 +524,15 @@ impl Network {
 }
 
 /// A datagram as it meets a leg, for the journal.
-fn link_sent(d: &InFlight) -> LinkSent {
+fn link_sent(d: &InFlight) -> log::Sent {
     let tcp = d.is_tunnelled_tcp();
     let ip_len = if tcp { d.payload.len() } else { d.payload.len() + IP_UDP_HEADER_BYTES };
-    LinkSent { src: d.src, tcp, ip_len, hash: journal::link::hash(&d.payload) }
+    log::Sent { src: d.src, tcp, ip_len, hash: log::hash(&d.payload) }
 }
 
 /// A datagram a leg put out, for the journal.
-fn link_out(o: &InFlight) -> journal::link::Out {
-    journal::link::Out { delay: o.delay, hash: journal::link::hash(&o.payload), src: o.src }
+fn link_out(o: &InFlight) -> log::Out {
+    log::Out { delay: o.delay, hash: log::hash(&o.payload), src: o.src }
 }
 
 /// The hook turmoil calls; shares the network with the world.

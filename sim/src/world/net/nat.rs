@@ -25,8 +25,6 @@ use std::time::Duration;
 
 use smoltcp::wire::{IpAddress, IpProtocol, Ipv4Packet, TcpPacket};
 
-use crate::world::journal::nat::{NatStep, Seen};
-use crate::world::journal::{self, Step};
 use crate::world::plant::{self, Bug};
 
 /// First outside port handed out (Linux's ephemeral range starts here too).
@@ -42,6 +40,32 @@ pub const TCP_ESTABLISHED_IDLE_TIMEOUT: Duration = Duration::from_secs(2 * 3600 
 /// RST): RFC 5382 REQ-5's 4 minutes (Linux: `syn_sent` 120 s, `close` 10 s,
 /// `time_wait` 120 s).
 pub const TCP_TRANSITORY_IDLE_TIMEOUT: Duration = Duration::from_secs(4 * 60);
+
+/// One NAT's input and decision.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum NatStep {
+    /// The NAT exists, with its public address and its idle timeouts.
+    Made { public_ip: IpAddr, udp_idle: Duration, tcp_established_idle: Duration, tcp_transitory_idle: Duration },
+    /// A packet from the inside host's `inside` to `remote`: sent from `public`,
+    /// through a mapping made for it (`created`) or an existing one.
+    Out { at: Duration, proto: Proto, inside: SocketAddr, remote: SocketAddr, closing: bool, public: SocketAddr, created: bool, after: Seen },
+    /// A packet from `remote` to the NAT's `public_port`: let in to the inside
+    /// address, or dropped and why.
+    In { at: Duration, proto: Proto, public_port: u16, remote: SocketAddr, closing: bool, passed: Result<SocketAddr, NatDrop>, after: Option<Seen> },
+    /// Every mapping of `inside_ip` got a new outside port: (table, inside
+    /// address, old port, new port) for each flow the NAT moved.
+    Rebind { at: Duration, inside_ip: IpAddr, moved: Vec<(Proto, SocketAddr, u16, u16)> },
+    /// The host `inside_ip` left this NAT's network: its mappings are gone.
+    Forget { at: Duration, inside_ip: IpAddr },
+}
+
+/// The state of the mapping a packet used, after the NAT passed it: its outside
+/// port and (TCP) whether the NAT holds the flow as established.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Seen {
+    pub public_port: u16,
+    pub established: bool,
+}
 
 /// Which table a flow lives in.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
@@ -106,11 +130,13 @@ pub struct Nat {
     pub created: u64,
     pub expired: u64,
     pub rebinds: u64,
+    /// Every step, for the journal (`nat-agrees-with-spec`), while the run keeps one.
+    pub log: Option<Vec<(Duration, NatStep)>>,
 }
 
 impl Nat {
     pub fn new(name: &str, public_ip: IpAddr, idle_timeout: Duration) -> Self {
-        let nat = Nat {
+        Nat {
             name: name.to_string(),
             public_ip,
             idle_timeout,
@@ -122,20 +148,27 @@ impl Nat {
             created: 0,
             expired: 0,
             rebinds: 0,
-        };
-        let made = NatStep::Made {
-            public_ip,
-            udp_idle: idle_timeout,
-            tcp_established_idle: nat.tcp_established_timeout,
-            tcp_transitory_idle: nat.tcp_transitory_timeout,
-        };
-        nat.note(Duration::ZERO, made);
-        nat
+            log: None,
+        }
     }
 
-    /// Journal one step of this NAT (for `nat-agrees-with-spec`).
-    fn note(&self, at: Duration, step: NatStep) {
-        journal::record_at(at, &self.name, Step::Nat(step));
+    /// Keep every step from now on (the run journals), starting with how it is set up.
+    pub fn logged(mut self) -> Self {
+        let made = NatStep::Made {
+            public_ip: self.public_ip,
+            udp_idle: self.idle_timeout,
+            tcp_established_idle: self.tcp_established_timeout,
+            tcp_transitory_idle: self.tcp_transitory_timeout,
+        };
+        self.log = Some(vec![(Duration::ZERO, made)]);
+        self
+    }
+
+    /// Keep one step of this NAT, if it keeps them.
+    fn note(&mut self, at: Duration, step: NatStep) {
+        if let Some(log) = self.log.as_mut() {
+            log.push((at, step));
+        }
     }
 
     fn alloc_port(&mut self) -> u16 {

@@ -229,27 +229,6 @@ impl LinkPlan {
 }
 
 impl FaultPlan {
-    /// What the journal tells the link's reference of `host`'s leg: its link
-    /// settings and the windows of the timed faults that act on the leg.
-    pub fn leg_step(&self, host: Host) -> crate::world::journal::link::LinkStep {
-        let leg = if host == Host::Box { &self.box_ } else { &self.phone };
-        let mut outages = Vec::new();
-        let (mut forged, mut strangers) = (Vec::new(), Vec::new());
-        for f in self.faults.iter().filter(|f| f.fault.host() == host) {
-            let from = Duration::from_millis(f.at_ms);
-            match &f.fault {
-                FaultKind::ForgedMoves(k) => forged.push((from, from + Duration::from_millis(k.for_ms))),
-                FaultKind::Strangers(k) => strangers.push((from, from + Duration::from_millis(k.for_ms))),
-                k => {
-                    if let Some((outage, _)) = k.def().outage() {
-                        outages.push((from, from + Duration::from_millis(k.def().lasts_ms()), outage));
-                    }
-                }
-            }
-        }
-        crate::world::journal::link::LinkStep::Leg { plan: leg.clone(), outages, forged, strangers }
-    }
-
     /// The times (ms) the plan changes `host`'s public address: its NAT
     /// rebinds and its moves between networks.
     pub fn address_changes_ms(&self, host: Host) -> Vec<u64> {
