@@ -213,7 +213,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> RunReport {
     door.record_counters("fleet.counters");
     let stats = door.stats();
     let t = tally.borrow();
-    let ceiling = ftw_fleet::consts::PINS_PER_REACTOR_MAX as u64;
+    let ceiling = super::laws::spec::PINS_PER_REACTOR_MAX;
     let pins_max = stats.pins_open_max.iter().copied().max().unwrap_or(0);
     // Connections that moved, per reactor: each holds at most one pin, so the
     // ceiling is reached exactly when more of them than it moved.

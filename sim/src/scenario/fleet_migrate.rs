@@ -354,7 +354,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
     let s = &summary;
     let moves = s.stats.moves.len() as u64;
     let end_ms = outcome.sim_elapsed.as_millis() as u64;
-    let moves_swept = s.stats.moves.iter().filter(|m| m.at_ms + ftw_fleet::consts::PIN_SWEEP_MS <= end_ms).count();
+    let moves_swept = s.stats.moves.iter().filter(|m| m.at_ms + super::laws::spec::PIN_SWEEP_MS <= end_ms).count();
     let handshakes_ok = (clients + s.redials..=clients + s.redials + s.moved_handshakes).contains(&s.accepted.len());
     let whole = s.phone_lost.is_none() && s.echoes == expected;
     // A phone connection that idled out after the network lost every answer

@@ -8,6 +8,22 @@ use super::def::Law;
 use crate::drive::app::phone::{End, SessionRecord};
 use crate::drive::system::SessionSummary;
 
+/// The figures the laws judge by, written from the SPEC (or the registry it
+/// names), never imported from the model they judge (issue 32 section 2).
+pub mod spec {
+    /// SPEC section 3: "The service's close code (4403 forbidden, ...)": an unpaired phone.
+    pub const CLOSE_FORBIDDEN: u16 = 4403;
+    /// The IANA WebSocket close code registry (RFC 6455 section 7.4.2): 1013 "Try
+    /// Again Later", what a door with its sessions off closes with.
+    pub const CLOSE_TRY_AGAIN_LATER: u16 = 1013;
+    /// SPEC section 6: "lane-0 cadence 1 Hz visible".
+    pub const LANE0_VISIBLE_PERIOD_MS: u64 = 1_000;
+    /// SPEC section 6: "pins per reactor 512".
+    pub const PINS_PER_REACTOR_MAX: u64 = 512;
+    /// SPEC section 6: "sweep 250 ms".
+    pub const PIN_SWEEP_MS: u64 = 250;
+}
+
 pub const ECHO_IN_ORDER: Law = Law { name: "echo-in-order", about: "every stream message comes back once, in order" };
 pub const ONE_CONNECTION: Law = Law { name: "one-connection", about: "the cloud accepts one connection: faults never force a new handshake" };
 pub const DATAGRAMS_ECHOED: Law = Law { name: "datagrams-echoed", about: "without loss every datagram comes back; with loss never more than were sent" };

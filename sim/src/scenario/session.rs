@@ -205,7 +205,7 @@ const MOVE_LAW_TRIGGER_BYTES_MIN: usize = 400;
 /// packet migrates it again (sim/vendor/quinn-proto/PATCH.md).
 pub fn move_bound_ms(rtt_phone_ms: u64, rtt_box_ms: u64) -> u64 {
     let pto_new = 3 * K_INITIAL_RTT_MS.max(rtt_phone_ms) + MAX_ACK_DELAY_MS;
-    ftw_box::consts::LANE0_VISIBLE_PERIOD_MS + rtt_phone_ms + rtt_box_ms + 3 * pto_new
+    laws::spec::LANE0_VISIBLE_PERIOD_MS + rtt_phone_ms + rtt_box_ms + 3 * pto_new
 }
 
 /// When a timed fault is active: from its time to its end (outages, the app
@@ -632,14 +632,14 @@ pub fn run_short(spec: &RunSpec, setup: Setup) -> (RunReport, SessionSummary) {
         vec![
             Check {
                 law: &laws::SESSIONS_OFF_1013,
-                ok: door_ended_with(ftw_box::consts::close::TRY_AGAIN_LATER) && s.phone.lives.is_empty(),
+                ok: door_ended_with(laws::spec::CLOSE_TRY_AGAIN_LATER) && s.phone.lives.is_empty(),
                 detail: format!("sessions ended {ends:?}"),
             },
-            demotion(ftw_box::consts::close::TRY_AGAIN_LATER),
+            demotion(laws::spec::CLOSE_TRY_AGAIN_LATER),
         ]
     } else {
         vec![
-            Check { law: &laws::UNPAIRED_4403, ok: door_ended_with(ftw_box::consts::close::FORBIDDEN), detail: format!("sessions ended {ends:?}") },
+            Check { law: &laws::UNPAIRED_4403, ok: door_ended_with(laws::spec::CLOSE_FORBIDDEN), detail: format!("sessions ended {ends:?}") },
             Check {
                 law: &laws::NO_BOX_BYTES,
                 ok: s.phone.delivered_ms.is_empty() && s.box_stats.sessions_opened == 0 && s.cloud_stats.relayed_to_phone == 0,
@@ -650,7 +650,7 @@ pub fn run_short(spec: &RunSpec, setup: Setup) -> (RunReport, SessionSummary) {
                     s.cloud_stats.relayed_to_phone
                 ),
             },
-            demotion(ftw_box::consts::close::FORBIDDEN),
+            demotion(laws::spec::CLOSE_FORBIDDEN),
         ]
     };
     (RunReport { outcome, checks }, s)
