@@ -12,7 +12,9 @@
 //!   G = 5 ms, min = 1 s, max = 60 s;
 //! - the timer starts for the current RTO (5.1, 5.3), never expires early, and
 //!   each expiry doubles the RTO up to max (5.5); SRTT and RTTVAR may be
-//!   forgotten only after the timer backed off more than once (5.7's MAY).
+//!   forgotten only after the timer backed off more than once (5.7's MAY);
+//! - the tail loss probe (RFC 8985 section 7, Linux): 2 SRTT plus 200 ms with one
+//!   segment in flight, else plus 2 ms, 1 s before any sample, never past the RTO.
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -37,6 +39,11 @@ pub const TCP: Reference = Reference {
 
 /// RFC 6298 2.1 (and Linux's `TCP_TIMEOUT_INIT`, smoltcp's `RTTE_INITIAL_RTO`).
 const INITIAL_MS: u32 = 1_000;
+/// RFC 8985 section 7.2 (Linux `TCP_DELACK_MAX`): a probe with one segment in flight
+/// allows for the peer's worst-case delayed ACK.
+const TLP_DELACK_MS: u64 = 200;
+/// Linux `tcp_schedule_loss_probe`: 2 ms (`TCP_TIMEOUT_MIN`) otherwise.
+const TLP_EXTRA_MS: u64 = 2;
 
 /// (G, min, max) in ms: sim/tcp/README.md's table, Linux and stock smoltcp.
 fn limits(flavour: TcpPlan) -> (u32, u32, u32) {
@@ -116,7 +123,30 @@ impl Timer {
                 Ok(())
             }
             RtoKind::Fired { rto_ms, forgot } => self.fired(lim, at, rto_ms, forgot),
+            RtoKind::ProbeArmed { pto_us, segs, rto_left_us } => self.probe(pto_us, segs, rto_left_us),
         }
+    }
+
+    /// The tail loss probe (sim/tcp/README.md: RFC 8985 section 7 as Linux): 2 SRTT
+    /// plus 200 ms with one segment in flight (the worst-case delayed ACK), else plus
+    /// 2 ms; 1 s before any sample; never later than the retransmission timer.
+    fn probe(&self, pto_us: u64, segs: u32, rto_left_us: Option<u64>) -> R {
+        let ms = 1_000u64;
+        let formula = match self.smoothed {
+            Some((srtt, _)) => 2 * u64::from(srtt) * ms + if segs == 1 { TLP_DELACK_MS * ms } else { TLP_EXTRA_MS * ms },
+            None => u64::from(INITIAL_MS) * ms,
+        };
+        let spec = rto_left_us.map_or(formula, |left| formula.min(left));
+        if pto_us != spec {
+            return differs(
+                format!("probe armed for {pto_us} µs with {segs} segments in flight"),
+                format!(
+                    "{spec} µs: 2 SRTT + {} ms, within the RTO's {rto_left_us:?} µs left (RFC 8985 section 7, Linux)",
+                    if segs == 1 { TLP_DELACK_MS } else { TLP_EXTRA_MS }
+                ),
+            );
+        }
+        Ok(())
     }
 
     fn sample(&mut self, lim: (u32, u32, u32), r: u32, model: (u32, u32, u32)) -> R {
@@ -198,6 +228,19 @@ mod tests {
             e(800, sample(80, 45, 25, 245)),
         ];
         assert_eq!(check(&j), Some(Lockstep::Agreed { steps: 7 }));
+    }
+
+    #[test]
+    fn the_tail_loss_probe_is_linuxs() {
+        let probe = |pto_us, segs, rto_left_us| e(50, RtoKind::ProbeArmed { pto_us, segs, rto_left_us });
+        let first = e(40, sample(40, 40, 20, 240));
+        // 2 x 40 ms + 2 ms with two segments; + 200 ms with one, cut to the RTO left; 1 s before a sample.
+        let good =
+            vec![probe(1_000_000, 3, None), first.clone(), probe(82_000, 2, Some(240_000)), probe(240_000, 1, Some(240_000)), probe(100_000, 1, Some(100_000))];
+        assert_eq!(check(&good), Some(Lockstep::Agreed { steps: 5 }));
+        for bad in [probe(80_000, 2, None), probe(82_000, 1, None), probe(280_000, 1, Some(240_000))] {
+            assert!(matches!(check(&[first.clone(), bad.clone()]), Some(Lockstep::Differs { .. })), "{bad:?}");
+        }
     }
 
     #[test]

@@ -2647,12 +2647,16 @@ impl<'a> Socket<'a> {
         } else {
             Duration::from_millis(self.rtte.limits.0 as u64) // the initial RTO (1 s)
         };
+        let mut rto_left = None;
         if let Timer::Retransmit { expires_at } = self.timer
             && expires_at > now
         {
             pto = pto.min(expires_at - now);
+            rto_left = Some((expires_at - now).total_micros());
         }
         self.recovery.timer = Some(linux::LossTimer::Probe(now + pto));
+        let segs = self.recovery.segs.len() as u32;
+        log_rto!(self, now, rto_log::RtoKind::ProbeArmed { pto_us: pto.total_micros(), segs, rto_left_us: rto_left }); // ftw-sim patch
     }
 
     /// ftw-sim patch: the first segment deemed lost, if the window lets it go (pipe +

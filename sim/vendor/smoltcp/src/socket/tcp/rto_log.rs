@@ -27,6 +27,10 @@ pub enum RtoKind {
     Sample { rtt_ms: u32, srtt_ms: u32, rttvar_ms: u32, rto_ms: u32 },
     /// The retransmission timer started to expire `delay_ms` from now (RFC 6298 5.1, 5.3).
     Armed { delay_ms: u32 },
+    /// The tail loss probe was armed to fire `pto_us` from now (RFC 8985 section 7;
+    /// Linux `tcp_schedule_loss_probe`), with `segs` segments in flight and the
+    /// retransmission timer, if running, due `rto_left_us` from now.
+    ProbeArmed { pto_us: u64, segs: u32, rto_left_us: Option<u64> },
     /// The retransmission timer expired; the backed-off RTO after it (5.5), and
     /// whether the estimator forgot its samples (the RFC's MAY after repeated backoff).
     Fired { rto_ms: u32, forgot: bool },
