@@ -20,7 +20,8 @@
 //!
 //! The random pieces are judged over the whole run: the share lost, duplicated
 //! and held must be one the plan's rate gives with more than a one in 10^9
-//! chance (a Chernoff bound on the binomial tail, so the law itself errs less
+//! chance, and the jitter drawn must average half the plan's (uniform in
+//! `[0, jitter_ms]`: within six standard errors) (a Chernoff bound on the binomial tail, so the law itself errs less
 //! often than that). A run with too few datagrams to tell a doubled rate from
 //! the plan's says so in its detail instead of judging that rate.
 
@@ -71,6 +72,9 @@ struct Dir {
     released: u64,
     /// The latest arrival so far (for ordered jitter).
     last_arrival: Duration,
+    /// The jitter drawn for each lone copy (µs past the one-way delay): its sum
+    /// and count, to judge the draw's uniformity.
+    jitter: (f64, u64),
 }
 
 impl Dir {
@@ -256,6 +260,14 @@ impl Leg {
         let idx = self.dirs[d].copies.len();
         self.dirs[d].copies.push(0);
         self.dirs[d].at.push(at);
+        // A lone copy with nothing else that sets copies apart shows the jitter drawn.
+        let lone =
+            own.len() == 1 && self.plan.duplicate_pct == 0.0 && !self.plan.jitter_ordered && !Self::open(&self.forged, at) && !Self::open(&self.strangers, at);
+        if let (true, Some(o)) = (lone, own.first()) {
+            let extra = o.delay.saturating_sub(Duration::from_millis(self.plan.one_way_ms));
+            self.dirs[d].jitter.0 += extra.as_micros() as f64;
+            self.dirs[d].jitter.1 += 1;
+        }
         for o in own {
             self.delay_fits(at, o.delay, &self.dirs[d])?;
             if ordered_check && at + o.delay < self.dirs[d].last_arrival {
@@ -336,6 +348,10 @@ impl Leg {
             binomial(&format!("{name} {way}: lost"), n, lost, p.loss_pct / 100.0, unjudged)?;
             binomial(&format!("{name} {way}: duplicated"), through, doubled, p.duplicate_pct / 100.0, unjudged)?;
             binomial(&format!("{name} {way}: held"), copies, dir.released, p.reorder_pct / 100.0, unjudged)?;
+            if p.jitter_ms > 0 && !p.jitter_ordered {
+                let (sum, n) = dir.jitter;
+                super::uniform_mean(&format!("{name} {way}: jitter"), sum, n, (0.0, p.jitter_ms as f64 * 1000.0), unjudged)?;
+            }
         }
         Ok(())
     }
@@ -402,11 +418,27 @@ mod tests {
     #[test]
     fn delays_within_one_way_and_jitter_agree() {
         let j = vec![leg(plan(0.0, 5), vec![]), crossed(0, 1, false, &[20_000]), crossed(1, 2, false, &[25_000]), crossed(2, 3, false, &[22_500])];
-        assert_eq!(check(&j), Some(Lockstep::Agreed { steps: 3 }));
+        // Three draws agree, but are too few to judge the jitter's mean.
+        let Some(Lockstep::Unjudged { steps: 3, unjudged }) = check(&j) else { panic!("{:?}", check(&j)) };
+        assert!(unjudged.iter().any(|u| u.contains("jitter")), "{unjudged:?}");
         for bad in [19_999, 25_001] {
             let j = vec![leg(plan(0.0, 5), vec![]), crossed(0, 1, false, &[bad])];
             assert!(matches!(check(&j), Some(Lockstep::Differs { index: 1, .. })), "{bad} µs");
         }
+    }
+
+    /// Jitter must be drawn across its range, not only at one end: a run whose
+    /// copies all take the one-way delay alone fails once it has enough of them.
+    #[test]
+    fn a_jitter_never_drawn_is_caught() {
+        let run = |extra: &dyn Fn(u64) -> u64| {
+            let mut j = vec![leg(plan(0.0, 10), vec![])];
+            j.extend((0..100u64).map(|i| crossed(i, i + 1, false, &[20_000 + extra(i)])));
+            check(&j)
+        };
+        assert!(matches!(run(&|i| (i * 7919) % 10_001), Some(Lockstep::Agreed { steps: 100 })), "{:?}", run(&|i| (i * 7919) % 10_001));
+        assert!(matches!(run(&|_| 0), Some(Lockstep::Differs { .. })), "no jitter drawn");
+        assert!(matches!(run(&|_| 10_000), Some(Lockstep::Differs { .. })), "always the most");
     }
 
     #[test]

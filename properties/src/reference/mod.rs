@@ -75,6 +75,27 @@ pub(crate) fn differs(model: impl Into<String>, spec: impl Into<String>) -> R {
     Err((model.into(), spec.into()))
 }
 
+/// Draws said to be uniform on `[lo, hi]`: their mean within six standard errors
+/// of the middle (the Irwin-Hall tail past six is under 10^-9), or too few to tell
+/// a draw always at one end from the middle (named in `unjudged`).
+pub(crate) fn uniform_mean(what: &str, sum: f64, n: u64, (lo, hi): (f64, f64), unjudged: &mut Vec<String>) -> R {
+    if n == 0 || hi <= lo {
+        return Ok(());
+    }
+    let (mean, mid) = (sum / n as f64, (lo + hi) / 2.0);
+    let se = (hi - lo) / (12.0 * n as f64).sqrt();
+    if (mean - mid).abs() > 6.0 * se {
+        return differs(
+            format!("{what}: a mean of {mean:.0} over {n} draws"),
+            format!("uniform in [{lo:.0}, {hi:.0}]: a mean within {:.0} of {mid:.0}", 6.0 * se),
+        );
+    }
+    if (hi - lo) / 2.0 <= 6.0 * se {
+        unjudged.push(format!("{what} ({n} draws)"));
+    }
+    Ok(())
+}
+
 /// Every reference model, in the order their laws are listed.
 pub const REFERENCES: &[&Reference] = &[
     &race::RACE,

@@ -242,10 +242,10 @@ fn rebind(nat: &mut RefNat, at: Duration, inside_ip: IpAddr, moved: &[(Proto, So
         nat.expire(key, at);
         let Some(f) = nat.flows.get(&key) else { continue };
         let Some(&(_, _, old, new)) = moved.iter().find(|m| (m.0, m.1) == key) else {
-            return differs(format!("flow {} {} kept port {}", key.0.name(), key.1, f.port), "a new outside port for every flow of the host");
+            return differs(format!("flow {:?} {} kept port {}", key.0, key.1, f.port), "a new outside port for every flow of the host");
         };
         if old != f.port || new == old || new == 0 {
-            return differs(format!("{} {} moved from port {old} to {new}", key.0.name(), key.1), format!("from port {} to another", f.port));
+            return differs(format!("{:?} {} moved from port {old} to {new}", key.0, key.1), format!("from port {} to another", f.port));
         }
         nat.flows.get_mut(&key).expect("flow").port = new;
     }

@@ -42,10 +42,15 @@ struct Setup {
     slow: Vec<(String, Duration, Duration)>,
 }
 
+/// Service times seen whole (the host had nothing ahead), by (median, spread, times):
+/// their sum in µs and count, to judge the draw's uniformity.
+type Draws = BTreeMap<(u64, u64, u64), (f64, u64)>;
+
 /// The law's check: `None` when no host received a datagram under a profile.
 pub fn check(journal: &[Entry]) -> Option<Lockstep> {
     let mut setup: Option<Setup> = None;
     let mut ahead: BTreeMap<&str, Duration> = BTreeMap::new();
+    let mut draws = Draws::new();
     let mut steps = 0;
     for (index, e) in journal.iter().enumerate() {
         let Step::Processing(s) = &e.step else { continue };
@@ -56,7 +61,7 @@ pub fn check(journal: &[Entry]) -> Option<Lockstep> {
             }
             (ProcessingStep::Served { arrival, tcp, ready }, Some(su)) => {
                 steps += 1;
-                served(su, ahead.entry(e.host.as_str()).or_default(), &e.host, *arrival, *tcp, *ready)
+                served(su, (ahead.entry(e.host.as_str()).or_default(), &mut draws), &e.host, *arrival, *tcp, *ready)
             }
             (ProcessingStep::Served { .. }, None) => differs("a datagram served", "a processing set up first"),
         };
@@ -64,11 +69,22 @@ pub fn check(journal: &[Entry]) -> Option<Lockstep> {
             return Some(Lockstep::Differs { index, entry: e.describe(), model, spec });
         }
     }
-    (steps > 0).then_some(Lockstep::Agreed { steps })
+    if steps == 0 {
+        return None;
+    }
+    let mut unjudged = Vec::new();
+    for ((median, spread, times), (sum, n)) in &draws {
+        let half = median * spread.min(&100) / 100;
+        let (lo, hi) = (((median - half) * times) as f64, ((median + half) * times) as f64);
+        if let Err((model, spec)) = super::uniform_mean(&format!("service time about {median} µs x{times}"), *sum, *n, (lo, hi), &mut unjudged) {
+            return Some(Lockstep::Differs { index: journal.len(), entry: "the whole run's service times".into(), model, spec });
+        }
+    }
+    Some(if unjudged.is_empty() { Lockstep::Agreed { steps } } else { Lockstep::Unjudged { steps, unjudged } })
 }
 
 /// One datagram: `ahead` is when the host had the datagram before it ready.
-fn served(su: &Setup, ahead: &mut Duration, host: &str, arrival: Duration, tcp: bool, ready: Duration) -> R {
+fn served(su: &Setup, (ahead, draws): (&mut Duration, &mut Draws), host: &str, arrival: Duration, tcp: bool, ready: Duration) -> R {
     let slow = su.slow.iter().any(|(h, from, until)| h == host && *from <= arrival && arrival < *until);
     let profile = match (slow, su.plan) {
         (true, p) => Some((p.unwrap_or(su.rig), SLOW_TIMES)),
@@ -100,6 +116,11 @@ fn served(su: &Setup, ahead: &mut Duration, host: &str, arrival: Duration, tcp: 
     if !fits {
         return differs(format!("ready at {} µs, {} µs after it arrived", ready.as_micros(), took.map_or(-1, |t| t.as_micros() as i128)), spec);
     }
+    if *ahead <= arrival {
+        let d = draws.entry((median, p.spread_pct, times)).or_default();
+        d.0 += (ready - arrival).as_micros() as f64;
+        d.1 += 1;
+    }
     *ahead = ready;
     Ok(())
 }
@@ -125,7 +146,7 @@ mod tests {
     #[test]
     fn within_the_spread_and_in_order_agrees() {
         let j = vec![setup(Some(P), vec![]), served(0, 2_000), served(100, 6_100), served(200, 6_100)];
-        assert_eq!(check(&j), Some(Lockstep::Agreed { steps: 3 }));
+        assert!(matches!(check(&j), Some(Lockstep::Unjudged { steps: 3, .. })), "agrees, too few draws to judge their mean: {:?}", check(&j));
     }
 
     #[test]
@@ -140,11 +161,24 @@ mod tests {
         }
     }
 
+    /// Service times drawn across the spread, not always at one end: a host that
+    /// always takes the most fails once it has enough datagrams seen whole.
+    #[test]
+    fn service_times_always_at_one_end_are_caught() {
+        let run = |service: &dyn Fn(u64) -> u64| {
+            let mut j = vec![setup(Some(P), vec![])];
+            j.extend((0..100u64).map(|i| served(i * 10_000, i * 10_000 + service(i))));
+            check(&j)
+        };
+        assert!(matches!(run(&|i| 2_000 + (i * 7919) % 4_001), Some(Lockstep::Agreed { steps: 100 })), "{:?}", run(&|i| 2_000 + (i * 7919) % 4_001));
+        assert!(matches!(run(&|_| 6_000), Some(Lockstep::Differs { .. })), "always the most");
+    }
+
     #[test]
     fn a_slow_host_pays_ten_times_the_rigs_profile() {
         let w = vec![("phone".to_string(), Duration::from_millis(1), Duration::from_millis(2))];
         let ok = vec![setup(None, w.clone()), served(0, 0), served(1_000, 1_000 + 20_000), served(2_000, 2_000)];
-        assert_eq!(check(&ok), Some(Lockstep::Agreed { steps: 3 }));
+        assert!(matches!(check(&ok), Some(Lockstep::Unjudged { steps: 3, .. })), "{:?}", check(&ok));
         let not_slow = vec![setup(None, w), served(1_000, 1_000 + 4_000)];
         assert!(matches!(check(&not_slow), Some(Lockstep::Differs { .. })));
     }

@@ -74,15 +74,6 @@ pub enum Proto {
     Tcp,
 }
 
-impl Proto {
-    pub fn name(self) -> &'static str {
-        match self {
-            Proto::Udp => "udp",
-            Proto::Tcp => "tcp",
-        }
-    }
-}
-
 #[derive(Clone, Debug)]
 struct Mapping {
     public_port: u16,
