@@ -79,6 +79,9 @@ pub struct Summary {
     pub scenarios: Vec<String>,
     pub failures: Vec<Found>,
     pub determinism_checks: u64,
+    /// Per law: the cases that passed it without judging all its rules (too few
+    /// datagrams or draws for a rate or a mean: issue 32).
+    pub unjudged: BTreeMap<String, u64>,
     pub coverage: Coverage,
     pub warnings: Vec<String>,
     pub wall_s: f64,
@@ -106,6 +109,7 @@ struct Shared {
     seen: BTreeMap<(String, String), u64>,
     done: u64,
     determinism_checks: u64,
+    unjudged: BTreeMap<String, u64>,
     /// Per scenario (in `opts.scenarios` order): cases run and wall time spent.
     per_scenario: Vec<ScenarioShare>,
 }
@@ -227,7 +231,15 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
     let start = Instant::now(); // the tool's wall clock, never seen by a run
     let next = AtomicU64::new(0);
     let per_scenario = opts.scenarios.iter().map(|s| ScenarioShare { scenario: s.clone(), ..ScenarioShare::default() }).collect();
-    let sh = Mutex::new(Shared { coverage: Coverage::default(), failures: Vec::new(), seen: BTreeMap::new(), done: 0, determinism_checks: 0, per_scenario });
+    let sh = Mutex::new(Shared {
+        coverage: Coverage::default(),
+        failures: Vec::new(),
+        seen: BTreeMap::new(),
+        done: 0,
+        determinism_checks: 0,
+        unjudged: BTreeMap::new(),
+        per_scenario,
+    });
     let bar = progress_bar(opts);
     let replay_only = opts.property.as_deref() == Some("replay");
     let (shard_i, shard_n) = opts.shard;
@@ -280,6 +292,9 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
         {
             let mut s = sh.lock().expect("lock");
             s.coverage.add(run.report.outcome.trace.counts(), run.report.outcome.trace.tags());
+            for law in crate::reference::unjudged_laws(&run.report) {
+                *s.unjudged.entry(law.to_string()).or_default() += 1;
+            }
             s.done += 1;
             s.per_scenario[which].wall_s += case_start.elapsed().as_secs_f64();
             if spot {
@@ -348,6 +363,7 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
         scenarios: opts.scenarios.clone(),
         failures: failures.into_iter().map(|(_, f)| f).collect(),
         determinism_checks: s.determinism_checks,
+        unjudged: s.unjudged,
         coverage: s.coverage,
         warnings,
         wall_s: start.elapsed().as_secs_f64(),
@@ -403,6 +419,10 @@ impl Summary {
             self.determinism_checks
         );
         s.push_str(&self.coverage.render());
+        if !self.unjudged.is_empty() {
+            let u: Vec<String> = self.unjudged.iter().map(|(law, n)| format!("{law} {n}")).collect();
+            s.push_str(&format!("passed without judging every rule (too few datagrams or draws), cases per law: {}\n", u.join(", ")));
+        }
         s.push_str("cases per scenario (wall s):");
         for p in &self.per_scenario {
             s.push_str(&format!(" {} {} ({:.1})", p.scenario, p.cases, p.wall_s));

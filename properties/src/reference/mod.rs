@@ -59,12 +59,21 @@ impl Lockstep {
     fn detail(&self) -> String {
         match self {
             Lockstep::Agreed { steps } => format!("{steps} steps agree with the SPEC"),
-            Lockstep::Unjudged { steps, unjudged } => format!("{steps} steps agree with the SPEC; too few to judge: {}", unjudged.join("; ")),
+            Lockstep::Unjudged { steps, unjudged } => format!("{steps} steps agree with the SPEC; {UNJUDGED_MARK} {}", unjudged.join("; ")),
             Lockstep::Differs { index, entry, model, spec } => {
                 format!("journal step #{index} ({entry}): the model decided {model}; the SPEC says {spec}")
             }
         }
     }
+}
+
+/// What a check's detail says when its run was too short to judge some of its
+/// rules (`Lockstep::Unjudged`); the fuzzer counts such checks per law.
+pub const UNJUDGED_MARK: &str = "too few to judge:";
+
+/// The laws of a report that passed but could not judge all their rules.
+pub fn unjudged_laws(report: &RunReport) -> Vec<&'static str> {
+    report.checks.iter().filter(|c| c.ok && c.detail.contains(UNJUDGED_MARK)).map(|c| c.law.name).collect()
 }
 
 /// One step's comparison: agreed, or (what the model decided, what the SPEC says).
