@@ -183,26 +183,20 @@ impl World {
 
     /// The hosts' processing from the plan: its profile and its slow hosts.
     pub fn processing(&mut self, plan: &FaultPlan) {
-        let slow: Vec<SlowWindow> = plan
+        // Each slow host's window, as the processing applies it and as the journal names it.
+        let (slow, windows): (Vec<SlowWindow>, Vec<(String, Duration, Duration)>) = plan
             .faults
             .iter()
             .filter_map(|f| match &f.fault {
                 FaultKind::SlowHost(k) => {
                     let from = Duration::from_millis(f.at_ms);
+                    let until = from + Duration::from_millis(k.for_ms);
                     trace::record_at(from, k.host.name(), "host.slow", format!("x{SLOW_FACTOR} processing for {} ms", k.for_ms));
-                    Some(SlowWindow { host: k.host.ip(), from, until: from + Duration::from_millis(k.for_ms) })
+                    Some((SlowWindow { host: k.host.ip(), from, until }, (k.host.name().to_string(), from, until)))
                 }
                 _ => None,
             })
-            .collect();
-        let windows = plan
-            .faults
-            .iter()
-            .filter_map(|f| match &f.fault {
-                FaultKind::SlowHost(k) => Some((k.host.name().to_string(), Duration::from_millis(f.at_ms), Duration::from_millis(f.at_ms + k.for_ms))),
-                _ => None,
-            })
-            .collect();
+            .unzip();
         let setup = journal::processing::ProcessingStep::Setup { plan: plan.processing, rig: RIG_PROCESSING, slow: windows };
         journal::record_at(Duration::ZERO, "world", journal::Step::Processing(setup));
         let rng = self.cfg.seed.stream("net.processing");
