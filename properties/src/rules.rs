@@ -68,6 +68,7 @@ pub const RULES: &[Rule] = &[
     r("fault-plans.md", "each direction of a leg applies its plan: outages in their windows, the MTU, the one-way delay plus the jitter (in order if asked), and loss, duplication and reordering at the plan's rates", &["link-agrees-with-spec"]),
     r("fault-plans.md", "a host pays a service time per datagram it receives, uniform within the spread of the plan's UDP or TCP median, pipelined, ten times the profile while it is slow", &["processing-agrees-with-spec"]),
     r("tcp/README.md", "TCP's retransmission timer follows RFC 6298 from the connection's own RTT samples, with Linux's 1 s initial, 200 ms floor and 120 s ceiling: started for the current RTO, never early, doubled on each expiry", &["tcp-agrees-with-spec"]),
+    r("tcp/README.md", "TCP acknowledges data within Linux's 40 ms delayed ACK, at once when more than one full segment waits or data came out of order, and (Linux) for a connection's first 16 data segments and after a silence longer than the RTO, except in pingpong mode", &["tcp-agrees-with-spec"]),
     r("brief", "every run completes within its limit, and nothing panics", &["run", "no-panic"]),
 ];
 

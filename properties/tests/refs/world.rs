@@ -58,6 +58,7 @@ fn shown_on(bug: Bug) -> (RunSpec, &'static str) {
             (spec, "not before the datagram ahead")
         }
         Bug::RtoNoBackoff => (entry("ws-echo-heartbeat-death.toml"), "5.5"),
+        Bug::TcpNoQuickAck => (entry("ws-echo-heartbeat-death.toml"), "quick-ack"),
         Bug::WirePadNotZeroed => (session(), "zero pad"),
         Bug::WireAckOnBulkLane => (session(), "cmd.ack on lane 1"),
         Bug::WireTruncOnWholeDelta => (session(), "TRUNC on a delta"),

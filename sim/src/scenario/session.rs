@@ -323,7 +323,14 @@ pub fn moves_keep_the_session(s: &SessionSummary, plan: &FaultPlan, length: Dura
         // the box's UDP refused until 2.1 s before a rebind, its new uplink adopted
         // 2.8 s after it.
         let box_away = s.uplinks.iter().filter_map(|u| u.closed_ms).any(|c| r.first_message_ms.is_some_and(|f| c >= f) && r.ended_at_ms.is_none_or(|e| c <= e));
-        if box_away {
+        // The plan closed the phone's link from the cloud (`cloud_close`) while the
+        // session was open, before this move: the end is the plan's. When an earlier
+        // move took the phone away first, that CONNECTION_CLOSE went to its old address
+        // and was lost (RFC 9000 section 10.2.1), so the phone learns only from its next
+        // packet (a stateless reset: 1006). Found on fresh seeds (session 12300005324).
+        let cloud_closed =
+            plan.faults.iter().any(|f| f.fault.def().swarm() == Kind::CloudClose && f.at_ms < m.at_ms && r.first_message_ms.is_some_and(|fm| f.at_ms >= fm));
+        if box_away || cloud_closed {
             continue;
         }
         judged += 1;

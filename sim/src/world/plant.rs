@@ -27,6 +27,9 @@ pub enum Bug {
     /// TCP's retransmission timer keeps its RTO when it expires instead of
     /// doubling it (RFC 6298 5.5; planted in the vendored smoltcp's `rto_log`).
     RtoNoBackoff,
+    /// The Linux flavour's TCP has no quick-ack mode: a connection's first data
+    /// segments wait for the delayed ACK (planted in the vendored smoltcp's `rto_log`).
+    TcpNoQuickAck,
     /// The box pads a frame with a non-zero last byte (SPEC §2: zero pad to the bucket).
     WirePadNotZeroed,
     /// The box sends `cmd.ack` on lane 1 (SPEC §2 puts it on lane 0).
@@ -48,6 +51,7 @@ impl Bug {
         Bug::JitterDoubled,
         Bug::ProcessingReorders,
         Bug::RtoNoBackoff,
+        Bug::TcpNoQuickAck,
         Bug::WirePadNotZeroed,
         Bug::WireAckOnBulkLane,
         Bug::WireTruncOnWholeDelta,
@@ -64,6 +68,7 @@ impl Bug {
             Bug::JitterDoubled => "jitter-doubled",
             Bug::ProcessingReorders => "processing-reorders",
             Bug::RtoNoBackoff => "rto-no-backoff",
+            Bug::TcpNoQuickAck => "tcp-no-quick-ack",
             Bug::WirePadNotZeroed => "wire-pad-not-zeroed",
             Bug::WireAckOnBulkLane => "wire-ack-on-bulk-lane",
             Bug::WireTruncOnWholeDelta => "wire-trunc-on-whole-delta",
@@ -94,7 +99,7 @@ pub struct Plant(Vec<Bug>);
 impl Plant {
     pub fn new(bugs: &[Bug]) -> Plant {
         PLANTED.with(|p| p.set(bugs.iter().fold(p.get(), |m, b| m | bit(*b))));
-        smoltcp::socket::tcp::rto_log::plant_no_backoff(on(Bug::RtoNoBackoff));
+        tell_smoltcp();
         Plant(bugs.to_vec())
     }
 }
@@ -102,6 +107,12 @@ impl Plant {
 impl Drop for Plant {
     fn drop(&mut self) {
         PLANTED.with(|p| p.set(self.0.iter().fold(p.get(), |m, b| m & !bit(*b))));
-        smoltcp::socket::tcp::rto_log::plant_no_backoff(on(Bug::RtoNoBackoff));
+        tell_smoltcp();
     }
+}
+
+/// The bugs planted in the vendored smoltcp, which keeps its own switches.
+fn tell_smoltcp() {
+    smoltcp::socket::tcp::rto_log::plant_no_backoff(on(Bug::RtoNoBackoff));
+    smoltcp::socket::tcp::rto_log::plant_no_quickack(on(Bug::TcpNoQuickAck));
 }

@@ -1682,7 +1682,7 @@ impl<'a> Socket<'a> {
         (ip_reply_repr, reply_repr)
     }
 
-    fn ack_reply(&mut self, ip_repr: &IpRepr, repr: &TcpRepr) -> (IpRepr, TcpRepr<'static>) {
+    fn ack_reply(&mut self, now: Instant, ip_repr: &IpRepr, repr: &TcpRepr) -> (IpRepr, TcpRepr<'static>) {
         let (mut ip_reply_repr, mut reply_repr) = Self::reply(ip_repr, repr);
         // ftw-sim patch: TSval from `tsval_now` (clock or generator).
         reply_repr.timestamp = repr
@@ -1695,7 +1695,18 @@ impl<'a> Socket<'a> {
         // to be received.
         reply_repr.seq_number = self.remote_last_seq;
         reply_repr.ack_number = Some(self.remote_seq_no + self.rx_buffer.len());
+        if reply_repr.ack_number > self.remote_last_ack {
+            log_rto!(self, now, rto_log::RtoKind::SegOut { data: false, acks_new: true, reply: true }); // ftw-sim patch
+        }
         self.remote_last_ack = reply_repr.ack_number;
+        // ftw-sim patch: this ACK acknowledges everything received, so no delayed ACK
+        // is pending any more (Linux `tcp_event_ack_sent` clears the DACK timer on every
+        // ACK sent). Left running, the stale timer made the next segment's ACK go at once
+        // and left pingpong mode; found by the law tcp-agrees-with-spec. Linux flavour
+        // only (with quick-ack on), as its other delayed-ACK changes: stock keeps its own.
+        if self.quickack_segments > 0 {
+            self.ack_delay_timer = AckDelayTimer::Idle;
+        }
 
         // From RFC 1323:
         // The window field [...] of every outgoing segment, with the exception of SYN
@@ -1780,7 +1791,7 @@ impl<'a> Socket<'a> {
         // Rate-limit to 1 per second max.
         self.challenge_ack_timer = cx.now() + Duration::from_secs(1);
 
-        Some(self.ack_reply(ip_repr, repr))
+        Some(self.ack_reply(cx.now(), ip_repr, repr))
     }
 
     pub(crate) fn accepts(&self, _cx: &mut Context, ip_repr: &IpRepr, repr: &TcpRepr) -> bool {
@@ -2056,7 +2067,7 @@ impl<'a> Socket<'a> {
                             TcpControl::None | TcpControl::Psh | TcpControl::Fin
                         )
                     {
-                        return Some(self.ack_reply(ip_repr, repr));
+                        return Some(self.ack_reply(cx.now(), ip_repr, repr));
                     }
 
                     return self.challenge_ack_reply(cx, ip_repr, repr);
@@ -2542,12 +2553,24 @@ impl<'a> Socket<'a> {
             self.last_data_rx = Some(cx.now());
         }
 
+        // ftw-sim patch: the delayed-ACK decision's input, for the rto_log (every
+        // segment with data, in order or not: each is data received).
+        {
+            let unacked = match self.remote_last_ack {
+                Some(last) if self.ack_to_transmit() => (self.remote_seq_no + self.rx_buffer.len()) - last,
+                _ => 0,
+            };
+            let in_order = assembler_was_empty && self.assembler.is_empty();
+            let mss = self.remote_mss as u32;
+            log_rto!(self, cx.now(), rto_log::RtoKind::DataIn { unacked: unacked as u32, mss, in_order });
+        }
+
         // Handle delayed acks
         if let Some(ack_delay) = self.ack_delay
             && self.ack_to_transmit()
         {
             // ftw-sim patch: quick-ack mode at connection start acknowledges at once.
-            let quick = self.quickacks_left > 0 && !self.pingpong;
+            let quick = self.quickacks_left > 0 && !self.pingpong && !rto_log::no_quickack();
             if quick {
                 self.quickacks_left -= 1;
             }
@@ -2580,7 +2603,7 @@ impl<'a> Socket<'a> {
             // This is fine because smoltcp assumes that it can always transmit zero or one
             // packets for every packet it receives.
             tcp_trace!("ACKing incoming segment");
-            Some(self.ack_reply(ip_repr, repr))
+            Some(self.ack_reply(cx.now(), ip_repr, repr))
         } else {
             None
         }
@@ -3267,6 +3290,12 @@ impl<'a> Socket<'a> {
         // We've sent something, whether useful data or a keep-alive packet, so rewind
         // the keep-alive timer.
         self.timer.rewind_keep_alive(cx.now(), self.keep_alive);
+
+        // ftw-sim patch: what went out, for the rto_log's delayed-ACK judge.
+        let acks_new = repr.ack_number > self.remote_last_ack;
+        if acks_new || !repr.payload.is_empty() {
+            log_rto!(self, cx.now(), rto_log::RtoKind::SegOut { data: !repr.payload.is_empty(), acks_new, reply: false });
+        }
 
         // ftw-sim patch: data sent within the ACK delay of data received enters pingpong
         // mode (Linux `tcp_event_data_sent`, `tcp_pingpong_thresh` = 1).

@@ -34,6 +34,16 @@ pub enum RtoKind {
     /// The retransmission timer expired; the backed-off RTO after it (5.5), and
     /// whether the estimator forgot its samples (the RFC's MAY after repeated backoff).
     Fired { rto_ms: u32, forgot: bool },
+    /// Data arrived that is not yet acknowledged (the delayed-ACK timer's input,
+    /// RFC 9293 3.8.6.3, Linux `__tcp_ack_snd_check`): `unacked` bytes wait for an
+    /// ACK after it, the peer's MSS is `mss`, and `in_order` is false when the
+    /// segment left or filled a gap.
+    DataIn { unacked: u32, mss: u32, in_order: bool },
+    /// A segment went out carrying data, or acknowledging data not acknowledged
+    /// before (`acks_new`): the delayed-ACK timer's output. `reply`: an ACK sent
+    /// at once in answer to an arriving segment (a duplicate, out of order, filling
+    /// a gap), not by the sending path that the delayed-ACK timer drives.
+    SegOut { data: bool, acks_new: bool, reply: bool },
 }
 
 std::thread_local! {
@@ -71,4 +81,19 @@ pub fn plant_no_backoff(on: bool) {
 
 pub(super) fn no_backoff() -> bool {
     NO_BACKOFF.with(|b| b.get())
+}
+
+std::thread_local! {
+    static NO_QUICKACK: Cell<bool> = const { Cell::new(false) };
+}
+
+/// A bug planted by a test: the Linux flavour's quick-ack mode is gone, so the
+/// first data segments of a connection wait for the delayed ACK (Linux
+/// `tcp_incr_quickack`). Off unless a test turns it on.
+pub fn plant_no_quickack(on: bool) {
+    NO_QUICKACK.with(|b| b.set(on));
+}
+
+pub(super) fn no_quickack() -> bool {
+    NO_QUICKACK.with(|b| b.get())
 }
