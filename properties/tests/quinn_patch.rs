@@ -184,3 +184,23 @@ fn a_long_header_floor_sends_no_challenge_on_a_small_budget_the_short_one_does()
     }
     assert_eq!(patched, Verdict::Pass, "{SHORT_FLOOR} with the patches");
 }
+
+/// Issue 33 section 2: the plan's `quic = "rig"` runs the stand-in as the rig's
+/// stacks behave (sections 3 and 6 off: quic-go pads every probe to 1200 B and
+/// sends a whole datagram on any budget), with no toggle set by the test; the
+/// default, `patched`, runs every section. The padding entries are lost with
+/// the rig's settings, as with upstream's, and kept with the patches.
+#[test]
+fn the_plans_rig_profile_turns_the_budget_sections_off() {
+    for entry in PADDING {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus").join(entry);
+        let mut spec = corpus::load(&path).expect("the entry loads").spec;
+        assert_eq!(spec.plan.quic, ftw_sim::world::plan::QuicPlan::Patched, "{entry}: patched is the default");
+        assert_eq!(reference::run(&spec).expect("runs").verdict(), Verdict::Pass, "{entry} patched");
+        spec.plan.quic = ftw_sim::world::plan::QuicPlan::Rig;
+        match reference::run(&spec).expect("runs").verdict() {
+            Verdict::Fail { property, .. } => assert_eq!(property, "echo-in-order", "{entry} with the rig's stacks"),
+            Verdict::Pass => panic!("{entry} passed with the rig's settings"),
+        }
+    }
+}

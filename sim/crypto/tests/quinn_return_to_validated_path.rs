@@ -148,3 +148,73 @@ fn upstream_revalidates_the_old_path_and_waits_for_its_backed_off_pto() {
     assert!(o.challenges >= 1, "upstream sent no PATH_CHALLENGE to the real address");
     assert!(o.took.is_none_or(|t| t > 4 * BOUND), "upstream's echoes came back after {:?}", o.took);
 }
+
+/// The client's new address in the completed move below.
+const MOVED: SocketAddr = SocketAddr::new(IpAddr::V4(Ipv4Addr::new(198, 51, 100, 7)), 40000);
+
+/// A phone that moves and comes back: its datagrams appear from `at`, and the
+/// server's reach it only when sent there.
+struct Mover {
+    at: SocketAddr,
+}
+
+impl Wire for Mover {
+    fn client_addr(&self) -> SocketAddr {
+        self.at
+    }
+
+    fn send(&mut self, now: Duration, from: SocketAddr, _to: SocketAddr, _len: usize) -> Vec<(Duration, SocketAddr)> {
+        vec![(now + ONE_WAY, from)]
+    }
+}
+
+/// A completed move (the new address validated, a second of messages there),
+/// then the client back at its first address. The PATH_CHALLENGE frames the
+/// server sent after the return.
+fn move_and_return(rig: bool) -> u64 {
+    common::upstream(false);
+    quinn_proto::ftw_sim_patch::set_rig(rig);
+    let mut wire = Mover { at: CLIENT };
+    let mut net = Net::connect(&mut wire, Duration::from_secs(3));
+    let mut total = FIRST;
+    wire.at = MOVED;
+    for _ in 0..5 {
+        net.client_write(&[1u8; MESSAGE]);
+        total += MESSAGE;
+        let t = net.now + EVERY;
+        net.run(&mut wire, t, |_| false);
+    }
+    assert_eq!(net.server().remote_address(), MOVED, "the server followed the move");
+    let challenges0 = net.server().stats().frame_tx.path_challenge;
+    wire.at = CLIENT;
+    net.client_write(&[2u8; MESSAGE]);
+    total += MESSAGE;
+    let t = net.now + Duration::from_secs(10);
+    assert!(net.run(&mut wire, t, |n| n.echoed.len() == total), "every echo came back");
+    assert_eq!(net.server().remote_address(), CLIENT, "the server followed the return");
+    quinn_proto::ftw_sim_patch::set_rig(false);
+    net.server().stats().frame_tx.path_challenge - challenges0
+}
+
+/// Issue 33 section 2: quic-go forgets every other path when it switches
+/// (`path_manager.go` `SwitchToPath`), so a phone back at an address it left
+/// after a completed move is a new path to validate. The rig profile
+/// (`set_rig`) does so; the patch as written (section 5) goes back at once.
+#[test]
+fn after_a_completed_move_the_rig_validates_the_return_and_the_patch_does_not() {
+    assert_eq!(move_and_return(false), 0, "the patch returned without a challenge");
+    assert!(move_and_return(true) >= 1, "the rig sent no PATH_CHALLENGE to the address it came back to");
+}
+
+/// The rig keeps section 5 where quic-go ends the same: a return from a
+/// spurious, unvalidated path (quic-go never leaves the validated one).
+#[test]
+fn the_rig_returns_from_a_spurious_migration_without_validating() {
+    common::upstream(false);
+    quinn_proto::ftw_sim_patch::set_rig(true);
+    let o = attack_then_return();
+    quinn_proto::ftw_sim_patch::set_rig(false);
+    report("rig", &o);
+    assert_eq!(o.challenges, 0, "the rig revalidated the real address after forged moves");
+    assert!(o.took.is_some(), "every echo came back");
+}

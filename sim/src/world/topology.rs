@@ -80,6 +80,7 @@ pub fn world_for(spec: &RunSpec, limit: Duration) -> World {
     let world = World::new(cfg);
     // The bug switch of the vendored quinn-proto's patch (a thread-local: one world a thread at a time).
     quinn_proto::ftw_sim_patch::set_upstream_mtud_on_unvalidated_path(spec.switches.on(crate::world::switch::Switch::MtudOnUnvalidatedPath));
+    quinn_proto::ftw_sim_patch::set_rig(spec.plan.quic == crate::world::plan::QuicPlan::Rig);
     world
 }
 

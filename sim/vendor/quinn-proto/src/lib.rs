@@ -102,6 +102,23 @@ pub mod ftw_sim_patch {
         static NO_RESTORE_PING: Cell<bool> = const { Cell::new(false) };
         static UPSTREAM_ACK_BLOCKED_BY_CONGESTION: Cell<bool> = const { Cell::new(false) };
         static UPSTREAM_LONG_HEADER_FLOOR: Cell<bool> = const { Cell::new(false) };
+        static RIG: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// On this thread, the rig's stacks (`true`; issue 33 section 2, PATCH.md "The
+    /// rig's stacks"): sections 3 and 6 off, as quic-go pads every path probe to 1200 B
+    /// and sends a whole datagram on any budget (upstream's behaviour), and section 5
+    /// only while the current path is not validated (a spurious migration, where quic-go
+    /// never left the validated path); after a completed move the return is validated
+    /// again, as quic-go's `SwitchToPath` forgets every other path. `false` (the crate's
+    /// default): every patch as PATCH.md writes it. The simulation sets it per run from
+    /// the plan's `quic`.
+    pub fn set_rig(on: bool) {
+        RIG.with(|c| c.set(on));
+    }
+
+    pub(crate) fn rig() -> bool {
+        RIG.with(|c| c.get())
     }
 
     /// On this thread, start a 1-RTT packet in a datagram cut to an unvalidated
@@ -148,7 +165,7 @@ pub mod ftw_sim_patch {
     }
 
     pub(crate) fn upstream_full_datagram_on_budget() -> bool {
-        UPSTREAM_FULL_DATAGRAM_ON_BUDGET.with(|c| c.get())
+        UPSTREAM_FULL_DATAGRAM_ON_BUDGET.with(|c| c.get()) || rig()
     }
 
     /// On this thread, treat a peer's return to the last validated address as
@@ -174,7 +191,7 @@ pub mod ftw_sim_patch {
     }
 
     pub(crate) fn upstream_challenge_padding() -> bool {
-        UPSTREAM_CHALLENGE_PADDING.with(|c| c.get())
+        UPSTREAM_CHALLENGE_PADDING.with(|c| c.get()) || rig()
     }
 
     /// On this thread, send MTU probes to a path that is not validated yet, as

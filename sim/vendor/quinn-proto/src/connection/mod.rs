@@ -3258,6 +3258,10 @@ impl Connection {
         if crate::ftw_sim_patch::upstream_revalidates_old_path() {
             return false;
         }
+        // The rig (quic-go): a return after a completed move is a new path to validate.
+        if crate::ftw_sim_patch::rig() && self.path.validated {
+            return false;
+        }
         if !matches!(&self.prev_path, Some((_, prev)) if prev.remote == remote && prev.validated) {
             return false;
         }
