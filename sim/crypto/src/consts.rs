@@ -52,10 +52,17 @@ pub const QUIC_GO_FIRST_PTO_MS: u64 = 200;
 /// smoothed_rtt = initial_rtt and rttvar = initial_rtt / 2 (RFC 9002 section 6.2.2), so its
 /// first PTO is 3 x initial_rtt; 200 / 3 ms, rounded up to the millisecond.
 pub const QUIC_GO_EQUIVALENT_INITIAL_RTT_MS: u64 = QUIC_GO_FIRST_PTO_MS.div_ceil(3);
-/// quic-go's initial congestion window: 32 packets of 1,460 bytes (quic-go
-/// `internal/protocol/params.go` `InitialCongestionWindow = 32 * DefaultTCPMSS`,
-/// `internal/protocol/protocol.go` `DefaultTCPMSS = 1460`); quinn-proto's is 14,720.
-pub const QUIC_GO_INITIAL_WINDOW_BYTES: u64 = 32 * 1_460;
+/// quic-go's initial congestion window: 32 packets of 1,280 bytes
+/// (`internal/congestion/cubic_sender.go`: `initialCongestionWindow = 32` packets of
+/// `initialMaxDatagramSize = protocol.InitialPacketSize`, 1,280; read at quic-go
+/// 2cfe6ee0, and the same at v0.48 to v0.56); quinn-proto's is 14,720. Was 32 x 1,460
+/// (`DefaultTCPMSS`, which quic-go no longer has; issue 34, docs/table-derivations.md
+/// section 3 item 7).
+pub const QUIC_GO_INITIAL_WINDOW_BYTES: u64 = 32 * 1_280;
+/// quic-go's congestion response: its `cubicSender` runs in Reno mode
+/// (`sent_packet_handler.go` `NewSentPacketHandler`: "true, // use Reno"), cutting the
+/// window to `renoBeta` = 0.7 of itself on a loss (`cubic_sender.go`).
+pub const QUIC_GO_RENO_BETA: f32 = 0.7;
 /// Datagram receive buffer: quinn-proto 0.11.19's own default (`STREAM_RWND`, 12.5 MB/s x 100 ms).
 pub const QUIC_DATAGRAM_RECEIVE_BUFFER_BYTES: usize = 1_250_000;
 /// Datagram send buffer: quinn-proto 0.11.19's own default.

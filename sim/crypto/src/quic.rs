@@ -14,7 +14,7 @@ use rustls::server::StoresServerSessions;
 use crate::certs::CloudCerts;
 use crate::consts::{
     CID_LEN_MAX, INITIAL_DCID_LEN, INITIAL_DCID_LEN_MIN, QUIC_ALPN, QUIC_DATAGRAM_RECEIVE_BUFFER_BYTES, QUIC_DATAGRAM_SEND_BUFFER_BYTES,
-    QUIC_GO_EQUIVALENT_INITIAL_RTT_MS, QUIC_GO_INITIAL_WINDOW_BYTES, QUIC_KEEP_ALIVE_MS, QUIC_MAX_IDLE_TIMEOUT_MS,
+    QUIC_GO_EQUIVALENT_INITIAL_RTT_MS, QUIC_GO_INITIAL_WINDOW_BYTES, QUIC_GO_RENO_BETA, QUIC_KEEP_ALIVE_MS, QUIC_MAX_IDLE_TIMEOUT_MS,
 };
 use crate::provider::SimClock;
 use crate::rng::SeededRng;
@@ -42,8 +42,8 @@ pub struct QuicTransportParams {
     pub mtu_discovery: bool,
     /// The RTT before a sample; None: quinn-proto's 333 ms (RFC 9002's kInitialRtt).
     pub initial_rtt_ms: Option<u64>,
-    /// The initial congestion window (Cubic, quinn-proto's default controller, as
-    /// quic-go's); None: quinn-proto's 14,720 bytes.
+    /// quic-go's congestion controller with this initial window (NewReno, cut to 0.7 on a
+    /// loss, as quic-go's Reno mode); None: quinn-proto's own (Cubic, 14,720 bytes).
     pub initial_window_bytes: Option<u64>,
     /// Time the keep-alive from the last packet received only, as quic-go does
     /// (the vendored quinn-proto's patch, PATCH.md section 4); false: quinn-proto's
@@ -70,7 +70,7 @@ impl QuicTransportParams {
     /// quinn-proto set to time its recovery as quic-go does, for the seed's rig
     /// (issue 16 section 2): quic-go's first probe timeout (200 ms, against
     /// quinn-proto's 999 ms: a lost Initial costs a fifth of the time) and its
-    /// initial congestion window. quic-go's max_ack_delay (25 ms, advertised with
+    /// congestion controller (NewReno, its initial window and its 0.7 cut). quic-go's max_ack_delay (25 ms, advertised with
     /// the 1 ms granularity: 26) is quinn-proto's 25 ms already; its PTO after a
     /// sample is RFC 9002's, as quinn-proto's. Not matched: quic-go's path MTU
     /// discovery schedule (quinn-proto probes on its own timer). The keep-alive
@@ -108,9 +108,10 @@ impl QuicTransportParams {
             transport.initial_rtt(Duration::from_millis(ms));
         }
         if let Some(w) = self.initial_window_bytes {
-            let mut cubic = quinn_proto::congestion::CubicConfig::default();
-            cubic.initial_window(w);
-            transport.congestion_controller_factory(std::sync::Arc::new(cubic));
+            // quic-go's controller: NewReno with its window and its 0.7 cut.
+            let mut reno = quinn_proto::congestion::NewRenoConfig::default();
+            reno.initial_window(w).loss_reduction_factor(QUIC_GO_RENO_BETA);
+            transport.congestion_controller_factory(std::sync::Arc::new(reno));
         }
         transport
     }

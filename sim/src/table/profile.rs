@@ -81,7 +81,7 @@ impl Profile {
         };
         let quic = match self {
             Profile::Rig | Profile::RigWith(_) => {
-                "quic-go timing on the Go ends (first PTO 200 ms, initial window 32 x 1,460 B), RFC 9002 defaults on the iPhone"
+                "quic-go timing on the Go ends (first PTO 200 ms, NewReno from 32 x 1,280 B), RFC 9002 defaults on the iPhone"
             }
             Profile::Ideal => "quinn-proto defaults on every end",
         };

@@ -10,7 +10,7 @@ use crate::world::net::InFlight;
 
 /// Uniform extra delay in `[0, max]` in whole microseconds, but never ahead of
 /// the datagram sent before it on the same chain: a path whose delay wanders
-/// (a VM's own network, as the seed's OrbStack leg: "ping 56-100 ms") without
+/// (a VM's own network, as the seed's OrbStack leg: "OrbStack's own few ms") without
 /// reordering, unlike [`super::Jitter`].
 pub struct OrderedJitter {
     pub max: Duration,
