@@ -349,6 +349,8 @@ fn command_line_numbers_out_of_range_are_refused() {
         (&["fuzz", "--determinism-every", "0"], "--determinism-every", "1..=1000000000"),
         (&["table", "--samples", "0"], "--samples", "1..=10000"),
         (&["table", "--samples", "10001"], "--samples", "1..=10000"),
+        (&["table", "--seeds", "0"], "--seeds", "1..=1000"),
+        (&["table", "--seeds", "1001"], "--seeds", "1..=1000"),
         (&["bench", "--catch", "--blocks", "51"], "--blocks", "1..=50"),
         (&["bench", "--catch", "--limit", "0"], "--limit", "1..=3600"),
         (&["replay", "--jobs", "0"], "--jobs", "1..=256"),
@@ -379,4 +381,40 @@ fn command_line_numbers_out_of_range_are_refused() {
         let (code, out, err) = ftwsim(&["replay", "--jobs", jobs, entry.to_str().expect("path")]);
         assert_eq!(code, 0, "--jobs {jobs}: {out}{err}");
     }
+}
+
+/// Issue 34 section 3: `table --seeds N` prints every row of the one-seed table
+/// once, each p50 and p95 as "median [lowest–highest]" over the N seeds, with
+/// the lowest <= the median <= the highest; JSON gives each seed's value too.
+#[test]
+fn table_over_seeds_prints_medians_and_ranges() {
+    let (code, out, err) = ftwsim(&["table", "--seeds", "2", "--samples", "2"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("Made by `cargo sim table --samples 2 --seeds 2` (seeds 1 to 2"), "{out}");
+    let cell = |c: &str| -> Option<(f64, f64, f64)> {
+        let (median, rest) = c.trim().split_once(" [")?;
+        let (lo, hi) = rest.strip_suffix(']')?.split_once('–')?;
+        Some((median.parse().ok()?, lo.parse().ok()?, hi.parse().ok()?))
+    };
+    let rows: Vec<Vec<&str>> =
+        out.lines().filter(|l| l.starts_with("| system") || l.starts_with("| phone") || l.starts_with("| idle")).map(|l| l.split('|').collect()).collect();
+    let (_, one, _) = ftwsim(&["table", "--samples", "2", "--json"]);
+    let one: serde_json::Value = serde_json::from_str(one.trim()).expect("JSON");
+    assert_eq!(rows.len(), one["rows"].as_array().expect("rows").len(), "one line per row of the table");
+    for r in &rows {
+        assert_eq!(r.len(), 8, "{r:?}");
+        let (median, lo, hi) = cell(r[5]).unwrap_or_else(|| panic!("p50 cell {:?}", r[5]));
+        assert!(lo <= median && median <= hi, "{r:?}");
+        assert!(r[6].trim() == "-" || cell(r[6]).is_some(), "p95 cell {:?}", r[6]);
+    }
+    let (code, out, err) = ftwsim(&["table", "--seeds", "2", "--samples", "2", "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(out.trim()).expect("JSON");
+    assert_eq!(v["seeds"], serde_json::json!([1, 2]));
+    let row = &v["rows"][0];
+    assert_eq!(row["p50_each"].as_array().expect("each seed").len(), 2, "{row}");
+    assert!(row["p50_ms"]["min"].as_f64() <= row["p50_ms"]["max"].as_f64(), "{row}");
+    let (code, _, err) = ftwsim(&["table", "--seeds", "2", "--out", "/tmp/x"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--out"), "{err}");
 }

@@ -20,9 +20,13 @@ pub struct Args {
     /// Every number as one JSON object: the profile and the rows.
     #[arg(long)]
     json: bool,
-    /// Also write CSV and one SVG per row's distribution here.
+    /// Also write CSV and one SVG per row's distribution here (one seed only).
     #[arg(long)]
     out: Option<PathBuf>,
+    /// Run the whole table on this many seeds (from --seed on) and print each
+    /// p50 and p95 as the median over them with its range.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=1_000))]
+    seeds: u64,
     /// Instead: fit the hosts' processing on the seed's four figures (tunnel
     /// frame and cold connect p50 at 40 ms, each transport) and print every
     /// value tried, the best, and the profile's value.
@@ -55,13 +59,20 @@ pub fn main(a: Args) -> ExitCode {
     if a.fit {
         return fit_main(&a);
     }
-    let bar = crate::progress::bar(ftw_sim::table::row_groups() as u64, "row groups");
+    if a.seeds > 1 && a.out.is_some() {
+        return bad_input("--out: writes one seed's samples; leave it out with --seeds above 1");
+    }
+    let bar = crate::progress::bar(ftw_sim::table::row_groups() as u64 * a.seeds, "row groups");
     bar.set_prefix("table");
     let mut done = |name: &str| {
         bar.inc(1);
         bar.set_message(name.to_string());
     };
-    let result = ftw_sim::table::command_line_with(&a.seed, a.samples as usize, &a.profile, a.json, a.out.as_deref(), &mut done);
+    let result = if a.seeds > 1 {
+        ftw_sim::table::command_line_seeds(&a.seed, a.samples as usize, &a.profile, a.seeds as usize, a.json, &mut done)
+    } else {
+        ftw_sim::table::command_line_with(&a.seed, a.samples as usize, &a.profile, a.json, a.out.as_deref(), &mut done)
+    };
     bar.finish_and_clear();
     match result {
         Ok(text) => {

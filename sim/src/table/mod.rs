@@ -22,6 +22,7 @@ pub mod profile;
 pub mod render;
 pub mod rig;
 pub mod runs;
+pub mod spread;
 
 use ftw_phone::Transport;
 use serde::Serialize;
@@ -243,4 +244,16 @@ pub fn command_line_with(
         render::write_out(&t, dir).map_err(|e| format!("--out {}: {e}", dir.display()))?;
     }
     Ok(if json { render::json(&t) + "\n" } else { render::markdown(&t) })
+}
+
+/// `ftwsim table --seeds N` (N > 1): the tables on N seeds from `seed`, each
+/// figure as its median and range ([`spread`]); Markdown or JSON.
+pub fn command_line_seeds(seed: &str, samples: usize, profile: &str, seeds: usize, json: bool, done: &mut dyn FnMut(&str)) -> Result<String, String> {
+    let seed = crate::world::seed::parse_seed(seed).map_err(|e| format!("--seed: {e}"))?;
+    if samples == 0 {
+        return Err("--samples: must be at least 1".into());
+    }
+    let profile = Profile::parse(profile).map_err(|e| format!("--profile: {e}"))?;
+    let ts = spread::run_seeds(&TableOpts { seed, samples, profile }, seeds, done);
+    Ok(if json { spread::json(&ts) + "\n" } else { spread::markdown(&ts) })
 }
