@@ -105,6 +105,30 @@ pub(crate) fn uniform_mean(what: &str, sum: f64, n: u64, (lo, hi): (f64, f64), u
     Ok(())
 }
 
+/// Draws said to be uniform on `[lo, hi]` reach both outer quarters of it: with
+/// `n` draws each quarter is missed with probability 0.75^n, both checked under
+/// 10^-9 from 75 draws on (2 x 0.75^75 = 8.5e-10); fewer are named in
+/// `unjudged`. A draw on a narrower range than the plan's fails here where its
+/// mean, still the middle, passes [`uniform_mean`].
+pub(crate) fn uniform_cover(what: &str, (min, max, n): (f64, f64, u64), (lo, hi): (f64, f64), unjudged: &mut Vec<String>) -> R {
+    const COVER_DRAWS: u64 = 75;
+    if n == 0 || hi <= lo {
+        return Ok(());
+    }
+    if n < COVER_DRAWS {
+        unjudged.push(format!("{what}: the spread's ends ({n} draws)"));
+        return Ok(());
+    }
+    let q = (hi - lo) / 4.0;
+    if min > lo + q || max < hi - q {
+        return differs(
+            format!("{what}: {n} draws from {min:.0} to {max:.0}"),
+            format!("uniform in [{lo:.0}, {hi:.0}]: some draws below {:.0} and some above {:.0}", lo + q, hi - q),
+        );
+    }
+    Ok(())
+}
+
 /// Every reference model, in the order their laws are listed.
 pub const REFERENCES: &[&Reference] = &[
     &race::RACE,

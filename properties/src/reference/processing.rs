@@ -26,7 +26,7 @@ use super::{differs, Lockstep, Reference, R};
 pub const PROCESSING: Reference = Reference {
     law: Law {
         name: "processing-agrees-with-spec",
-        about: "each datagram's service time at its host is the plan's (uniform within the spread of the UDP or TCP median; ten times it while the host is slow), pipelined, never ahead of the datagram before it (docs/fault-plans.md)",
+        about: "each datagram's service time at its host is the plan's (uniform over the spread of the UDP or TCP median: its mean the median, both ends of the spread reached; ten times it while the host is slow), pipelined, never ahead of the datagram before it (docs/fault-plans.md)",
     },
     broken_by: &[],
     planted: &[Bug::ProcessingReorders],
@@ -43,8 +43,23 @@ struct Setup {
 }
 
 /// Service times seen whole (the host had nothing ahead), by (median, spread, times):
-/// their sum in µs and count, to judge the draw's uniformity.
-type Draws = BTreeMap<(u64, u64, u64), (f64, u64)>;
+/// their sum in µs, count, least and most, to judge the draw's uniformity.
+type Draws = BTreeMap<(u64, u64, u64), Seen>;
+
+/// What a run's whole service times of one kind add up to.
+#[derive(Clone, Copy, Debug)]
+struct Seen {
+    sum: f64,
+    n: u64,
+    min: f64,
+    max: f64,
+}
+
+impl Default for Seen {
+    fn default() -> Self {
+        Seen { sum: 0.0, n: 0, min: f64::INFINITY, max: f64::NEG_INFINITY }
+    }
+}
 
 /// The law's check: `None` when no host received a datagram under a profile.
 pub fn check(journal: &[Entry]) -> Option<Lockstep> {
@@ -73,10 +88,13 @@ pub fn check(journal: &[Entry]) -> Option<Lockstep> {
         return None;
     }
     let mut unjudged = Vec::new();
-    for ((median, spread, times), (sum, n)) in &draws {
+    for ((median, spread, times), d) in &draws {
         let half = median * spread.min(&100) / 100;
         let (lo, hi) = (((median - half) * times) as f64, ((median + half) * times) as f64);
-        if let Err((model, spec)) = super::uniform_mean(&format!("service time about {median} µs x{times}"), *sum, *n, (lo, hi), &mut unjudged) {
+        let what = format!("service time about {median} µs x{times}");
+        let r = super::uniform_mean(&what, d.sum, d.n, (lo, hi), &mut unjudged)
+            .and_then(|()| super::uniform_cover(&what, (d.min, d.max, d.n), (lo, hi), &mut unjudged));
+        if let Err((model, spec)) = r {
             return Some(Lockstep::Differs { index: journal.len(), entry: "the whole run's service times".into(), model, spec });
         }
     }
@@ -118,8 +136,8 @@ fn served(su: &Setup, (ahead, draws): (&mut Duration, &mut Draws), host: &str, a
     }
     if *ahead <= arrival {
         let d = draws.entry((median, p.spread_pct, times)).or_default();
-        d.0 += (ready - arrival).as_micros() as f64;
-        d.1 += 1;
+        let t = (ready - arrival).as_micros() as f64;
+        (d.sum, d.n, d.min, d.max) = (d.sum + t, d.n + 1, d.min.min(t), d.max.max(t));
     }
     *ahead = ready;
     Ok(())
@@ -172,6 +190,8 @@ mod tests {
         };
         assert!(matches!(run(&|i| 2_000 + (i * 7919) % 4_001), Some(Lockstep::Agreed { steps: 100 })), "{:?}", run(&|i| 2_000 + (i * 7919) % 4_001));
         assert!(matches!(run(&|_| 6_000), Some(Lockstep::Differs { .. })), "always the most");
+        // A spread narrowed to its middle half: the mean is right, the ends never reached.
+        assert!(matches!(run(&|i| 3_000 + (i * 7919) % 2_001), Some(Lockstep::Differs { .. })), "{:?}", run(&|i| 3_000 + (i * 7919) % 2_001));
     }
 
     #[test]
