@@ -75,6 +75,11 @@ struct Dir {
     /// The jitter drawn for each lone copy (µs past the one-way delay): its sum
     /// and count, to judge the draw's uniformity.
     jitter: (f64, u64),
+    /// Each UDP datagram that passed outages and MTU on the way up while forged
+    /// moves acted: when, and its forged copies out at once.
+    forging: Vec<(Duration, u8)>,
+    /// Forged copies let go after a hold.
+    forged_released: u64,
 }
 
 impl Dir {
@@ -256,6 +261,10 @@ impl Leg {
                 false => differs(format!("a {} B IP packet through", sent.ip_len), format!("dropped: longer than the {} B MTU", self.plan.mtu)),
             };
         }
+        if up && !sent.tcp && Self::open(&self.forged, at) {
+            let forged_out = out.iter().filter(|o| o.hash == sent.hash && o.src != sent.src).count();
+            self.dirs[d].forging.push((at, forged_out.min(2) as u8));
+        }
         let ordered_check = self.plan.jitter_ordered && self.plan.duplicate_pct == 0.0 && self.plan.reorder_pct == 0.0;
         let idx = self.dirs[d].copies.len();
         self.dirs[d].copies.push(0);
@@ -319,9 +328,12 @@ impl Leg {
     fn let_go(&mut self, d: usize, at: Duration, o: &Out) -> R {
         let dir = &mut self.dirs[d];
         if let Some(k) = dir.held_copy(o) {
-            if let (Some(i), _) = dir.held.get_mut(&o.hash).expect("held").remove(k) {
-                dir.copies[i] += 1;
-                dir.released += 1;
+            match dir.held.get_mut(&o.hash).expect("held").remove(k) {
+                (Some(i), _) => {
+                    dir.copies[i] += 1;
+                    dir.released += 1;
+                }
+                (None, _) => dir.forged_released += 1,
             }
             return Ok(());
         }
@@ -348,6 +360,13 @@ impl Leg {
             binomial(&format!("{name} {way}: lost"), n, lost, p.loss_pct / 100.0, unjudged)?;
             binomial(&format!("{name} {way}: duplicated"), through, doubled, p.duplicate_pct / 100.0, unjudged)?;
             binomial(&format!("{name} {way}: held"), copies, dir.released, p.reorder_pct / 100.0, unjudged)?;
+            // Forged moves copy every UDP datagram on the way up (docs/fault-plans.md,
+            // RFC 9000 section 9.3.3), before loss acts on each copy alike: too few
+            // forged copies is a loss share too high (duplication and holds only add).
+            let forging: Vec<u8> = dir.forging.iter().filter(|(at, _)| !(p.reorder_pct > 0.0 && *at + hold > self.last_seen)).map(|f| f.1).collect();
+            let forged: u64 = forging.iter().map(|c| u64::from(*c)).sum::<u64>() + dir.forged_released;
+            let n = forging.len() as u64;
+            too_many(&format!("{name} {way}: forged copies missing"), n, n.saturating_sub(forged), p.loss_pct / 100.0, unjudged)?;
             if p.jitter_ms > 0 && !p.jitter_ordered {
                 let (sum, n) = dir.jitter;
                 super::uniform_mean(&format!("{name} {way}: jitter"), sum, n, (0.0, p.jitter_ms as f64 * 1000.0), unjudged)?;
@@ -376,6 +395,18 @@ fn binomial(what: &str, n: u64, k: u64, p: f64, unjudged: &mut Vec<String>) -> R
         unjudged.push(format!("{what} ({n} datagrams)"));
     }
     Ok(())
+}
+
+/// `k` of `n` at most the bound above rate `p` (a one-sided [`binomial`]: a count
+/// that other pieces can only lower).
+fn too_many(what: &str, n: u64, k: u64, p: f64, unjudged: &mut Vec<String>) -> R {
+    if n == 0 || (k as f64) <= p * n as f64 {
+        if n > 0 && (n as f64) * kl((2.0 * p).clamp(0.5, 1.0), p) <= ALPHA_LN {
+            unjudged.push(format!("{what} ({n} datagrams)"));
+        }
+        return Ok(());
+    }
+    binomial(what, n, k, p, unjudged)
 }
 
 /// Kullback-Leibler divergence of Bernoulli(q) from Bernoulli(p): the Chernoff
@@ -471,6 +502,31 @@ mod tests {
         assert!(matches!(run(20), Some(Lockstep::Agreed { steps: 4000 })), "5 % lost: {:?}", run(20));
         assert!(matches!(run(10), Some(Lockstep::Differs { .. })), "10 % lost");
         assert!(matches!(run(100), Some(Lockstep::Differs { .. })), "1 % lost");
+    }
+
+    /// Forged moves copy every UDP datagram on the way up: a window in which the
+    /// copies never come is caught; with them (from another port) it agrees.
+    #[test]
+    fn forged_moves_that_forge_nothing_are_caught() {
+        let run = |forge: bool| {
+            let forged = vec![(Duration::ZERO, Duration::from_secs(1_000))];
+            let mut j = vec![Entry {
+                t_ms: 0,
+                host: "phone".into(),
+                step: Step::Link(LinkStep::Leg { plan: plan(0.0, 0), outages: vec![], forged, strangers: vec![] }),
+            }];
+            for i in 0..50u64 {
+                let mut e = crossed(i * 100, i + 1, false, &[20_000]);
+                if let (true, Step::Link(LinkStep::Crossed { out, .. })) = (forge, &mut e.step) {
+                    let other = SocketAddr::new(src().ip(), 20_000 + i as u16);
+                    out.push(Out { delay: Duration::from_micros(19_000), hash: i + 1, src: other });
+                }
+                j.push(e);
+            }
+            check(&j)
+        };
+        assert!(matches!(run(true), Some(Lockstep::Agreed { steps: 50 })), "{:?}", run(true));
+        assert!(matches!(run(false), Some(Lockstep::Differs { .. })), "{:?}", run(false));
     }
 
     #[test]
