@@ -36,7 +36,7 @@ pub const NAT: Reference = Reference {
         about: "every NAT decision (map, refresh, expire, filter, rebind; UDP and TCP) is the one docs/network-and-tcp.md and RFC 4787 / RFC 5382 give: endpoint-independent mapping, filtering to the remotes a mapping sent to, 30 s UDP, 2 h 4 min / 4 min TCP",
     },
     broken_by: &[],
-    planted: &[Bug::NatRebindKeepsOldPort, Bug::NatTcpNeverEstablished],
+    planted: &[Bug::NatRebindKeepsOldPort, Bug::NatTcpNeverEstablished, Bug::NatKeepsLeftHost],
     check,
 };
 

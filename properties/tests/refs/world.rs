@@ -50,6 +50,7 @@ fn shown_on(bug: Bug) -> (RunSpec, &'static str) {
     match bug {
         Bug::NatRebindKeepsOldPort => (entry("quic-echo-loss-rebind.toml"), "NoMapping"),
         Bug::NatTcpNeverEstablished => (entry("ws-echo-heartbeat-death.toml"), "established"),
+        Bug::NatKeepsLeftHost => (entry("session-cloud-close-lost-after-move.toml"), "NoMapping"),
         Bug::LossDoubled => (idle_day(|l| l.loss_pct = 5.0), "too many"),
         Bug::JitterDoubled => (idle_day(|l| l.jitter_ms = 10), "jitter"),
         Bug::ProcessingReorders => {

@@ -17,6 +17,9 @@ pub enum Bug {
     /// A NAT never holds a TCP flow as established, so it expires after the
     /// transitory 4 minutes (RFC 5382 REQ-5: 2 h 4 min once established).
     NatTcpNeverEstablished,
+    /// A NAT keeps the mappings of a host that left its network (a network
+    /// switch: RFC 4787's mappings belong to the network the host is on).
+    NatKeepsLeftHost,
     /// The loss piece drops twice the share its plan says.
     LossDoubled,
     /// The jitter piece adds up to twice the plan's jitter.
@@ -47,6 +50,7 @@ impl Bug {
     pub const ALL: &'static [Bug] = &[
         Bug::NatRebindKeepsOldPort,
         Bug::NatTcpNeverEstablished,
+        Bug::NatKeepsLeftHost,
         Bug::LossDoubled,
         Bug::JitterDoubled,
         Bug::ProcessingReorders,
@@ -64,6 +68,7 @@ impl Bug {
         match self {
             Bug::NatRebindKeepsOldPort => "nat-rebind-keeps-old-port",
             Bug::NatTcpNeverEstablished => "nat-tcp-never-established",
+            Bug::NatKeepsLeftHost => "nat-keeps-left-host",
             Bug::LossDoubled => "loss-doubled",
             Bug::JitterDoubled => "jitter-doubled",
             Bug::ProcessingReorders => "processing-reorders",

@@ -192,7 +192,8 @@ impl Network {
     /// forgets it, and the move is recorded for the laws and the table.
     pub fn move_host(&mut self, at: Duration, host: IpAddr, nat: usize) {
         if let Some(old) = self.behind.insert(host, nat) {
-            self.nats[old].forget(at, host);
+            self.nats[old].left(at, host);
+            self.nats[old].forget(host);
         }
         self.fates.serve(nat, host);
         trace::record_at(at, &self.name(host), "net.move", format!("now behind {}", self.nats[nat].name));

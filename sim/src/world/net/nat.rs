@@ -273,14 +273,23 @@ impl Nat {
         flows.len()
     }
 
-    /// Forget every mapping of `inside_ip` at `now` (the host left this network).
-    pub fn forget(&mut self, now: Duration, inside_ip: IpAddr) {
+    /// The host `inside_ip` left this network at `now`: the journal's step, noted
+    /// by the network that moved it, apart from [`Nat::forget`] doing it, so the
+    /// NAT reference judges the forgetting by what comes after.
+    pub fn left(&mut self, now: Duration, inside_ip: IpAddr) {
+        self.note(now, NatStep::Forget { at: now, inside_ip });
+    }
+
+    /// Forget every mapping of `inside_ip` (the host left this network).
+    pub fn forget(&mut self, inside_ip: IpAddr) {
+        if plant::on(Bug::NatKeepsLeftHost) {
+            return;
+        }
         let flows: Vec<(Proto, SocketAddr)> = self.by_inside.keys().filter(|a| a.1.ip() == inside_ip).copied().collect();
         for f in flows {
             let m = self.by_inside.remove(&f).expect("mapping");
             self.by_port.remove(&(f.0, m.public_port));
         }
-        self.note(now, NatStep::Forget { at: now, inside_ip });
     }
 
     /// Open mappings (both tables).
