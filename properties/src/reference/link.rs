@@ -236,6 +236,11 @@ impl Leg {
             } else if held {
                 self.delay_fits(at, o.delay, &self.dirs[d])?;
                 self.let_go(d, at, o)?;
+            } else if !attacker_port(o.hash == sent.hash, o.src) {
+                return differs(
+                    format!("a datagram from {} beside one from {}", o.src, sent.src),
+                    "a forged copy from a port from 20,000 to 49,151, a stranger's from ports 10,000 to 19,999 (docs/fleet.md)",
+                );
             } else {
                 extra += 1;
             }
@@ -397,6 +402,15 @@ fn binomial(what: &str, n: u64, k: u64, p: f64, unjudged: &mut Vec<String>) -> R
     Ok(())
 }
 
+/// A datagram beside a sender's own that is neither its copy nor one held: a
+/// forged copy (the same bytes) from a forged port, or a stranger's behind the
+/// same public address (docs/fleet.md: ports 10,000 to 19,999; forged copies
+/// from 20,000, below the NATs' own from 49,152).
+fn attacker_port(same_bytes: bool, src: SocketAddr) -> bool {
+    let range = if same_bytes { 20_000..=49_151 } else { 10_000..=19_999 };
+    range.contains(&src.port())
+}
+
 /// `k` of `n` at most the bound above rate `p` (a one-sided [`binomial`]: a count
 /// that other pieces can only lower).
 fn too_many(what: &str, n: u64, k: u64, p: f64, unjudged: &mut Vec<String>) -> R {
@@ -505,10 +519,11 @@ mod tests {
     }
 
     /// Forged moves copy every UDP datagram on the way up: a window in which the
-    /// copies never come is caught; with them (from another port) it agrees.
+    /// copies never come is caught, and copies from ports no forger uses; with
+    /// them (from forged ports) it agrees.
     #[test]
     fn forged_moves_that_forge_nothing_are_caught() {
-        let run = |forge: bool| {
+        let run = |forge: bool, port: u16| {
             let forged = vec![(Duration::ZERO, Duration::from_secs(1_000))];
             let mut j = vec![Entry {
                 t_ms: 0,
@@ -518,15 +533,19 @@ mod tests {
             for i in 0..50u64 {
                 let mut e = crossed(i * 100, i + 1, false, &[20_000]);
                 if let (true, Step::Link(LinkStep::Crossed { out, .. })) = (forge, &mut e.step) {
-                    let other = SocketAddr::new(src().ip(), 20_000 + i as u16);
+                    let other = SocketAddr::new(src().ip(), port + i as u16);
                     out.push(Out { delay: Duration::from_micros(19_000), hash: i + 1, src: other });
                 }
                 j.push(e);
             }
             check(&j)
         };
-        assert!(matches!(run(true), Some(Lockstep::Agreed { steps: 50 })), "{:?}", run(true));
-        assert!(matches!(run(false), Some(Lockstep::Differs { .. })), "{:?}", run(false));
+        assert!(matches!(run(true, 20_000), Some(Lockstep::Agreed { steps: 50 })), "{:?}", run(true, 20_000));
+        assert!(matches!(run(false, 20_000), Some(Lockstep::Differs { .. })), "{:?}", run(false, 20_000));
+        // A copy from a port no forger uses (a stranger's range, or the NAT's own).
+        for port in [10_000, 50_000] {
+            assert!(matches!(run(true, port), Some(Lockstep::Differs { .. })), "port {port}: {:?}", run(true, port));
+        }
     }
 
     #[test]
