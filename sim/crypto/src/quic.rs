@@ -49,6 +49,9 @@ pub struct QuicTransportParams {
     /// (the vendored quinn-proto's patch, PATCH.md section 4); false: quinn-proto's
     /// own (from the last packet sent or received).
     pub keep_alive_from_receipt: bool,
+    /// At most one DATAGRAM frame a packet, as quic-go packs (the vendored
+    /// quinn-proto's patch, PATCH.md section 8); false: quinn-proto's (every one that fits).
+    pub one_datagram_per_packet: bool,
 }
 
 impl Default for QuicTransportParams {
@@ -62,6 +65,7 @@ impl Default for QuicTransportParams {
             initial_rtt_ms: None,
             initial_window_bytes: None,
             keep_alive_from_receipt: false,
+            one_datagram_per_packet: false,
         }
     }
 }
@@ -82,6 +86,7 @@ impl QuicTransportParams {
             initial_rtt_ms: Some(QUIC_GO_EQUIVALENT_INITIAL_RTT_MS),
             initial_window_bytes: Some(QUIC_GO_INITIAL_WINDOW_BYTES),
             keep_alive_from_receipt: true,
+            one_datagram_per_packet: true,
             ..QuicTransportParams::default()
         }
     }
@@ -97,6 +102,7 @@ impl QuicTransportParams {
         let mut transport = TransportConfig::default();
         transport.keep_alive_interval(self.keep_alive_ms.map(Duration::from_millis));
         transport.ftw_keep_alive_from_receipt(self.keep_alive_from_receipt);
+        transport.ftw_one_datagram_per_packet(self.one_datagram_per_packet);
         let idle = IdleTimeout::from(VarInt::from_u64(self.max_idle_timeout_ms).expect("idle timeout fits a varint"));
         transport.max_idle_timeout(Some(idle));
         transport.datagram_receive_buffer_size(Some(self.datagram_receive_buffer_bytes));

@@ -46,6 +46,7 @@ pub struct TransportConfig {
     pub(crate) keep_alive_interval: Option<Duration>,
     /// ftw-sim patch (keepalive): time the keep-alive from the last packet received only.
     pub(crate) ftw_keep_alive_from_receipt: bool,
+    pub(crate) ftw_one_datagram_per_packet: bool,
     pub(crate) crypto_buffer_size: usize,
     pub(crate) allow_spin: bool,
     pub(crate) datagram_receive_buffer_size: Option<usize>,
@@ -279,6 +280,15 @@ impl TransportConfig {
         self
     }
 
+    /// ftw-sim patch (one-datagram): put at most one DATAGRAM frame in a packet, as
+    /// quic-go's packer does (`packet_packer.go` `composeNextPacket`: one
+    /// `datagramQueue.Peek()` a packet), not every queued one that fits (`false`,
+    /// upstream's). Not upstream API.
+    pub fn ftw_one_datagram_per_packet(&mut self, value: bool) -> &mut Self {
+        self.ftw_one_datagram_per_packet = value;
+        self
+    }
+
     /// Maximum quantity of out-of-order crypto layer data to buffer
     pub fn crypto_buffer_size(&mut self, value: usize) -> &mut Self {
         self.crypto_buffer_size = value;
@@ -402,6 +412,7 @@ impl Default for TransportConfig {
             persistent_congestion_threshold: 3,
             keep_alive_interval: None,
             ftw_keep_alive_from_receipt: false,
+            ftw_one_datagram_per_packet: false,
             crypto_buffer_size: 16 * 1024,
             allow_spin: true,
             datagram_receive_buffer_size: Some(STREAM_RWND as usize),
@@ -439,6 +450,7 @@ impl fmt::Debug for TransportConfig {
             persistent_congestion_threshold,
             keep_alive_interval,
             ftw_keep_alive_from_receipt: _,
+            ftw_one_datagram_per_packet: _,
             crypto_buffer_size,
             allow_spin,
             datagram_receive_buffer_size,

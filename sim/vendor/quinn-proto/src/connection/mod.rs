@@ -3548,6 +3548,10 @@ impl Connection {
                     sent_datagrams = true;
                     sent.non_retransmits = true;
                     self.stats.frame_tx.datagram += 1;
+                    // ftw-sim patch (one-datagram): quic-go packs one DATAGRAM a packet.
+                    if self.config.ftw_one_datagram_per_packet {
+                        break;
+                    }
                 }
                 false => break,
             }
