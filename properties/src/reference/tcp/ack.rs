@@ -23,14 +23,22 @@ pub const QUICKACKS: u32 = 16;
 /// Why an ACK is due when no rule asks for it at once.
 const DELAYED: &str = "within the delayed ACK's 40 ms of the first byte waiting (Linux TCP_DELACK_MIN)";
 
+/// When an ACK is due.
+#[derive(Clone, Copy, Debug)]
+struct Due {
+    by: i64,
+    why: &'static str,
+    /// The delayed-ACK timer's rule, not one that asks for the ACK at once.
+    timer: bool,
+}
+
 /// One connection's receiving side, as the delayed-ACK rules keep it.
 #[derive(Clone, Debug, Default)]
 pub struct Acks {
     /// When the oldest data not yet acknowledged arrived.
     waiting_since: Option<i64>,
-    /// The latest the ACK may go out, the rule that sets it, and whether that
-    /// rule is the delayed-ACK timer's (not one that asks for it at once).
-    due: Option<(i64, &'static str, bool)>,
+    /// The latest the ACK may go out, and the rule that sets it.
+    due: Option<Due>,
     /// Quick acks left (Linux), once the first data arrived.
     quick_left: Option<u32>,
     last_rx: Option<i64>,
@@ -54,18 +62,19 @@ impl Acks {
             self.quick_left = self.quick_left.map(|q| q - 1);
         }
         let since = *self.waiting_since.get_or_insert(at);
+        let now = |why| Due { by: at, why, timer: false };
         let due = if quick {
-            (at, false, "at once: one of a connection's first 16 data segments, or the first after a silence longer than the RTO (Linux quick-ack)")
+            now("at once: one of a connection's first 16 data segments, or the first after a silence longer than the RTO (Linux quick-ack)")
         } else if !in_order {
-            (at, false, "at once: the segment arrived out of order or filled a gap (RFC 5681 4.2)")
+            now("at once: the segment arrived out of order or filled a gap (RFC 5681 4.2)")
         } else if unacked > mss {
-            (at, false, "at once: more than one full segment waits (RFC 9293 SHLD-19, Linux)")
+            now("at once: more than one full segment waits (RFC 9293 SHLD-19, Linux)")
         } else {
-            (since + DELAY_MS, true, DELAYED)
+            Due { by: since + DELAY_MS, why: DELAYED, timer: true }
         };
         // A rule's "at once" wins over the timer due at the same instant.
-        if self.due.is_none_or(|(by, _, _)| due.0 < by || (due.0 == by && !due.1)) {
-            self.due = Some((due.0, due.2, due.1));
+        if self.due.is_none_or(|d| due.by < d.by || (due.by == d.by && !due.timer)) {
+            self.due = Some(due);
         }
     }
 
@@ -79,15 +88,15 @@ impl Acks {
             return Ok(());
         }
         let due = self.due.take();
-        if let Some((by, why, _)) = due {
-            let since = self.waiting_since.unwrap_or(by);
-            if at > by {
-                return differs(format!("data waiting since {since} ms acknowledged at {at} ms"), format!("by {by} ms, {why}"));
+        if let Some(d) = due {
+            let since = self.waiting_since.unwrap_or(d.by);
+            if at > d.by {
+                return differs(format!("data waiting since {since} ms acknowledged at {at} ms"), format!("by {} ms, {}", d.by, d.why));
             }
         }
         // The delayed-ACK timer fired (a pure ACK on the sending path when only the
         // delay was due, not an answer and not a rule's "at once"): pingpong ends.
-        let fired = due.is_some_and(|(by, _, timer)| timer && at >= by);
+        let fired = due.is_some_and(|d| d.timer && at >= d.by);
         if !data && !reply && fired {
             self.pingpong = false;
         }
