@@ -103,6 +103,19 @@ pub mod ftw_sim_patch {
         static UPSTREAM_ACK_BLOCKED_BY_CONGESTION: Cell<bool> = const { Cell::new(false) };
         static UPSTREAM_LONG_HEADER_FLOOR: Cell<bool> = const { Cell::new(false) };
         static RIG: Cell<bool> = const { Cell::new(false) };
+        static UPSTREAM_PTO_BEFORE_CONFIRMED: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// On this thread, arm a client's probe timer for the 1-RTT space once its handshake
+    /// is complete, as upstream quinn-proto 0.11.19 does (`true`), or only once it is
+    /// confirmed, probing the Handshake space until then (`false`, the default; PATCH.md
+    /// section 9, RFC 9002 section 6.2.1).
+    pub fn set_upstream_pto_before_confirmed(on: bool) {
+        UPSTREAM_PTO_BEFORE_CONFIRMED.with(|c| c.set(on));
+    }
+
+    pub(crate) fn upstream_pto_before_confirmed() -> bool {
+        UPSTREAM_PTO_BEFORE_CONFIRMED.with(|c| c.get())
     }
 
     /// On this thread, the rig's stacks (`true`; issue 33 section 2, PATCH.md "The

@@ -1969,8 +1969,20 @@ impl Connection {
                 continue;
             }
             if space == SpaceId::Data {
-                // Skip ApplicationData until handshake completes.
-                if self.is_handshaking() {
+                // ftw-sim patch (pto-before-confirmed): skip ApplicationData until the
+                // handshake is confirmed (RFC 9002 section 6.2.1), not only completed; a
+                // client with nothing in flight before the Data space probes the Handshake
+                // space, where a lost Finished waits (PATCH.md section 9).
+                if crate::ftw_sim_patch::upstream_pto_before_confirmed() {
+                    if self.is_handshaking() {
+                        return result;
+                    }
+                } else if self.is_handshaking() || self.spaces[SpaceId::Handshake].crypto.is_some() {
+                    if result.is_none() && !self.is_handshaking() {
+                        let space = &self.spaces[SpaceId::Handshake];
+                        let sent = space.time_of_last_ack_eliciting_packet.unwrap_or(now);
+                        return Some((sent + duration, SpaceId::Handshake));
+                    }
                     return result;
                 }
                 // Include max_ack_delay and backoff for ApplicationData.
