@@ -90,8 +90,15 @@ struct Patches {
     pto_after_confirmed: bool,
 }
 
-const BOTH: Patches =
-    Patches { budget_padding: true, return_to_validated: true, amplification_cap: true, restore_ping: true, ack_alone: true, short_floor: true, pto_after_confirmed: true };
+const BOTH: Patches = Patches {
+    budget_padding: true,
+    return_to_validated: true,
+    amplification_cap: true,
+    restore_ping: true,
+    ack_alone: true,
+    short_floor: true,
+    pto_after_confirmed: true,
+};
 
 fn verdict(entry: &str, p: Patches) -> Verdict {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus").join(entry);

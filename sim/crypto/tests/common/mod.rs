@@ -37,6 +37,11 @@ pub trait Wire {
     fn send(&mut self, now: Duration, from: SocketAddr, to: SocketAddr, len: usize) -> Vec<(Duration, SocketAddr)>;
     /// The server has handled a datagram of `len` bytes from `from`.
     fn server_handled(&mut self, _from: SocketAddr, _len: usize, _server: &Connection) {}
+    /// [`Wire::send`] for a reproducer that reads the datagram's first byte (its
+    /// header form and long-header type).
+    fn send_bytes(&mut self, now: Duration, from: SocketAddr, to: SocketAddr, bytes: &[u8]) -> Vec<(Duration, SocketAddr)> {
+        self.send(now, from, to, bytes.len())
+    }
 }
 
 struct Side {
@@ -89,6 +94,20 @@ impl Net {
             echo_times: 1,
         };
         (net, client_config)
+    }
+
+    /// Start the client's handshake and nothing more (the reproducer runs it).
+    pub fn begin() -> Net {
+        let (mut net, config) = Net::new();
+        let now = net.instant();
+        let (h, conn) = net.client.ep.connect(now, config, SERVER, CLOUD_SERVER_NAME).expect("connect");
+        net.client.conn = Some((h, conn));
+        net
+    }
+
+    /// The client's connection.
+    pub fn client(&self) -> &Connection {
+        &self.client.conn.as_ref().expect("client connection").1
     }
 
     /// Connect, echo [`FIRST`] bytes on stream 0, then run until `settled`
@@ -160,7 +179,7 @@ impl Net {
             }
             let from = if server { SERVER } else { wire.client_addr() };
             for (to, bytes) in out {
-                for (at, source) in wire.send(self.now, from, to, bytes.len()) {
+                for (at, source) in wire.send_bytes(self.now, from, to, &bytes) {
                     self.sent += 1;
                     self.flight.insert((at, self.sent), (source, to, bytes.clone()));
                 }
@@ -245,6 +264,8 @@ pub fn upstream(on: bool) {
     p::set_upstream_revalidates_old_path(on);
     p::set_upstream_full_datagram_on_budget(on);
     p::set_upstream_ack_blocked_by_congestion(on);
+    p::set_upstream_pto_before_confirmed(on);
+    p::set_upstream_mtu_probe_any_space(on);
 }
 
 /// What the server sent to and received from a client's new address while

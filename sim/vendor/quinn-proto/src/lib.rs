@@ -104,6 +104,19 @@ pub mod ftw_sim_patch {
         static UPSTREAM_LONG_HEADER_FLOOR: Cell<bool> = const { Cell::new(false) };
         static RIG: Cell<bool> = const { Cell::new(false) };
         static UPSTREAM_PTO_BEFORE_CONFIRMED: Cell<bool> = const { Cell::new(false) };
+        static UPSTREAM_MTU_PROBE_ANY_SPACE: Cell<bool> = const { Cell::new(false) };
+    }
+
+    /// On this thread, take a lost Initial or Handshake packet whose number is the
+    /// in-flight MTU probe's for that probe, as upstream quinn-proto 0.11.19 does
+    /// (`true`), or declare it lost in its own space (`false`, the default; PATCH.md
+    /// section 10).
+    pub fn set_upstream_mtu_probe_any_space(on: bool) {
+        UPSTREAM_MTU_PROBE_ANY_SPACE.with(|c| c.set(on));
+    }
+
+    pub(crate) fn upstream_mtu_probe_any_space() -> bool {
+        UPSTREAM_MTU_PROBE_ANY_SPACE.with(|c| c.get())
     }
 
     /// On this thread, arm a client's probe timer for the 1-RTT space once its handshake

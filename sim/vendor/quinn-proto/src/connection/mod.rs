@@ -1814,7 +1814,13 @@ impl Connection {
     fn detect_lost_packets(&mut self, now: Instant, pn_space: SpaceId, due_to_ack: bool) {
         let mut lost_packets = Vec::<u64>::new();
         let mut lost_mtu_probe = None;
-        let in_flight_mtu_probe = self.path.mtud.in_flight_mtu_probe();
+        // ftw-sim patch (mtu-probe-space): the MTU probe is a 1-RTT packet; a packet of
+        // another space with the same number is not it (PATCH.md section 10).
+        let in_flight_mtu_probe = match pn_space {
+            SpaceId::Data => self.path.mtud.in_flight_mtu_probe(),
+            _ if crate::ftw_sim_patch::upstream_mtu_probe_any_space() => self.path.mtud.in_flight_mtu_probe(),
+            _ => None,
+        };
         let rtt = self.path.rtt.conservative();
         let loss_delay = cmp::max(rtt.mul_f32(self.config.time_threshold), TIMER_GRANULARITY);
 
