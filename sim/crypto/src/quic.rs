@@ -93,8 +93,32 @@ impl QuicTransportParams {
 }
 
 impl QuicTransportParams {
-    /// The quinn-proto `TransportConfig`.
+    /// These parameters as the rig's stacks would have them: with the plan's `quic =
+    /// "rig"` (`quinn_proto::ftw_sim_patch::rig()`, set per run), every connection
+    /// takes quic-go's timing, window and packing ([`QuicTransportParams::quic_go`]);
+    /// otherwise they are as given.
+    fn for_this_run(&self) -> QuicTransportParams {
+        if !quinn_proto::ftw_sim_patch::rig() {
+            return self.clone();
+        }
+        let go = QuicTransportParams::quic_go();
+        QuicTransportParams {
+            initial_rtt_ms: go.initial_rtt_ms,
+            initial_window_bytes: go.initial_window_bytes,
+            keep_alive_from_receipt: go.keep_alive_from_receipt,
+            one_datagram_per_packet: go.one_datagram_per_packet,
+            ..self.clone()
+        }
+    }
+
+    /// The quinn-proto `TransportConfig` (quic-go's settings in the rig's profile:
+    /// [`QuicTransportParams::for_this_run`]).
     pub fn transport_config(&self) -> TransportConfig {
+        let params = self.for_this_run();
+        params.transport_config_as_given()
+    }
+
+    fn transport_config_as_given(&self) -> TransportConfig {
         if let Some(keep_alive_ms) = self.keep_alive_ms {
             assert!(keep_alive_ms < self.max_idle_timeout_ms, "keep-alive must come before the idle timeout");
         }

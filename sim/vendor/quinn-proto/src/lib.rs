@@ -105,6 +105,7 @@ pub mod ftw_sim_patch {
         static RIG: Cell<bool> = const { Cell::new(false) };
         static UPSTREAM_PTO_BEFORE_CONFIRMED: Cell<bool> = const { Cell::new(false) };
         static UPSTREAM_MTU_PROBE_ANY_SPACE: Cell<bool> = const { Cell::new(false) };
+        static UPSTREAM_MIGRATION_IN_RIG: Cell<bool> = const { Cell::new(false) };
     }
 
     /// On this thread, take a lost Initial or Handshake packet whose number is the
@@ -143,8 +144,23 @@ pub mod ftw_sim_patch {
         RIG.with(|c| c.set(on));
     }
 
-    pub(crate) fn rig() -> bool {
+    /// Whether this thread runs the rig's stacks (`set_rig`).
+    pub fn rig() -> bool {
         RIG.with(|c| c.get())
+    }
+
+    /// With the rig's stacks, whether the server follows a client to a new address as
+    /// quic-go's does (probe, then switch; PATCH.md section 11) rather than as
+    /// upstream quinn-proto's (switch, then validate). `set_upstream_migration_in_rig`
+    /// turns it off within the rig, for the tests that show the difference.
+    pub(crate) fn rig_migration() -> bool {
+        rig() && !UPSTREAM_MIGRATION_IN_RIG.with(|c| c.get())
+    }
+
+    /// On this thread, in the rig's profile, migrate as upstream quinn-proto does
+    /// (`true`) instead of as quic-go does (`false`, the default; PATCH.md section 11).
+    pub fn set_upstream_migration_in_rig(on: bool) {
+        UPSTREAM_MIGRATION_IN_RIG.with(|c| c.set(on));
     }
 
     /// On this thread, start a 1-RTT packet in a datagram cut to an unvalidated

@@ -60,6 +60,8 @@ mod packet_crypto;
 use packet_crypto::{PrevCrypto, ZeroRttCrypto};
 
 mod paths;
+// ftw-sim patch (rig-migration): PATCH.md section 11.
+mod ftw_rig_migration;
 pub use paths::RttEstimator;
 use paths::{PathData, PathResponses};
 
@@ -150,6 +152,8 @@ pub struct Connection {
     /// Whether MTU detection is supported in this environment
     allow_mtud: bool,
     prev_path: Option<(ConnectionId, PathData)>,
+    /// ftw-sim patch (rig-migration): addresses probed but not moved to (PATCH.md section 11).
+    ftw_candidates: Vec<ftw_rig_migration::Candidate>,
     state: State,
     side: ConnectionSide,
     /// Whether or not 0-RTT was enabled during the handshake. Does not imply acceptance.
@@ -294,6 +298,7 @@ impl Connection {
             allow_mtud,
             local_ip,
             prev_path: None,
+            ftw_candidates: Vec::new(),
             state,
             side: connection_side,
             zero_rtt_enabled: false,
@@ -478,6 +483,10 @@ impl Connection {
         let min_mtu = Ord::min(self.config.min_mtu, self.path.current_mtu());
 
         if let Some(challenge) = self.send_path_challenge(now, buf) {
+            return Some(challenge);
+        }
+        // ftw-sim patch (rig-migration): a candidate path's probe (PATCH.md section 11).
+        if let Some(challenge) = self.ftw_send_candidate_challenge(now, buf) {
             return Some(challenge);
         }
 
@@ -2979,7 +2988,9 @@ impl Connection {
                     }
                 }
                 Frame::PathResponse(token) => {
-                    if self.path.challenge == Some(token) && remote == self.path.remote {
+                    // ftw-sim patch (rig-migration): a candidate's response (PATCH.md section 11).
+                    if self.ftw_rig_path_response(token) {
+                    } else if self.path.challenge == Some(token) && remote == self.path.remote {
                         trace!("new path validated");
                         self.timers.stop(Timer::PathValidation);
                         self.path.challenge = None;
@@ -3189,7 +3200,12 @@ impl Connection {
             self.close = true;
         }
 
-        if remote != self.path.remote
+        // ftw-sim patch (rig-migration): with the rig's stacks the server probes the new
+        // address and moves once it is validated (PATCH.md section 11).
+        if remote != self.path.remote && self.side.is_server() && crate::ftw_sim_patch::rig_migration() {
+            let largest = number == self.spaces[SpaceId::Data].rx_packet;
+            self.ftw_rig_path_packet(now, remote, !is_probing_packet, largest);
+        } else if remote != self.path.remote
             && !is_probing_packet
             && number == self.spaces[SpaceId::Data].rx_packet
         {

@@ -1,0 +1,149 @@
+//! ftw-sim patch (rig-migration): a server that follows its client to a new
+//! address as quic-go's does (PATCH.md section 11), on with the plan's
+//! `quic = "rig"` only. quic-go `path_manager.go` and `connection.go`
+//! (`handleShortHeaderPacket`) at `2cfe6ee0`:
+//!
+//! * a packet from an address other than the path's does not move the
+//!   connection: the address becomes a candidate (at most three; the oldest is
+//!   evicted only when it has been silent for 5 s) and gets one probe, a
+//!   PATH_CHALLENGE padded to 1200 B with no anti-amplification check;
+//! * everything else still goes to the path's address;
+//! * a probe unanswered after 1 s is lost (`pathProbePacketLossTimeout`): the
+//!   next packet from that address sends a new one;
+//! * the PATH_RESPONSE validates the candidate; the connection switches to it
+//!   on the highest-numbered packet from it once it has also sent a non-probing
+//!   packet (RFC 9000 section 9.3), with fresh RTT, congestion and MTU state and
+//!   every 1-RTT packet in flight declared lost and queued again
+//!   (`sentPacketHandler.MigratedPath`).
+
+use std::net::SocketAddr;
+
+use rand::RngExt;
+use tracing::trace;
+
+use super::{Connection, PacketBuilder, PathData, SpaceId, Timer};
+use crate::coding::BufMutExt;
+use crate::{Duration, Instant, MIN_INITIAL_SIZE, Transmit, frame};
+
+/// quic-go's `maxPaths`.
+const MAX_CANDIDATES: usize = 3;
+/// quic-go's `pathTimeout`.
+const CANDIDATE_TIMEOUT: Duration = Duration::from_secs(5);
+/// quic-go's `pathProbePacketLossTimeout`.
+const PROBE_LOSS_TIMEOUT: Duration = Duration::from_secs(1);
+
+/// An address the client's packets came from that the connection has not moved to.
+#[derive(Debug, Clone)]
+pub(super) struct Candidate {
+    remote: SocketAddr,
+    token: u64,
+    /// When its PATH_CHALLENGE went out (`None`: still to send).
+    challenge_sent: Option<Instant>,
+    validated: bool,
+    rcvd_non_probing: bool,
+    last_packet: Instant,
+}
+
+impl Candidate {
+    fn probe_lost(&self, now: Instant) -> bool {
+        !self.validated && self.challenge_sent.is_some_and(|t| now >= t + PROBE_LOSS_TIMEOUT)
+    }
+}
+
+impl Connection {
+    /// A packet from `remote`, not the path's address, has been processed.
+    pub(super) fn ftw_rig_path_packet(&mut self, now: Instant, remote: SocketAddr, non_probing: bool, largest: bool) {
+        self.ftw_candidates.retain(|c| c.remote == remote || !c.probe_lost(now));
+        if let Some(c) = self.ftw_candidates.iter_mut().find(|c| c.remote == remote) {
+            c.last_packet = now;
+            c.rcvd_non_probing |= non_probing;
+            if c.probe_lost(now) {
+                trace!(%remote, "candidate path probe lost, probing again");
+                c.token = self.rng.random();
+                c.challenge_sent = None;
+                return;
+            }
+            if c.validated && c.rcvd_non_probing && largest {
+                self.ftw_switch_to(now, remote);
+            }
+            return;
+        }
+        if self.ftw_candidates.len() >= MAX_CANDIDATES {
+            if now < self.ftw_candidates[0].last_packet + CANDIDATE_TIMEOUT {
+                trace!(%remote, "candidate paths full, ignoring");
+                return;
+            }
+            self.ftw_candidates.remove(0);
+        }
+        trace!(%remote, "new candidate path, probing");
+        let token = self.rng.random();
+        self.ftw_candidates.push(Candidate {
+            remote,
+            token,
+            challenge_sent: None,
+            validated: false,
+            rcvd_non_probing: non_probing,
+            last_packet: now,
+        });
+    }
+
+    /// A PATH_RESPONSE: whether it validated a candidate.
+    pub(super) fn ftw_rig_path_response(&mut self, token: u64) -> bool {
+        let Some(c) = self.ftw_candidates.iter_mut().find(|c| c.token == token) else {
+            return false;
+        };
+        trace!(remote = %c.remote, "candidate path validated");
+        c.validated = true;
+        true
+    }
+
+    /// The PATH_CHALLENGE of a candidate still to probe, in a datagram of its own.
+    pub(super) fn ftw_send_candidate_challenge(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<Transmit> {
+        let c = self.ftw_candidates.iter_mut().find(|c| c.challenge_sent.is_none())?;
+        c.challenge_sent = Some(now);
+        let (token, destination) = (c.token, c.remote);
+        buf.reserve(MIN_INITIAL_SIZE as usize);
+        let buf_capacity = buf.capacity();
+        let cid = self.rem_cids.active();
+        let mut builder = PacketBuilder::new(now, SpaceId::Data, cid, buf, buf_capacity, 0, false, self)?;
+        trace!("probing candidate path with PATH_CHALLENGE {:08x}", token);
+        buf.write(frame::FrameType::PATH_CHALLENGE);
+        buf.write(token);
+        self.stats.frame_tx.path_challenge += 1;
+        builder.pad_to(MIN_INITIAL_SIZE);
+        builder.finish(self, now, buf);
+        self.stats.udp_tx.on_sent(1, buf.len());
+        Some(Transmit { destination, size: buf.len(), ecn: None, segment_size: None, src_ip: self.local_ip })
+    }
+
+    /// Move the connection to `remote`, validated, as quic-go's `MigratedPath`.
+    fn ftw_switch_to(&mut self, now: Instant, remote: SocketAddr) {
+        trace!(%remote, "switching to validated candidate path");
+        self.path_counter = self.path_counter.wrapping_add(1);
+        let peer_max_udp_payload_size = u16::try_from(self.peer_params.max_udp_payload_size.into_inner()).unwrap_or(u16::MAX);
+        let mut path = PathData::new(remote, self.allow_mtud, Some(peer_max_udp_payload_size), self.path_counter, now, &self.config);
+        path.validated = true;
+        self.path = path;
+        self.prev_path = None;
+        self.ftw_candidates.clear();
+        self.timers.stop(Timer::PathValidation);
+        self.ftw_requeue_in_flight();
+        self.datagrams().drop_oversized();
+        self.update_rem_cid();
+        self.spin = false;
+        self.set_loss_detection_timer(now);
+    }
+
+    /// Every 1-RTT packet in flight is lost and its frames queued again.
+    fn ftw_requeue_in_flight(&mut self) {
+        let sent = std::mem::take(&mut self.spaces[SpaceId::Data].sent_packets);
+        for (_, info) in sent {
+            for frame in info.stream_frames {
+                self.streams.retransmit(frame);
+            }
+            self.spaces[SpaceId::Data].pending |= info.retransmits;
+        }
+        self.spaces[SpaceId::Data].loss_time = None;
+        self.spaces[SpaceId::Data].time_of_last_ack_eliciting_packet = None;
+    }
+}
