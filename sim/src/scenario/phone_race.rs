@@ -14,7 +14,7 @@ use ftw_phone::Transport;
 use super::def::{broken, judge, Check, RunReport, ScenarioDef};
 use super::laws;
 use super::laws::{demoted_goes_ws_first, should_demote};
-use crate::drive::app::phone::PhoneApp;
+use crate::drive::app::phone::{PhoneApp, SessionRecord};
 use crate::drive::system::{build, network_at, phone_app, record_fleet_counters, summary, SessionSummary, Setup};
 use crate::world::domain::{Domain, Kind};
 use crate::world::host::PHONE;
@@ -268,14 +268,19 @@ pub fn ws_after_250ms_without_udp(s: &SessionSummary, plan: &FaultPlan) -> Check
     // overlapping a silent block refuses if it comes first
     // (corpus/phone-race-refused-overlaps-blocked.toml).
     let first_open = |t: u64| outages.iter().position(|(a, b, _)| *a <= t && t < *b);
-    let blocked = |t: u64| first_open(t).is_some_and(|i| !outages[i].2);
+    // A race is judged if UDP stayed blocked from its start until its link
+    // opened: an outage that ends first gives QUIC its chance back (a
+    // retransmitted Initial may win), and the rule speaks of a race without UDP
+    // (corpus/phone-race-outage-ends-mid-race.toml: quic-go's 200 ms first probe
+    // reached the cloud 100 ms after the block ended, before the lead fired).
+    let blocked = |r: &SessionRecord| first_open(r.race_start_ms).is_some_and(|i| !outages[i].2 && outages[i].1 >= r.link_at_ms);
     // Per network and outage: QUIC may be learned back between two outages, so
     // each outage may start one race QUIC first on each network.
     let outage_of = |t: u64| first_open(t).filter(|&i| !outages[i].2).unwrap_or(usize::MAX) as u64;
     let mut late_per_day: BTreeMap<(String, u64), u32> = BTreeMap::new();
     let mut bad = Vec::new();
     let mut seen = 0;
-    for r in s.phone.sessions.iter().filter(|r| blocked(r.race_start_ms) && r.transport == Transport::WebSocket) {
+    for r in s.phone.sessions.iter().filter(|r| blocked(r) && r.transport == Transport::WebSocket) {
         seen += 1;
         if r.first == Transport::Quic {
             let after = r.link_at_ms - r.race_start_ms;
@@ -288,7 +293,7 @@ pub fn ws_after_250ms_without_udp(s: &SessionSummary, plan: &FaultPlan) -> Check
     let repeats: Vec<_> = late_per_day.iter().filter(|(_, n)| **n > 1).collect();
     // Every session raced while UDP was blocked went over the WebSocket (an
     // outage between two hourly races holds no race).
-    let blocked_sessions = s.phone.sessions.iter().filter(|r| blocked(r.race_start_ms)).count();
+    let blocked_sessions = s.phone.sessions.iter().filter(|r| blocked(r)).count();
     Check {
         law: &laws::WS_AFTER_250MS_WITHOUT_UDP,
         ok: bad.is_empty() && repeats.is_empty() && seen == blocked_sessions,
