@@ -36,6 +36,8 @@ pub struct FuzzOpts {
     pub property: Option<String>,
     pub scenarios: Vec<String>,
     pub switches: Switches,
+    /// The QUIC stand-in of every case (`--quic`).
+    pub quic: ftw_sim::world::plan::QuicPlan,
     /// (I, N): this shard is I of N, 0-based.
     pub shard: (u64, u64),
     pub seed_from: u64,
@@ -260,6 +262,7 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
         let case_start = Instant::now(); // the tool's wall clock, never seen by a run
         let mut check = Check::new(name);
         check.switches = opts.switches.clone();
+        check.quic = opts.quic;
 
         let case = draw(&check.domain, seed).current();
         let law_property = opts.property.clone();

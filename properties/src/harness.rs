@@ -9,6 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use ftw_sim::scenario::{RunReport, Verdict};
+use ftw_sim::world::plan::QuicPlan;
 use ftw_sim::world::switch::Switches;
 use ftw_sim::world::topology::RunSpec;
 use ftw_sim::{parse_seed, RunSeed};
@@ -73,6 +74,8 @@ pub struct Check {
     pub out_dir: Option<PathBuf>,
     /// How a person reruns the test that found it (for the failure message).
     pub test_hint: Option<String>,
+    /// The QUIC stand-in every case runs with (`ftwsim fuzz --quic`).
+    pub quic: QuicPlan,
 }
 
 impl Check {
@@ -85,7 +88,15 @@ impl Check {
             shrink_deadline: None,
             out_dir: None,
             test_hint: None,
+            quic: QuicPlan::default(),
         }
+    }
+
+    /// The run of `case` this check makes.
+    pub fn spec(&self, case: &Case) -> RunSpec {
+        let mut spec = spec_of(&self.scenario, &self.switches, case);
+        spec.plan.quic = self.quic;
+        spec
     }
 }
 
@@ -230,7 +241,7 @@ pub struct CaseRun {
 
 /// Run one case under a law.
 pub fn run_case(check: &Check, case: &Case, law: Law) -> Result<CaseRun, String> {
-    let spec = spec_of(&check.scenario, &check.switches, case);
+    let spec = check.spec(case);
     let report = crate::reference::run(&spec)?;
     let verdict = law(&spec, &report);
     Ok(CaseRun { spec, verdict, report })
@@ -286,7 +297,7 @@ pub fn shrink(check: &Check, seed: RunSeed, property: &str, detail: &str, law: L
         }
     }
     Ok(Failure {
-        spec: spec_of(&check.scenario, &check.switches, &best),
+        spec: check.spec(&best),
         original: FaultPlanSummary::of(&original.plan),
         property: property.to_string(),
         detail: best_detail,

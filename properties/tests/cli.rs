@@ -262,11 +262,29 @@ fn fuzz_shards_split_the_seeds_and_bad_input_is_status_2() {
     assert_eq!(code, 0, "{out}{err}");
     let v: serde_json::Value = serde_json::from_str(out.trim()).unwrap();
     assert_eq!(v["seeds"], "11..=14 step 3");
-    for args in [vec!["fuzz", "--shard", "3/3"], vec!["fuzz", "--property", "no-such-law"], vec!["fuzz", "--scenario", "warp"]] {
+    for args in [vec!["fuzz", "--shard", "3/3"], vec!["fuzz", "--property", "no-such-law"], vec!["fuzz", "--scenario", "warp"], vec!["fuzz", "--quic", "apple"]]
+    {
         let (code, _, err) = ftwsim(&args);
         assert_eq!(code, 2, "{args:?}: {err}");
         assert!(err.starts_with("ftwsim: "), "{err}");
     }
+}
+
+/// `fuzz --quic rig` runs every case on the rig's stand-in, and a failure's entry
+/// keeps `quic = "rig"` in its plan: a planted bug found under the rig replays as
+/// found.
+#[test]
+fn fuzz_under_the_rig_writes_entries_that_replay_under_the_rig() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fuzz-rig");
+    let _ = std::fs::remove_dir_all(&dir);
+    let (code, out, err) =
+        ftwsim(&["fuzz", "--quic", "rig", "--cases", "4", "--scenario", "fleet-migrate", "--switch", "no-routing", "--json", "--out", dir.to_str().unwrap()]);
+    assert_eq!(code, 1, "the planted bug fails a case: {out}{err}");
+    let entry = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).find(|p| p.extension().is_some_and(|x| x == "toml")).expect("an entry");
+    let text = std::fs::read_to_string(&entry).unwrap();
+    assert!(text.contains("quic = \"rig\""), "the entry keeps the rig: {text}");
+    let (rcode, rout, rerr) = ftwsim(&["replay", entry.to_str().unwrap()]);
+    assert_eq!(rcode, 0, "the entry replays to its expectation: {rout}{rerr}");
 }
 
 /// Issue 14 section 6: a model's own assertion firing inside a case (the

@@ -32,6 +32,7 @@ fn a_short_fuzz_finds_no_failure() {
         property: None,
         scenarios: env_scenarios(),
         switches: Switches::default(),
+        quic: Default::default(),
         shard: (0, 1),
         seed_from: 1,
         out_dir: std::env::temp_dir().join(format!("ftwsim-mutant-found-{}", std::process::id())),

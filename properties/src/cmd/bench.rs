@@ -68,6 +68,7 @@ fn fuzz_throughput() -> (f64, Vec<(String, u64, f64)>) {
         property: None,
         scenarios: ftw_sim::scenario::SCENARIOS.iter().map(|s| s.name.to_string()).collect(),
         switches: Default::default(),
+        quic: Default::default(),
         shard: (0, 1),
         seed_from: 1,
         out_dir: std::env::temp_dir().join("ftwsim-bench-found"),

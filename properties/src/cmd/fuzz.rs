@@ -28,6 +28,10 @@ pub struct Args {
     /// A bug switch on in every case (repeatable).
     #[arg(long = "switch")]
     switches: Vec<String>,
+    /// The QUIC stand-in of every case: `patched` (every section of PATCH.md, quinn's own
+    /// migration) or `rig` (as the rig's quic-go behaves; docs/fault-plans.md).
+    #[arg(long, default_value = "patched")]
+    quic: String,
     /// This shard of the case space: I/N, 0-based.
     #[arg(long, default_value = "0/1")]
     shard: String,
@@ -58,6 +62,7 @@ fn opts(a: Args) -> Result<(FuzzOpts, bool), String> {
     let shard = parse_shard(&a.shard).map_err(|e| format!("--shard: {e}"))?;
     let seed_from = parse_seed(&a.seed_from).map_err(|e| format!("--seed-from: {e}"))?.0;
     let switches = Switches::parse(a.switches.iter().map(String::as_str)).map_err(|e| format!("--switch: {e}"))?;
+    let quic = ftw_sim::world::plan::QuicPlan::parse(&a.quic).map_err(|e| format!("--quic: {e}"))?;
     if let Some(p) = &a.property {
         if p != "run" && p != "replay" && crate::reference::law(p).is_none() {
             let known: Vec<&str> = crate::reference::all_laws().iter().map(|l| l.name).collect();
@@ -86,6 +91,7 @@ fn opts(a: Args) -> Result<(FuzzOpts, bool), String> {
         property: a.property,
         scenarios,
         switches,
+        quic,
         shard,
         seed_from,
         out_dir: a.out,

@@ -130,13 +130,12 @@ impl TcpPlan {
 }
 
 /// The QUIC stand-in (`quic = "patched"` / `quic = "rig"`; issue 33 section 2).
-/// `patched`, the default: every section of sim/vendor/quinn-proto/PATCH.md on.
-/// `rig`: the vendored quinn-proto as the rig's stacks behave where those sections
-/// differ from them (sections 3 and 6 off, section 5 only after a spurious migration:
-/// quic-go, docs/findings/upstream/STACKS.md). Not yet the default: with it, six corpus
-/// entries lose a moved connection that quic-go's own migration (probe the new address,
-/// switch once it answers) would not put at risk, so what fails there is quinn's
-/// migration, not the product (PATCH.md "The QUIC profile").
+/// `patched`, the default: every section of sim/vendor/quinn-proto/PATCH.md on, with
+/// quinn-proto's own migration. `rig`: the vendored quinn-proto as the rig's stacks
+/// behave (quic-go, docs/findings/upstream/STACKS.md): sections 3 and 6 off, the
+/// server probing a new address and moving once it answers (section 11), quic-go's
+/// window and timing on every connection. Not yet the default: PATCH.md "The QUIC
+/// profile" says what waits.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum QuicPlan {
@@ -148,6 +147,15 @@ pub enum QuicPlan {
 impl QuicPlan {
     fn is_default(&self) -> bool {
         *self == QuicPlan::default()
+    }
+
+    /// The profile a name gives (`patched`, `rig`), for the command line.
+    pub fn parse(name: &str) -> Result<QuicPlan, String> {
+        match name {
+            "patched" => Ok(QuicPlan::Patched),
+            "rig" => Ok(QuicPlan::Rig),
+            _ => Err(format!("unknown QUIC profile {name:?}: patched or rig")),
+        }
     }
 }
 
