@@ -8,8 +8,11 @@
 //!   evicted only when it has been silent for 5 s) and gets one probe, a
 //!   PATH_CHALLENGE padded to 1200 B with no anti-amplification check;
 //! * everything else still goes to the path's address;
-//! * a probe unanswered after 1 s is lost (`pathProbePacketLossTimeout`): the
-//!   next packet from that address sends a new one;
+//! * a probe neither acknowledged nor answered 1 s after it was sent is lost
+//!   (`pathProbePacketLossTimeout`; an acknowledged probe leaves the lost-probe
+//!   history, `sentPacketHandler.detectAndRemoveAckedPackets`): the path is
+//!   forgotten, a later answer finds nothing, and the address's next packet
+//!   sends a new probe;
 //! * the PATH_RESPONSE validates the candidate; the connection switches to it
 //!   on the highest-numbered packet from it once it has also sent a non-probing
 //!   packet (RFC 9000 section 9.3), with fresh RTT, congestion and MTU state and
@@ -39,6 +42,9 @@ pub(super) struct Candidate {
     token: u64,
     /// When its PATH_CHALLENGE went out (`None`: still to send).
     challenge_sent: Option<Instant>,
+    /// The packet number of that probe, and whether an ACK has covered it.
+    probe_pn: Option<u64>,
+    probe_acked: bool,
     validated: bool,
     rcvd_non_probing: bool,
     last_packet: Instant,
@@ -46,7 +52,7 @@ pub(super) struct Candidate {
 
 impl Candidate {
     fn probe_lost(&self, now: Instant) -> bool {
-        !self.validated && self.challenge_sent.is_some_and(|t| now >= t + PROBE_LOSS_TIMEOUT)
+        !self.validated && !self.probe_acked && self.challenge_sent.is_some_and(|t| now >= t + PROBE_LOSS_TIMEOUT)
     }
 }
 
@@ -61,6 +67,8 @@ impl Connection {
                 trace!(%remote, "candidate path probe lost, probing again");
                 c.token = self.rng.random();
                 c.challenge_sent = None;
+                c.probe_pn = None;
+                c.probe_acked = false;
                 return;
             }
             if c.validated && c.rcvd_non_probing && largest {
@@ -81,17 +89,25 @@ impl Connection {
             remote,
             token,
             challenge_sent: None,
+            probe_pn: None,
+            probe_acked: false,
             validated: false,
             rcvd_non_probing: non_probing,
             last_packet: now,
         });
     }
 
-    /// A PATH_RESPONSE: whether it validated a candidate.
-    pub(super) fn ftw_rig_path_response(&mut self, token: u64) -> bool {
+    /// A PATH_RESPONSE: whether it answered a candidate's probe (then validated,
+    /// unless the probe was already lost: quic-go forgets the path when its probe's
+    /// loss timer fires, so a later answer finds nothing).
+    pub(super) fn ftw_rig_path_response(&mut self, now: Instant, token: u64) -> bool {
         let Some(c) = self.ftw_candidates.iter_mut().find(|c| c.token == token) else {
             return false;
         };
+        if c.probe_lost(now) {
+            trace!(remote = %c.remote, "answer to a lost candidate probe ignored");
+            return true;
+        }
         trace!(remote = %c.remote, "candidate path validated");
         c.validated = true;
         true
@@ -106,6 +122,9 @@ impl Connection {
         let buf_capacity = buf.capacity();
         let cid = self.rem_cids.active();
         let mut builder = PacketBuilder::new(now, SpaceId::Data, cid, buf, buf_capacity, 0, false, self)?;
+        if let Some(c) = self.ftw_candidates.iter_mut().find(|c| c.token == token) {
+            c.probe_pn = Some(builder.exact_number);
+        }
         trace!("probing candidate path with PATH_CHALLENGE {:08x}", token);
         buf.write(frame::FrameType::PATH_CHALLENGE);
         buf.write(token);
@@ -114,6 +133,15 @@ impl Connection {
         builder.finish(self, now, buf);
         self.stats.udp_tx.on_sent(1, buf.len());
         Some(Transmit { destination, size: buf.len(), ecn: None, segment_size: None, src_ip: self.local_ip })
+    }
+
+    /// An ACK of the Data space: the candidates' probes it covers are acknowledged.
+    pub(super) fn ftw_rig_on_ack(&mut self, ack: &frame::Ack) {
+        for c in self.ftw_candidates.iter_mut() {
+            if let Some(pn) = c.probe_pn {
+                c.probe_acked |= ack.iter().any(|r| r.contains(&pn));
+            }
+        }
     }
 
     /// Move the connection to `remote`, validated, as quic-go's `MigratedPath`.

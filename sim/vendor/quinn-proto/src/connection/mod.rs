@@ -1602,6 +1602,10 @@ impl Connection {
         if ack.largest >= self.spaces[space].next_packet_number {
             return Err(TransportError::PROTOCOL_VIOLATION("unsent packet acked"));
         }
+        // ftw-sim patch (rig-migration): a candidate path's probe acknowledged (PATCH.md section 11).
+        if space == SpaceId::Data && !self.ftw_candidates.is_empty() {
+            self.ftw_rig_on_ack(&ack);
+        }
         let new_largest = {
             let space = &mut self.spaces[space];
             if space.largest_acked_packet.is_none_or(|pn| ack.largest > pn) {
@@ -2989,7 +2993,7 @@ impl Connection {
                 }
                 Frame::PathResponse(token) => {
                     // ftw-sim patch (rig-migration): a candidate's response (PATCH.md section 11).
-                    if self.ftw_rig_path_response(token) {
+                    if self.ftw_rig_path_response(now, token) {
                     } else if self.path.challenge == Some(token) && remote == self.path.remote {
                         trace!("new path validated");
                         self.timers.stop(Timer::PathValidation);
@@ -3479,7 +3483,9 @@ impl Connection {
         if buf.len() + 9 < max_size && space_id == SpaceId::Data {
             if let Some(token) = self.path_responses.pop_on_path(self.path.remote) {
                 sent.non_retransmits = true;
-                sent.requires_padding = true;
+                // ftw-sim patch (rig-migration): in the rig a client's PATH_RESPONSE rides in
+                // an ordinary packet, unpadded, as quic-go's (PATCH.md section 11).
+                sent.requires_padding = !(crate::ftw_sim_patch::rig_migration() && self.side.is_client());
                 trace!("PATH_RESPONSE {:08x}", token);
                 buf.write(frame::FrameType::PATH_RESPONSE);
                 buf.write(token);
