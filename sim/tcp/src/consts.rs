@@ -28,6 +28,9 @@ pub const CONNECT_TIMEOUT_DEFAULT: Duration = Duration::from_secs(127);
 /// Give up a half-open passive connection (SYN-RECEIVED) after this long. Linux
 /// `tcp_synack_retries = 5`: 1+2+4+8+16+32 = 63 s (ip-sysctl.rst).
 pub const SYNACK_TIMEOUT_DEFAULT: Duration = Duration::from_secs(63);
+/// At most one SYN-ACK sent again for repeated SYNs per this long (Linux's
+/// `tcp_oow_rate_limited`, `net.ipv4.tcp_invalid_ratelimit` = 500 ms).
+pub const REPEATED_SYN_ANSWER_GAP: Duration = Duration::from_millis(500);
 
 /// Abort an established connection whose unacknowledged data (or FIN) got no packet from
 /// the peer for this long. Linux `tcp_retries2 = 15`: "a hypothetical timeout of 924.6

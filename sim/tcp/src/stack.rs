@@ -147,6 +147,8 @@ pub struct StackCounters {
     /// SYNs dropped because a connection of this stack already holds their 4-tuple
     /// (a duplicate or retransmitted SYN; see [`TcpStack::poll`]).
     pub syn_repeats_dropped: u64,
+    /// Repeated SYNs answered with the SYN-ACK again (Linux flavour, SYN-RECEIVED).
+    pub syn_repeats_answered: u64,
     /// Times the driver found work still due after `IMMEDIATE_POLLS_MAX` polls.
     pub stalled_polls: u64,
 }
@@ -172,6 +174,10 @@ struct Conn {
     fin_unacked_since: Option<Duration>,
     /// Since when we sit in FIN-WAIT-2.
     fin_wait2_since: Option<Duration>,
+    /// Since when we sit in SYN-RECEIVED (the Linux flavour gives up silently after
+    /// `synack_timeout`), and when we last answered a repeated SYN.
+    syn_received_since: Option<Duration>,
+    last_syn_answer: Option<Duration>,
 }
 
 #[derive(Debug, Default)]
@@ -409,7 +415,11 @@ impl TcpStack {
                 self.counters.resets_in += 1;
             }
             if info.as_ref().is_some_and(|i| self.holds_the_tuple_of(i)) {
-                self.counters.syn_repeats_dropped += 1;
+                if info.as_ref().is_some_and(|i| self.answer_repeated_syn(i, now)) {
+                    self.counters.syn_repeats_answered += 1;
+                } else {
+                    self.counters.syn_repeats_dropped += 1;
+                }
                 continue;
             }
             self.device.rx.push_back(pkt);
@@ -417,6 +427,7 @@ impl TcpStack {
             assert!(self.device.rx.is_empty(), "device consumed the packet");
             self.after_step(info.as_ref());
         }
+        self.give_up_half_open(now);
         self.egress(ts);
         if self.enforce_deadlines(now) {
             self.egress(ts);
@@ -436,6 +447,26 @@ impl TcpStack {
         i.syn && !i.ack && self.conns.values().any(|c| c.tuple == Some((i.dst.port(), i.src)) && !matches!(c.last_state, State::Closed | State::TimeWait))
     }
 
+    /// Linux flavour: a repeated SYN for a connection in SYN-RECEIVED gets the SYN-ACK
+    /// again (`tcp_check_req`), at most once per `REPEATED_SYN_ANSWER_GAP` (Linux's
+    /// `tcp_oow_rate_limited`, `tcp_invalid_ratelimit`). Whether it was answered.
+    fn answer_repeated_syn(&mut self, i: &SegInfo, now: Duration) -> bool {
+        if self.config.flavor != TcpFlavor::Linux {
+            return false;
+        }
+        let Some(c) = self.conns.values_mut().find(|c| c.tuple == Some((i.dst.port(), i.src))) else {
+            return false;
+        };
+        let socket = self.sockets.get_mut::<tcp::Socket>(c.handle);
+        if socket.state() != State::SynReceived || c.last_syn_answer.is_some_and(|t| now < t + consts::REPEATED_SYN_ANSWER_GAP) {
+            return false;
+        }
+        c.last_syn_answer = Some(now);
+        socket.ftw_answer_repeated_syn(to_smol_instant(now));
+        self.dirty = true;
+        true
+    }
+
     /// The next time `poll` must be called (None: only when a packet or app call comes).
     /// A deadline in the past is returned as `now`.
     pub fn poll_at(&mut self, now: Duration) -> Option<Duration> {
@@ -449,6 +480,9 @@ impl TcpStack {
             }
             if let (true, Some(since)) = (c.detached, c.fin_wait2_since) {
                 at = min_opt(at, since + self.config.fin_wait2_orphan_timeout);
+            }
+            if let (TcpFlavor::Linux, Some(since)) = (self.config.flavor, c.syn_received_since) {
+                at = min_opt(at, since + self.config.synack_timeout);
             }
         }
         at.map(|t| t.max(now))
@@ -604,6 +638,8 @@ impl TcpStack {
                     queued_for_accept: false,
                     fin_unacked_since: None,
                     fin_wait2_since: None,
+                    syn_received_since: None,
+                    last_syn_answer: None,
                 },
             );
         }
@@ -656,6 +692,22 @@ impl TcpStack {
 
     /// Our own deadlines: an unacknowledged FIN, an orphan in FIN-WAIT-2.
     /// Returns whether a socket was aborted (its RST must go out).
+    /// Linux flavour: a connection in SYN-RECEIVED for `synack_timeout` is dropped without
+    /// a word (`inet_csk_reqsk_queue_drop_and_put`), before its timer would send the SYN-ACK
+    /// a sixth time (`tcp_synack_retries` = 5). Run before egress.
+    fn give_up_half_open(&mut self, now: Duration) {
+        let linux = self.config.flavor == TcpFlavor::Linux;
+        for c in self.conns.values_mut() {
+            let socket = self.sockets.get_mut::<tcp::Socket>(c.handle);
+            let syn_received = socket.state() == State::SynReceived;
+            c.syn_received_since = if syn_received { c.syn_received_since.or(Some(now)) } else { None };
+            if linux && c.syn_received_since.is_some_and(|s| now >= s + self.config.synack_timeout) {
+                socket.ftw_forget();
+                c.syn_received_since = None;
+            }
+        }
+    }
+
     fn enforce_deadlines(&mut self, now: Duration) -> bool {
         let mut aborted = false;
         for c in self.conns.values_mut() {
@@ -680,6 +732,8 @@ impl TcpStack {
             let s = self.sockets.get_mut::<tcp::Socket>(c.handle);
             let want = match s.state() {
                 State::SynSent => Some(self.config.connect_timeout),
+                // The Linux flavour gives up silently itself (`enforce_deadlines`).
+                State::SynReceived if self.config.flavor == TcpFlavor::Linux => None,
                 State::SynReceived => Some(self.config.synack_timeout),
                 State::Established | State::CloseWait if s.send_queue() > 0 => Some(self.config.retransmit_timeout),
                 _ => None,
@@ -778,6 +832,8 @@ impl TcpStack {
                 queued_for_accept: false,
                 fin_unacked_since: None,
                 fin_wait2_since: None,
+                syn_received_since: None,
+                last_syn_answer: None,
             },
         );
         self.set_socket_timeouts();

@@ -441,8 +441,8 @@ mod sync_core {
     }
 
     /// A SYN that arrives twice (the link duplicated it) opens one connection, not two
-    /// on the same 4-tuple: the second copy is dropped, as Linux answers it on the
-    /// request the first made (`tcp_check_req`), never with a second socket.
+    /// on the same 4-tuple: the second copy is answered on the request the first made,
+    /// as Linux's `tcp_check_req` does (the SYN-ACK again), never with a second socket.
     #[test]
     fn a_duplicated_syn_opens_one_connection() {
         let t = Duration::ZERO;
@@ -458,7 +458,69 @@ mod sync_core {
         assert_eq!(a.state(c), TcpState::Established);
         assert!(b.accept(9).unwrap().is_some(), "one connection");
         assert!(b.accept(9).unwrap().is_none(), "not a second on the same 4-tuple");
-        assert_eq!(b.counters().syn_repeats_dropped, 1);
+        assert_eq!(b.counters().syn_repeats_answered + b.counters().syn_repeats_dropped, 1);
+    }
+
+    /// Whether `pkt` is a SYN-ACK, and whether it is an RST.
+    fn syn_ack_or_rst(pkt: &[u8]) -> (bool, bool) {
+        let ip = smoltcp::wire::Ipv4Packet::new_checked(pkt).unwrap();
+        let tcp = smoltcp::wire::TcpPacket::new_checked(ip.payload()).unwrap();
+        (tcp.syn() && tcp.ack(), tcp.rst())
+    }
+
+    /// A half-open connection whose SYN-ACK was lost, and the client's SYN again.
+    fn half_open(cfg: TcpConfig) -> (TcpStack, Vec<u8>) {
+        let mut a = TcpStack::new(ADDR_A, 1, cfg.clone());
+        let mut b = TcpStack::new(ADDR_B, 2, cfg);
+        b.listen(9).unwrap();
+        a.connect(0, SocketAddrV4::new(ADDR_B, 9)).unwrap();
+        let syn = data_packets(&mut a, Duration::ZERO).pop().expect("a SYN");
+        b.push_rx(syn.clone());
+        let first = data_packets(&mut b, Duration::ZERO);
+        assert!(first.iter().any(|p| syn_ack_or_rst(p).0), "the first SYN-ACK (lost)");
+        (b, syn)
+    }
+
+    /// Linux's `tcp_check_req`: a retransmitted SYN that finds its request in
+    /// SYN-RECEIVED gets the SYN-ACK again at once (`inet_rtx_syn_ack`), at most one per
+    /// 500 ms (`tcp_oow_rate_limited`, `tcp_invalid_ratelimit`). Before, the stack dropped
+    /// it, and a client whose SYN-ACKs were all lost waited for the server's backed-off
+    /// timer (corpus/ws-echo-synack-given-up-resets-13100060729.toml).
+    #[test]
+    fn a_repeated_syn_in_syn_received_gets_the_syn_ack_again() {
+        let (mut b, syn) = half_open(TcpConfig::default());
+        b.push_rx(syn.clone());
+        let at_300 = data_packets(&mut b, Duration::from_millis(300));
+        assert!(at_300.iter().any(|p| syn_ack_or_rst(p).0), "the SYN-ACK again at once, not at the 1 s timer");
+        b.push_rx(syn);
+        let at_600 = data_packets(&mut b, Duration::from_millis(600));
+        assert!(at_600.is_empty(), "not again within 500 ms");
+        assert_eq!((b.counters().syn_repeats_answered, b.counters().syn_repeats_dropped), (1, 1));
+        // The smoltcp flavour keeps dropping it.
+        let (mut s, syn) = half_open(TcpConfig { flavor: TcpFlavor::Smoltcp, ..TcpConfig::default() });
+        s.push_rx(syn);
+        assert!(data_packets(&mut s, Duration::from_millis(300)).is_empty());
+    }
+
+    /// Linux drops a request whose SYN-ACK retries are spent without a word
+    /// (`inet_csk_reqsk_queue_drop_and_put`): a client still in SYN-SENT is not refused.
+    /// Before, the stack sent an RST at 63 s and the client's connect failed "refused".
+    #[test]
+    fn a_half_open_connection_gives_up_silently() {
+        let (mut b, _) = half_open(TcpConfig::default());
+        let mut sent = Vec::new();
+        let mut t = Duration::ZERO;
+        while let Some(next) = b.poll_at(t) {
+            t = next.max(t + Duration::from_millis(1));
+            if t > Duration::from_secs(120) {
+                break;
+            }
+            sent.extend(data_packets(&mut b, t).into_iter().map(|p| (t, syn_ack_or_rst(&p))));
+        }
+        let syn_acks = sent.iter().filter(|(_, (sa, _))| *sa).count();
+        assert_eq!(syn_acks, 5, "five SYN-ACKs again (1, 3, 7, 15, 31 s): {sent:?}");
+        assert!(sent.iter().all(|(_, (_, rst))| !rst), "no RST: {sent:?}");
+        assert!(b.accept(9).unwrap().is_none(), "nothing to accept");
     }
 
     #[test]

@@ -1312,6 +1312,28 @@ impl<'a> Socket<'a> {
         self.set_state(State::Closed);
     }
 
+    /// ftw-sim patch: forget this connection without a word to the peer (no RST), as
+    /// Linux drops a request whose SYN-ACK retries are spent
+    /// (`inet_csk_reqsk_queue_drop_and_put`).
+    pub fn ftw_forget(&mut self) {
+        self.reset();
+    }
+
+    /// ftw-sim patch: a retransmitted SYN reached this SYN-RECEIVED connection: send the
+    /// SYN-ACK again now and time the next one from now with the current backoff, as
+    /// Linux's `tcp_check_req` does (`inet_rtx_syn_ack`, then
+    /// `mod_timer_pending(&req->rsk_timer, jiffies + reqsk_timeout(req, TCP_RTO_MAX))`).
+    /// No effect in another state.
+    pub fn ftw_answer_repeated_syn(&mut self, now: Instant) {
+        if self.state != State::SynReceived {
+            return;
+        }
+        self.remote_last_seq = self.local_seq_no;
+        let rto = self.rtte.retransmission_timeout();
+        self.timer.set_for_retransmit(now, rto);
+        log_rto!(self, now, rto_log::RtoKind::Armed { delay_ms: rto.total_millis() as u32 }); // ftw-sim patch
+    }
+
     /// Return whether the socket is passively listening for incoming connections.
     ///
     /// In terms of the TCP state machine, the socket must be in the `LISTEN` state.
