@@ -69,6 +69,7 @@ pub const RULES: &[Rule] = &[
     r("fault-plans.md", "a host pays a service time per datagram it receives, uniform within the spread of the plan's UDP or TCP median, pipelined, ten times the profile while it is slow", &["processing-agrees-with-spec"]),
     r("tcp/README.md", "TCP's retransmission timer follows RFC 6298 from the connection's own RTT samples, with Linux's 1 s initial, 200 ms floor and 120 s ceiling: started for the current RTO, never early, doubled on each expiry", &["tcp-agrees-with-spec"]),
     r("tcp/README.md", "TCP acknowledges data within Linux's 40 ms delayed ACK, at once when more than one full segment waits or data came out of order, and (Linux) for a connection's first 16 data segments and after a silence longer than the RTO, except in pingpong mode", &["tcp-agrees-with-spec"]),
+    r("tcp/README.md", "a passive TCP connection in SYN-RECEIVED answers a repeated SYN with the SYN-ACK again, at most once per 500 ms, and is forgotten silently 63 s after its SYN, as Linux (tcp_check_req, tcp_synack_retries = 5): a peer still trying is never refused", &["tcp-agrees-with-spec"]),
     r("brief", "every run completes within its limit, and nothing panics", &["run", "no-panic"]),
 ];
 

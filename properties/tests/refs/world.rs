@@ -60,6 +60,7 @@ fn shown_on(bug: Bug) -> (RunSpec, &'static str) {
         }
         Bug::RtoNoBackoff => (entry("ws-echo-heartbeat-death.toml"), "5.5"),
         Bug::TcpNoQuickAck => (entry("ws-echo-heartbeat-death.toml"), "quick-ack"),
+        Bug::TcpSynRecvAsStock => (entry("ws-echo-synack-given-up-resets-13100060729.toml"), "SYN-RECEIVED"),
         Bug::WirePadNotZeroed => (session(), "zero pad"),
         Bug::WireAckOnBulkLane => (session(), "cmd.ack on lane 1"),
         Bug::WireTruncOnWholeDelta => (session(), "TRUNC on a delta"),

@@ -33,6 +33,10 @@ pub enum Bug {
     /// The Linux flavour's TCP has no quick-ack mode: a connection's first data
     /// segments wait for the delayed ACK (planted in the vendored smoltcp's `rto_log`).
     TcpNoQuickAck,
+    /// The Linux flavour's SYN-RECEIVED is stock smoltcp's: a repeated SYN dropped
+    /// unanswered, the half-open connection given up with an RST (Linux answers with
+    /// the SYN-ACK again and forgets it silently at 63 s; sim/tcp/README.md).
+    TcpSynRecvAsStock,
     /// The box pads a frame with a non-zero last byte (SPEC §2: zero pad to the bucket).
     WirePadNotZeroed,
     /// The box sends `cmd.ack` on lane 1 (SPEC §2 puts it on lane 0).
@@ -56,6 +60,7 @@ impl Bug {
         Bug::ProcessingReorders,
         Bug::RtoNoBackoff,
         Bug::TcpNoQuickAck,
+        Bug::TcpSynRecvAsStock,
         Bug::WirePadNotZeroed,
         Bug::WireAckOnBulkLane,
         Bug::WireTruncOnWholeDelta,
@@ -74,6 +79,7 @@ impl Bug {
             Bug::ProcessingReorders => "processing-reorders",
             Bug::RtoNoBackoff => "rto-no-backoff",
             Bug::TcpNoQuickAck => "tcp-no-quick-ack",
+            Bug::TcpSynRecvAsStock => "tcp-synrecv-as-stock",
             Bug::WirePadNotZeroed => "wire-pad-not-zeroed",
             Bug::WireAckOnBulkLane => "wire-ack-on-bulk-lane",
             Bug::WireTruncOnWholeDelta => "wire-trunc-on-whole-delta",
@@ -120,4 +126,5 @@ impl Drop for Plant {
 fn tell_smoltcp() {
     smoltcp::socket::tcp::rto_log::plant_no_backoff(on(Bug::RtoNoBackoff));
     smoltcp::socket::tcp::rto_log::plant_no_quickack(on(Bug::TcpNoQuickAck));
+    smoltcp::socket::tcp::rto_log::plant_synrecv_as_stock(on(Bug::TcpSynRecvAsStock));
 }

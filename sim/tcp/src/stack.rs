@@ -451,20 +451,28 @@ impl TcpStack {
     /// again (`tcp_check_req`), at most once per `REPEATED_SYN_ANSWER_GAP` (Linux's
     /// `tcp_oow_rate_limited`, `tcp_invalid_ratelimit`). Whether it was answered.
     fn answer_repeated_syn(&mut self, i: &SegInfo, now: Duration) -> bool {
-        if self.config.flavor != TcpFlavor::Linux {
-            return false;
-        }
+        let linux = self.linux_syn_received();
         let Some(c) = self.conns.values_mut().find(|c| c.tuple == Some((i.dst.port(), i.src))) else {
             return false;
         };
         let socket = self.sockets.get_mut::<tcp::Socket>(c.handle);
-        if socket.state() != State::SynReceived || c.last_syn_answer.is_some_and(|t| now < t + consts::REPEATED_SYN_ANSWER_GAP) {
+        if socket.state() != State::SynReceived {
             return false;
         }
-        c.last_syn_answer = Some(now);
-        socket.ftw_answer_repeated_syn(to_smol_instant(now));
-        self.dirty = true;
-        true
+        let answer = linux && c.last_syn_answer.is_none_or(|t| now >= t + consts::REPEATED_SYN_ANSWER_GAP);
+        socket.ftw_repeated_syn(to_smol_instant(now), answer);
+        if answer {
+            c.last_syn_answer = Some(now);
+            self.dirty = true;
+        }
+        answer
+    }
+
+    /// Whether SYN-RECEIVED behaves as Linux's (answers repeated SYNs, gives up
+    /// silently) rather than stock smoltcp's: the Linux flavour, unless a test planted
+    /// the stock behaviour in it (`rto_log::plant_synrecv_as_stock`).
+    fn linux_syn_received(&self) -> bool {
+        self.config.flavor == TcpFlavor::Linux && !smoltcp::socket::tcp::rto_log::synrecv_as_stock()
     }
 
     /// The next time `poll` must be called (None: only when a packet or app call comes).
@@ -474,6 +482,7 @@ impl TcpStack {
             return Some(now);
         }
         let mut at = self.iface.poll_at(to_smol_instant(now), &self.sockets).map(from_smol_instant);
+        let linux_syn_received = self.linux_syn_received();
         for c in self.conns.values() {
             if let Some(since) = c.fin_unacked_since {
                 at = min_opt(at, since + self.config.retransmit_timeout);
@@ -481,7 +490,7 @@ impl TcpStack {
             if let (true, Some(since)) = (c.detached, c.fin_wait2_since) {
                 at = min_opt(at, since + self.config.fin_wait2_orphan_timeout);
             }
-            if let (TcpFlavor::Linux, Some(since)) = (self.config.flavor, c.syn_received_since) {
+            if let (true, Some(since)) = (linux_syn_received, c.syn_received_since) {
                 at = min_opt(at, since + self.config.synack_timeout);
             }
         }
@@ -696,13 +705,13 @@ impl TcpStack {
     /// a word (`inet_csk_reqsk_queue_drop_and_put`), before its timer would send the SYN-ACK
     /// a sixth time (`tcp_synack_retries` = 5). Run before egress.
     fn give_up_half_open(&mut self, now: Duration) {
-        let linux = self.config.flavor == TcpFlavor::Linux;
+        let linux = self.linux_syn_received();
         for c in self.conns.values_mut() {
             let socket = self.sockets.get_mut::<tcp::Socket>(c.handle);
             let syn_received = socket.state() == State::SynReceived;
             c.syn_received_since = if syn_received { c.syn_received_since.or(Some(now)) } else { None };
             if linux && c.syn_received_since.is_some_and(|s| now >= s + self.config.synack_timeout) {
-                socket.ftw_forget();
+                socket.ftw_forget(to_smol_instant(now));
                 c.syn_received_since = None;
             }
         }
@@ -728,12 +737,13 @@ impl TcpStack {
 
     /// smoltcp's timeout is an idle timeout; arm it only where Linux would give up.
     fn set_socket_timeouts(&mut self) {
+        let linux_syn_received = self.linux_syn_received();
         for c in self.conns.values() {
             let s = self.sockets.get_mut::<tcp::Socket>(c.handle);
             let want = match s.state() {
                 State::SynSent => Some(self.config.connect_timeout),
-                // The Linux flavour gives up silently itself (`enforce_deadlines`).
-                State::SynReceived if self.config.flavor == TcpFlavor::Linux => None,
+                // The Linux flavour gives up silently itself (`give_up_half_open`).
+                State::SynReceived if linux_syn_received => None,
                 State::SynReceived => Some(self.config.synack_timeout),
                 State::Established | State::CloseWait if s.send_queue() > 0 => Some(self.config.retransmit_timeout),
                 _ => None,

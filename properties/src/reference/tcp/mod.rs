@@ -16,9 +16,13 @@
 //! - the tail loss probe (RFC 8985 section 7, Linux): 2 SRTT plus 200 ms with one
 //!   segment in flight, else plus 2 ms, 1 s before any sample, never past the RTO;
 //! - the delayed ACK ([`ack`]): at most 40 ms, at once for more than one full
-//!   segment or out-of-order data, Linux's quick-ack and pingpong modes.
+//!   segment or out-of-order data, Linux's quick-ack and pingpong modes;
+//! - SYN-RECEIVED ([`synrecv`]): Linux answers a repeated SYN with the SYN-ACK
+//!   again, at most once per 500 ms, and forgets the connection silently 63 s
+//!   after its SYN.
 
 mod ack;
+mod synrecv;
 
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
@@ -34,10 +38,10 @@ use super::{differs, Lockstep, Reference, R};
 pub const TCP: Reference = Reference {
     law: Law {
         name: "tcp-agrees-with-spec",
-        about: "every TCP retransmission timer is RFC 6298's from the connection's own RTT samples: 1 s before any, SRTT and RTTVAR smoothed by 1/8 and 1/4, RTO = SRTT + max(G, 4 RTTVAR) within Linux's 200 ms and 120 s, started for the current RTO, never early, doubled on each expiry; data acknowledged within 40 ms, at once for two full segments, out-of-order data and Linux's first 16 segments (sim/tcp/README.md)",
+        about: "every TCP retransmission timer is RFC 6298's from the connection's own RTT samples: 1 s before any, SRTT and RTTVAR smoothed by 1/8 and 1/4, RTO = SRTT + max(G, 4 RTTVAR) within Linux's 200 ms and 120 s, started for the current RTO, never early, doubled on each expiry; data acknowledged within 40 ms, at once for two full segments, out-of-order data and Linux's first 16 segments; in SYN-RECEIVED a repeated SYN answered with the SYN-ACK again (at most once per 500 ms) and the connection forgotten silently 63 s after its SYN, as Linux (sim/tcp/README.md)",
     },
     broken_by: &[],
-    planted: &[Bug::RtoNoBackoff, Bug::TcpNoQuickAck],
+    planted: &[Bug::RtoNoBackoff, Bug::TcpNoQuickAck, Bug::TcpSynRecvAsStock],
     check,
 };
 
@@ -68,11 +72,13 @@ struct Timer {
     armed: Option<(i64, u32)>,
     /// The receiving side's delayed ACK.
     acks: ack::Acks,
+    /// The passive side's time in SYN-RECEIVED.
+    half_open: synrecv::HalfOpen,
 }
 
 impl Default for Timer {
     fn default() -> Self {
-        Timer { smoothed: None, rto: INITIAL_MS, backoffs: 0, armed: None, acks: ack::Acks::default() }
+        Timer { smoothed: None, rto: INITIAL_MS, backoffs: 0, armed: None, acks: ack::Acks::default(), half_open: synrecv::HalfOpen::default() }
     }
 }
 
@@ -136,6 +142,12 @@ impl Timer {
                 Ok(())
             }
             RtoKind::SegOut { data, acks_new, reply } => self.acks.seg_out(linux, at, data, acks_new, reply),
+            RtoKind::SynIn => {
+                self.half_open.syn_in(at);
+                Ok(())
+            }
+            RtoKind::SynAgain { answered } => self.half_open.syn_again(linux, at, answered),
+            RtoKind::GaveUp { reset } => self.half_open.gave_up(linux, at, reset),
         }
     }
 
@@ -252,6 +264,28 @@ mod tests {
         assert_eq!(check(&good), Some(Lockstep::Agreed { steps: 5 }));
         for bad in [probe(80_000, 2, None), probe(82_000, 1, None), probe(280_000, 1, Some(240_000))] {
             assert!(matches!(check(&[first.clone(), bad.clone()]), Some(Lockstep::Differs { .. })), "{bad:?}");
+        }
+    }
+
+    #[test]
+    fn syn_received_is_linuxs() {
+        let (syn, again, gave_up) = (RtoKind::SynIn, |answered| RtoKind::SynAgain { answered }, |reset| RtoKind::GaveUp { reset });
+        let linux = vec![e(0, syn), e(1000, again(true)), e(1300, again(false)), e(1500, again(true)), e(63_000, gave_up(false))];
+        assert_eq!(check(&linux), Some(Lockstep::Agreed { steps: 5 }));
+        // Stock smoltcp: the repeat dropped, an RST at its idle timeout; answering is wrong there.
+        let flavour = Entry { t_ms: 0, host: "10.0.1.2".into(), step: Step::Tcp(TcpStep::Flavour(TcpPlan::Smoltcp)) };
+        let stock = vec![flavour.clone(), e(0, syn), e(1000, again(false)), e(64_000, gave_up(true))];
+        assert_eq!(check(&stock), Some(Lockstep::Agreed { steps: 3 }));
+        assert!(matches!(check(&[flavour, e(0, syn), e(1000, again(true))]), Some(Lockstep::Differs { .. })));
+        for (what, j) in [
+            ("repeat dropped", vec![e(0, syn), e(1000, again(false))]),
+            ("answered within 500 ms", vec![e(0, syn), e(1000, again(true)), e(1400, again(true))]),
+            ("an RST", vec![e(0, syn), e(63_000, gave_up(true))]),
+            ("early", vec![e(0, syn), e(62_000, gave_up(false))]),
+            ("late", vec![e(0, syn), e(64_000, gave_up(false))]),
+            ("no SYN", vec![e(63_000, gave_up(false))]),
+        ] {
+            assert!(matches!(check(&j), Some(Lockstep::Differs { .. })), "{what}: {:?}", check(&j));
         }
     }
 

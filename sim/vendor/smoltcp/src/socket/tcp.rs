@@ -1315,17 +1315,24 @@ impl<'a> Socket<'a> {
     /// ftw-sim patch: forget this connection without a word to the peer (no RST), as
     /// Linux drops a request whose SYN-ACK retries are spent
     /// (`inet_csk_reqsk_queue_drop_and_put`).
-    pub fn ftw_forget(&mut self) {
+    pub fn ftw_forget(&mut self, now: Instant) {
+        if self.state == State::SynReceived {
+            log_rto!(self, now, rto_log::RtoKind::GaveUp { reset: false });
+        }
         self.reset();
     }
 
-    /// ftw-sim patch: a retransmitted SYN reached this SYN-RECEIVED connection: send the
-    /// SYN-ACK again now and time the next one from now with the current backoff, as
-    /// Linux's `tcp_check_req` does (`inet_rtx_syn_ack`, then
+    /// ftw-sim patch: a retransmitted SYN reached this SYN-RECEIVED connection (logged);
+    /// with `answer`, send the SYN-ACK again now and time the next one from now with the
+    /// current backoff, as Linux's `tcp_check_req` does (`inet_rtx_syn_ack`, then
     /// `mod_timer_pending(&req->rsk_timer, jiffies + reqsk_timeout(req, TCP_RTO_MAX))`).
     /// No effect in another state.
-    pub fn ftw_answer_repeated_syn(&mut self, now: Instant) {
+    pub fn ftw_repeated_syn(&mut self, now: Instant, answer: bool) {
         if self.state != State::SynReceived {
+            return;
+        }
+        log_rto!(self, now, rto_log::RtoKind::SynAgain { answered: answer });
+        if !answer {
             return;
         }
         self.remote_last_seq = self.local_seq_no;
@@ -2198,6 +2205,7 @@ impl<'a> Socket<'a> {
                 }
                 self.apply_initial_window(cx, ip_repr); // ftw-sim patch
                 self.set_state(State::SynReceived);
+                log_rto!(self, cx.now(), rto_log::RtoKind::SynIn); // ftw-sim patch
                 self.timer.set_for_idle(cx.now(), self.keep_alive);
             }
 
@@ -2937,6 +2945,9 @@ impl<'a> Socket<'a> {
         if self.timed_out(cx.now()) {
             // If a timeout expires, we should abort the connection.
             net_debug!("timeout exceeded");
+            if self.state == State::SynReceived {
+                log_rto!(self, cx.now(), rto_log::RtoKind::GaveUp { reset: true }); // ftw-sim patch
+            }
             self.set_state(State::Closed);
         } else if self.linux_recovery() && self.recovery.timer.is_some_and(|t| t.at() <= cx.now()) {
             // ftw-sim patch: the RACK reordering timer (RFC 8985 6.3) or the tail loss probe

@@ -44,6 +44,15 @@ pub enum RtoKind {
     /// at once in answer to an arriving segment (a duplicate, out of order, filling
     /// a gap), not by the sending path that the delayed-ACK timer drives.
     SegOut { data: bool, acks_new: bool, reply: bool },
+    /// A SYN moved a listening socket to SYN-RECEIVED (the SYN-ACK's timer starts).
+    SynIn,
+    /// A repeated SYN for this connection arrived while it sat in SYN-RECEIVED
+    /// (the caller's decision, `Socket::ftw_repeated_syn`): whether the SYN-ACK was
+    /// sent again in answer.
+    SynAgain { answered: bool },
+    /// The connection gave up in SYN-RECEIVED: `reset` when it told the peer with an
+    /// RST (stock smoltcp's timeout), not when it forgot silently (Linux).
+    GaveUp { reset: bool },
 }
 
 std::thread_local! {
@@ -96,4 +105,21 @@ pub fn plant_no_quickack(on: bool) {
 
 pub(super) fn no_quickack() -> bool {
     NO_QUICKACK.with(|b| b.get())
+}
+
+std::thread_local! {
+    static SYNRECV_AS_STOCK: Cell<bool> = const { Cell::new(false) };
+}
+
+/// A bug planted by a test: the Linux flavour's SYN-RECEIVED behaves as stock
+/// smoltcp's (a repeated SYN dropped unanswered, the half-open connection given up
+/// with an RST by the socket's timeout), as before ftw-tcp's mend. Off unless a test
+/// turns it on; read by ftw-tcp.
+pub fn plant_synrecv_as_stock(on: bool) {
+    SYNRECV_AS_STOCK.with(|b| b.set(on));
+}
+
+/// Whether [`plant_synrecv_as_stock`] is on.
+pub fn synrecv_as_stock() -> bool {
+    SYNRECV_AS_STOCK.with(|b| b.get())
 }
