@@ -59,7 +59,7 @@ fn shown_on(bug: Bug) -> (RunSpec, &'static str) {
             (spec, "not before the datagram ahead")
         }
         Bug::RtoNoBackoff => (entry("ws-echo-heartbeat-death.toml"), "5.5"),
-        Bug::TcpNoQuickAck => (entry("ws-echo-heartbeat-death.toml"), "quick-ack"),
+        Bug::TcpNoQuickAck => (entry("sessions-off-lossy-rebind-1006.toml"), "quick-ack"),
         Bug::TcpSynRecvAsStock => (entry("ws-echo-synack-given-up-resets-13100060729.toml"), "SYN-RECEIVED"),
         Bug::WirePadNotZeroed => (session(), "zero pad"),
         Bug::WireAckOnBulkLane => (session(), "cmd.ack on lane 1"),

@@ -1010,6 +1010,7 @@ impl TcpStack {
         let s = self.sockets.get_mut::<tcp::Socket>(h);
         if s.recv_queue() > 0 {
             if let Ok(n) = s.recv_slice(buf) {
+                s.ftw_app_read(to_smol_instant(self.now), n);
                 if n > 0 {
                     // Reading opens the window: smoltcp may want to send an update.
                     self.mark_dirty();

@@ -352,16 +352,37 @@ fn ack_delays(w: &World) -> Vec<Duration> {
     out
 }
 
+/// A server that accepts and never reads (the data waits in its receive buffer).
+fn hold(w: &World) {
+    let listener = TcpListener::bind(&w.b, 9).unwrap();
+    tokio::task::spawn_local(async move {
+        let (_s, _) = listener.accept().await.unwrap();
+        tokio::time::sleep(Duration::from_secs(3600)).await;
+    });
+}
+
 /// Linux: quick-ack mode at connection start acknowledges the first 16 data segments at
-/// once (`TCP_MAX_QUICKACKS`), then ACKs wait `TCP_DELACK_MIN` = 40 ms; data after a gap
-/// longer than the RTO is acknowledged at once again. smoltcp's own: every ACK waits 40 ms.
+/// once (`TCP_MAX_QUICKACKS`), then ACKs wait `TCP_DELACK_MIN` = 40 ms while the
+/// application leaves the data unread; data after a gap longer than the RTO is
+/// acknowledged at once again. An application that reads each small pushed segment
+/// gets it acknowledged at once all along (`tcp_cleanup_rbuf`, ICSK_ACK_PUSHED, outside
+/// pingpong mode). smoltcp's own: every ACK waits 40 ms.
 #[tokio::test(start_paused = true)]
 async fn linux_quickacks_16_segments_then_delays_acks_40ms() {
     LocalSet::new()
         .run_until(async {
-            for flavor in [TcpFlavor::Linux, TcpFlavor::Smoltcp] {
+            for (flavor, reads, planted) in
+                [(TcpFlavor::Linux, false, false), (TcpFlavor::Linux, true, false), (TcpFlavor::Linux, true, true), (TcpFlavor::Smoltcp, true, false)]
+            {
+                // The planted bug (the read's ACK never sent) makes a reader's ACKs wait as a non-reader's.
+                smoltcp::socket::tcp::rto_log::plant_no_read_ack(planted);
                 let w = world(WorldSpec::new(36).flavor(flavor));
-                let _done = sink(&w, 1 << 20);
+                let _done = if reads {
+                    Some(sink(&w, 1 << 20))
+                } else {
+                    hold(&w);
+                    None
+                };
                 let mut c = TcpStream::connect(&w.a, w.b_addr(9)).await.unwrap();
                 c.set_nodelay(true).unwrap();
                 for _ in 0..20 {
@@ -373,11 +394,13 @@ async fn linux_quickacks_16_segments_then_delays_acks_40ms() {
                 tokio::time::sleep(Duration::from_secs(1)).await;
                 let delays = ack_delays(&w);
                 assert_eq!(delays.len(), 21);
-                let want: Vec<Duration> = match flavor {
-                    TcpFlavor::Linux => (0..21).map(|i| if (16..20).contains(&i) { 40 * MS } else { Duration::ZERO }).collect(),
-                    TcpFlavor::Smoltcp => vec![40 * MS; 21],
+                smoltcp::socket::tcp::rto_log::plant_no_read_ack(false);
+                let want: Vec<Duration> = match (flavor, reads && !planted) {
+                    (TcpFlavor::Linux, false) => (0..21).map(|i| if (16..20).contains(&i) { 40 * MS } else { Duration::ZERO }).collect(),
+                    (TcpFlavor::Linux, true) => vec![Duration::ZERO; 21],
+                    (TcpFlavor::Smoltcp, _) => vec![40 * MS; 21],
                 };
-                assert_eq!(delays, want, "{flavor:?}");
+                assert_eq!(delays, want, "{flavor:?}, the application reads: {reads}, planted: {planted}");
             }
         })
         .await;

@@ -7,7 +7,7 @@
 
 use std::net::SocketAddr;
 
-pub use smoltcp::socket::tcp::rto_log::RtoKind;
+pub use smoltcp::socket::tcp::rto_log::{RtoKind, Seg};
 
 use crate::world::plan::TcpPlan;
 

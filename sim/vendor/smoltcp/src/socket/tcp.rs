@@ -653,11 +653,20 @@ pub struct Socket<'a> {
     /// wait to ride on the answer; no quick-acks meanwhile. Left when a delayed ACK had to
     /// go on its own (Linux `tcp_delack_timer_handler`).
     pingpong: bool,
+    /// Linux's estimate of the peer's segment size (`icsk_ack.rcv_mss`), 0 before the
+    /// first data; the last segment's size for it (`last_seg_size`); and the PUSHED and
+    /// PUSHED2 marks of small pushed segments not yet acknowledged (`icsk_ack.pending`).
+    rcv_mss: usize,
+    last_seg_size: usize,
+    ack_pushed: u8,
     /// The scoreboard and RACK-TLP state.
     recovery: linux::Recovery,
 }
 
 const DEFAULT_MSS: usize = 536;
+/// ftw-sim patch: Linux's `ICSK_ACK_PUSHED` and `ICSK_ACK_PUSHED2`.
+const ACK_PUSHED: u8 = 1;
+const ACK_PUSHED2: u8 = 2;
 
 /// Minimum MSS we accept from the remote, same value as Linux's `TCP_MIN_SND_MSS`.
 /// Without it, a peer advertising a tiny MSS could force segments to carry little
@@ -743,6 +752,9 @@ impl<'a> Socket<'a> {
             ts_now: Instant::ZERO,
             last_data_rx: None,
             pingpong: false,
+            rcv_mss: 0,
+            last_seg_size: 0,
+            ack_pushed: 0,
             recovery: linux::Recovery::new(),
         }
     }
@@ -1121,6 +1133,7 @@ impl<'a> Socket<'a> {
         self.quickacks_left = self.quickack_segments;
         self.last_data_rx = None;
         self.pingpong = false;
+        (self.rcv_mss, self.last_seg_size, self.ack_pushed) = (0, 0, 0);
         self.recovery.clear();
 
         #[cfg(feature = "async")]
@@ -1339,6 +1352,63 @@ impl<'a> Socket<'a> {
         let rto = self.rtte.retransmission_timeout();
         self.timer.set_for_retransmit(now, rto);
         log_rto!(self, now, rto_log::RtoKind::Armed { delay_ms: rto.total_millis() as u32 }); // ftw-sim patch
+    }
+
+    /// ftw-sim patch: the application read `copied` bytes at `now` (Linux
+    /// `tcp_cleanup_rbuf`): with an ACK pending, it goes at once when more than
+    /// `rcv_mss` waits for it, or when the read emptied the buffer after a small pushed
+    /// segment (PUSHED2, or PUSHED outside pingpong mode). Linux flavour only; logged.
+    pub fn ftw_app_read(&mut self, now: Instant, copied: usize) {
+        if self.quickack_segments == 0 {
+            return;
+        }
+        let unacked = match self.remote_last_ack {
+            Some(last) if self.ack_to_transmit() => (self.remote_seq_no + self.rx_buffer.len()) - last,
+            _ => 0,
+        };
+        let left = self.rx_buffer.len();
+        log_rto!(self, now, rto_log::RtoKind::AppRead { copied: copied as u32, left: left as u32, unacked: unacked as u32 });
+        let pushed = self.ack_pushed & ACK_PUSHED2 != 0 || (self.ack_pushed & ACK_PUSHED != 0 && !self.pingpong);
+        let drained = copied > 0 && left == 0 && pushed && !rto_log::no_read_ack();
+        if unacked > 0 && (unacked > self.rcv_mss || drained) {
+            self.ack_delay_timer = AckDelayTimer::Immediate;
+        }
+    }
+
+    /// ftw-sim patch: the MSS this end announces (Linux `advmss`): the interface's MTU
+    /// less the IP and TCP headers.
+    fn advmss(&self, cx: &Context, ip_repr: &IpRepr) -> usize {
+        cx.ip_mtu().saturating_sub(ip_repr.header_len() + TCP_HEADER_LEN)
+    }
+
+    /// ftw-sim patch: Linux `tcp_measure_rcv_mss` for a segment queued in order: the
+    /// estimate starts at min(advmss, the peer's MSS, 536) (`tcp_initialize_rcv_mss`),
+    /// grows to any larger segment, and takes a smaller size seen twice running (only of
+    /// segments of 536 B or more, or 88 B or more without PSH, FIN, SYN or URG, header
+    /// included); any other smaller segment marks PUSHED (PUSHED2 when one is marked).
+    fn linux_measure_rcv_mss(&mut self, advmss: usize, seg: rto_log::Seg) {
+        const MSS_DEFAULT: usize = 536; // TCP_MSS_DEFAULT
+        const MIN_MSS: usize = 88; // TCP_MIN_MSS
+        if self.rcv_mss == 0 {
+            self.rcv_mss = advmss.min(self.remote_mss).min(MSS_DEFAULT).max(MIN_MSS);
+        }
+        let (len, lss) = (seg.len as usize, core::mem::take(&mut self.last_seg_size));
+        if len >= self.rcv_mss {
+            self.rcv_mss = len.min(advmss);
+            return;
+        }
+        let whole = len + seg.hdr as usize;
+        if whole >= MSS_DEFAULT + TCP_HEADER_LEN || (whole >= MIN_MSS + TCP_HEADER_LEN && !seg.remnant) {
+            self.last_seg_size = whole.saturating_sub(seg.fixed_hdr as usize);
+            if self.last_seg_size == lss {
+                self.rcv_mss = lss;
+                return;
+            }
+        }
+        if self.ack_pushed & ACK_PUSHED != 0 {
+            self.ack_pushed |= ACK_PUSHED2;
+        }
+        self.ack_pushed |= ACK_PUSHED;
     }
 
     /// Return whether the socket is passively listening for incoming connections.
@@ -1735,6 +1805,7 @@ impl<'a> Socket<'a> {
         // only (with quick-ack on), as its other delayed-ACK changes: stock keeps its own.
         if self.quickack_segments > 0 {
             self.ack_delay_timer = AckDelayTimer::Idle;
+            self.ack_pushed = 0;
         }
 
         // From RFC 1323:
@@ -2584,15 +2655,27 @@ impl<'a> Socket<'a> {
         }
 
         // ftw-sim patch: the delayed-ACK decision's input, for the rto_log (every
-        // segment with data, in order or not: each is data received).
+        // segment with data, in order or not: each is data received), and Linux's
+        // measure of the peer's segment size from it.
         {
+            let seg = rto_log::Seg {
+                len: payload_len as u32,
+                hdr: repr.header_len() as u32,
+                fixed_hdr: (TCP_HEADER_LEN + if self.timestamp_enabled() { 12 } else { 0 }) as u32,
+                remnant: repr.control != TcpControl::None,
+                queued: payload_offset == 0,
+            };
+            let advmss = self.advmss(cx, ip_repr);
+            if self.quickack_segments > 0 && seg.queued {
+                self.linux_measure_rcv_mss(advmss, seg);
+            }
             let unacked = match self.remote_last_ack {
                 Some(last) if self.ack_to_transmit() => (self.remote_seq_no + self.rx_buffer.len()) - last,
                 _ => 0,
             };
             let in_order = assembler_was_empty && self.assembler.is_empty();
-            let mss = self.remote_mss as u32;
-            log_rto!(self, cx.now(), rto_log::RtoKind::DataIn { unacked: unacked as u32, mss, in_order });
+            let (mss, advmss) = (self.remote_mss as u32, advmss as u32);
+            log_rto!(self, cx.now(), rto_log::RtoKind::DataIn { unacked: unacked as u32, mss, advmss, in_order, seg });
         }
 
         // Handle delayed acks
@@ -2606,6 +2689,9 @@ impl<'a> Socket<'a> {
             }
             self.ack_delay_timer = match self.ack_delay_timer {
                 _ if quick => AckDelayTimer::Immediate,
+                // ftw-sim patch: Linux acknowledges at once more than rcv_mss unacknowledged
+                // (`__tcp_ack_snd_check`), whether or not the timer runs.
+                _ if self.quickack_segments > 0 && self.immediate_ack_to_transmit() => AckDelayTimer::Immediate,
                 AckDelayTimer::Idle => {
                     tcp_trace!("starting delayed ack timer");
                     AckDelayTimer::Waiting(cx.now() + ack_delay)
@@ -2873,8 +2959,10 @@ impl<'a> Socket<'a> {
     /// byte of new data. For details, see
     /// <https://elixir.bootlin.com/linux/v6.11.4/source/net/ipv4/tcp_input.c#L5747>.
     fn immediate_ack_to_transmit(&self) -> bool {
+        // ftw-sim patch: Linux counts a full segment by `rcv_mss`, not the announced MSS.
+        let full = if self.quickack_segments > 0 && self.rcv_mss > 0 { self.rcv_mss } else { self.remote_mss };
         if let Some(remote_last_ack) = self.remote_last_ack {
-            remote_last_ack + self.remote_mss < self.remote_seq_no + self.rx_buffer.len()
+            remote_last_ack + full < self.remote_seq_no + self.rx_buffer.len()
         } else {
             false
         }
@@ -3351,6 +3439,7 @@ impl<'a> Socket<'a> {
             }
         }
         self.ack_delay_timer = AckDelayTimer::Idle;
+        self.ack_pushed = 0; // ftw-sim patch: Linux `tcp_event_ack_sent` clears icsk_ack.pending
 
         // Leave the rest of the state intact if sending a zero-window probe.
         if is_zero_window_probe {

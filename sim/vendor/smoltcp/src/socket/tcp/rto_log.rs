@@ -36,9 +36,12 @@ pub enum RtoKind {
     Fired { rto_ms: u32, forgot: bool },
     /// Data arrived that is not yet acknowledged (the delayed-ACK timer's input,
     /// RFC 9293 3.8.6.3, Linux `__tcp_ack_snd_check`): `unacked` bytes wait for an
-    /// ACK after it, the peer's MSS is `mss`, and `in_order` is false when the
-    /// segment left or filled a gap.
-    DataIn { unacked: u32, mss: u32, in_order: bool },
+    /// ACK after it, the peer's MSS is `mss` and this end's `advmss`, `in_order` is
+    /// false when the segment left or filled a gap, and `seg` is the segment.
+    DataIn { unacked: u32, mss: u32, advmss: u32, in_order: bool, seg: Seg },
+    /// The application read `copied` bytes; `left` remain in the receive buffer and
+    /// `unacked` bytes wait for an ACK (Linux `tcp_cleanup_rbuf`'s input).
+    AppRead { copied: u32, left: u32, unacked: u32 },
     /// A segment went out carrying data, or acknowledging data not acknowledged
     /// before (`acks_new`): the delayed-ACK timer's output. `reply`: an ACK sent
     /// at once in answer to an arriving segment (a duplicate, out of order, filling
@@ -53,6 +56,21 @@ pub enum RtoKind {
     /// The connection gave up in SYN-RECEIVED: `reset` when it told the peer with an
     /// RST (stock smoltcp's timeout), not when it forgot silently (Linux).
     GaveUp { reset: bool },
+}
+
+/// A data segment as it arrived (Linux `tcp_measure_rcv_mss`'s input).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Seg {
+    /// Payload bytes.
+    pub len: u32,
+    /// Its TCP header's length, options included.
+    pub hdr: u32,
+    /// The connection's fixed header length: 20, plus 12 with timestamps.
+    pub fixed_hdr: u32,
+    /// PSH, FIN, SYN or URG set (Linux `TCP_REMNANT`).
+    pub remnant: bool,
+    /// It started at the next byte expected (queued in order, not out of order).
+    pub queued: bool,
 }
 
 std::thread_local! {
@@ -122,4 +140,22 @@ pub fn plant_synrecv_as_stock(on: bool) {
 /// Whether [`plant_synrecv_as_stock`] is on.
 pub fn synrecv_as_stock() -> bool {
     SYNRECV_AS_STOCK.with(|b| b.get())
+}
+
+std::thread_local! {
+    static NO_READ_ACK: Cell<bool> = const { Cell::new(false) };
+}
+
+/// A bug planted by a test: the Linux flavour's application read never sends the
+/// ACK a drained small pushed segment asks for (Linux `tcp_cleanup_rbuf`). Off
+/// unless a test turns it on. Only ftw-tcp's own test plants it: no scenario streams
+/// small segments faster than the RTO to a reader outside pingpong mode (slower ones
+/// get quick-acks), so no run shows it; the reference's rule is shown on journals
+/// (`ftw_properties::reference::tcp::ack` tests).
+pub fn plant_no_read_ack(on: bool) {
+    NO_READ_ACK.with(|b| b.set(on));
+}
+
+pub(super) fn no_read_ack() -> bool {
+    NO_READ_ACK.with(|b| b.get())
 }
