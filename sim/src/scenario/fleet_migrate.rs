@@ -162,9 +162,17 @@ pub fn run_still(spec: &RunSpec) -> RunReport {
     run_with(spec, &FleetRun { default_moves: false, with_box: true, ..FleetRun::default() }).0
 }
 
-/// A fleet run: the report and a summary.
-pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
-    let run = &run.shaped_by(&spec.plan);
+/// What a fleet run's plan asks: its faults (the default moves if it has none and
+/// the run wants them), how many moves, when the last outage ends, each client's moves.
+struct FleetPlan {
+    plan: FaultPlan,
+    moves_planned: usize,
+    outages_end: Duration,
+    phone_moves: Vec<u64>,
+    box_moves: Vec<u64>,
+}
+
+fn fleet_plan(spec: &RunSpec, run: &FleetRun) -> FleetPlan {
     let mut plan: FaultPlan = spec.plan.clone();
     if plan.faults.is_empty() && run.default_moves {
         plan.faults = default_moves();
@@ -183,12 +191,32 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
         .max()
         .unwrap_or_default();
     let (phone_moves, box_moves) = (moves_of(&plan, Host::Phone), moves_of(&plan, Host::Box));
-    let mut world = world_for(spec, (INTERVAL * ROUNDS as u32).max(outages_end) + PATIENCE * 2 + Duration::from_secs(60));
-    Topology::build(&mut world, &plan);
-    let seed = spec.seed;
-    let cfg = fleet_config(seed, spec, run);
-    let tally = Rc::new(RefCell::new(Tally::default()));
+    FleetPlan { plan, moves_planned, outages_end, phone_moves, box_moves }
+}
 
+/// A fleet run: the report and a summary.
+pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
+    let run = &run.shaped_by(&spec.plan);
+    let fp = fleet_plan(spec, run);
+    let mut world = world_for(spec, (INTERVAL * ROUNDS as u32).max(fp.outages_end) + PATIENCE * 2 + Duration::from_secs(60));
+    Topology::build(&mut world, &fp.plan);
+    let seed = spec.seed;
+    let tally = Rc::new(RefCell::new(Tally::default()));
+    host_echo_cloud(&mut world, seed, fleet_config(seed, spec, run), &tally);
+    if run.with_box {
+        host_box(&mut world, seed, fp.box_moves.clone(), &tally);
+    }
+    let t = tally.clone();
+    let (phone_moves, outages_end) = (fp.phone_moves.clone(), fp.outages_end);
+    world.client(PHONE, addr::PHONE, async move { phone_echoes(seed, &phone_moves, outages_end, &t).await });
+    let outcome = world.run();
+    let summary = summarize(&tally.borrow(), fp.moves_planned);
+    let checks = judge_fleet(run, &summary, &outcome);
+    (RunReport { outcome, checks }, summary)
+}
+
+/// The cloud: the fleet's door, echoing every message and datagram on each connection.
+fn host_echo_cloud(world: &mut crate::world::World, seed: crate::world::seed::RunSeed, cfg: ftw_fleet::FleetConfig, tally: &Rc<RefCell<Tally>>) {
     let t = tally.clone();
     world.host(CLOUD, addr::CLOUD, move || {
         let t = t.clone();
@@ -216,128 +244,136 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
             }
         }
     });
+}
 
-    if run.with_box {
-        let t = tally.clone();
-        world.host(BOX, addr::BOX, move || {
-            let (t, box_moves) = (t.clone(), box_moves.clone());
-            async move {
-                let rng = seed.crypto(BOX);
-                let provider = crypto_provider(&rng.sub("tls"));
-                let client = quic_client_config(
-                    &provider,
-                    &sim_clock(BOX),
-                    &cloud_certs(),
-                    ClientResumption::Disabled,
-                    rng.sub_seed("quic/initial-dcid"),
-                    &QuicTransportParams::default(),
-                );
-                let ep = QuicEndpoint::bind(BOX, "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, BOX, 0), None).await?;
-                let mut link = dial_through_moves(BOX, &ep, &client, &box_moves, &t).await?;
-                for i in 0..ROUNDS {
-                    link.send_datagram(format!("hb{i}").as_bytes())?;
-                    time::sleep(INTERVAL).await;
-                }
-                t.borrow_mut().box_done = true;
-                std::future::pending::<()>().await;
-                Ok(())
-            }
-        });
-    }
-
+/// The box: a datagram a second through its own moves, then idle.
+fn host_box(world: &mut crate::world::World, seed: crate::world::seed::RunSeed, box_moves: Vec<u64>, tally: &Rc<RefCell<Tally>>) {
     let t = tally.clone();
-    world.client(PHONE, addr::PHONE, async move {
-        let client = client_config(seed, PHONE);
-        let ep = QuicEndpoint::bind(PHONE, "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, PHONE, 0), None).await?;
-        let mut dialled_at = time::now().as_millis() as u64;
-        let mut link = match dial_through_moves(PHONE, &ep, &client, &phone_moves, &t).await {
-            Ok(l) => l,
-            Err(e) => {
-                t.borrow_mut().phone_lost = Some(e);
-                return Ok(());
+    world.host(BOX, addr::BOX, move || {
+        let (t, box_moves) = (t.clone(), box_moves.clone());
+        async move {
+            let rng = seed.crypto(BOX);
+            let provider = crypto_provider(&rng.sub("tls"));
+            let client = quic_client_config(
+                &provider,
+                &sim_clock(BOX),
+                &cloud_certs(),
+                ClientResumption::Disabled,
+                rng.sub_seed("quic/initial-dcid"),
+                &QuicTransportParams::default(),
+            );
+            let ep = QuicEndpoint::bind(BOX, "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, BOX, 0), None).await?;
+            let mut link = dial_through_moves(BOX, &ep, &client, &box_moves, &t).await?;
+            for i in 0..ROUNDS {
+                link.send_datagram(format!("hb{i}").as_bytes())?;
+                time::sleep(INTERVAL).await;
+            }
+            t.borrow_mut().box_done = true;
+            std::future::pending::<()>().await;
+            Ok(())
+        }
+    });
+}
+
+/// The phone's round `sent`: one stream message and a burst of datagrams.
+fn send_round(link: &mut crate::drive::link::Link, sent: usize) -> Result<(), String> {
+    let msg = format!("m{sent}");
+    link.send(msg.as_bytes())?;
+    for j in 0..BURST_LEN {
+        let mut d = format!("d{sent}.{j}:").into_bytes();
+        d.resize(BURST_DATAGRAM_BYTES, b'.');
+        let _ = link.send_datagram(&d);
+    }
+    trace::record(PHONE, "app.send", msg);
+    Ok(())
+}
+
+/// The phone: a round a second until every echo is back, dialling again when a
+/// move lost the connection before its first echo; what it saw goes to the tally.
+async fn phone_echoes(seed: crate::world::seed::RunSeed, phone_moves: &[u64], outages_end: Duration, t: &Rc<RefCell<Tally>>) -> turmoil::Result {
+    let client = client_config(seed, PHONE);
+    let ep = QuicEndpoint::bind(PHONE, "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, PHONE, 0), None).await?;
+    let mut dialled_at = time::now().as_millis() as u64;
+    let mut link = match dial_through_moves(PHONE, &ep, &client, phone_moves, t).await {
+        Ok(l) => l,
+        Err(e) => {
+            t.borrow_mut().phone_lost = Some(e);
+            return Ok(());
+        }
+    };
+    let start = time::now();
+    let mut next_send = start;
+    // Give up only once every outage of the plan is over and QUIC's backed-off
+    // probes have had their chance: PATIENCE, not the 30 s idle timeout, since a
+    // connection that still hears its peer never idles out, and at 14 % loss and
+    // 430 ms round trips the doubled PTOs after a blackhole passed 25 s
+    // (corpus/fleet-migrate-lossy-backoff-past-25s.toml).
+    let mut give_up = (start + INTERVAL * ROUNDS as u32).max(outages_end) + PATIENCE;
+    let mut sent = 0;
+    while t.borrow().echoes.len() < ROUNDS {
+        if sent < ROUNDS && time::now() >= next_send {
+            send_round(&mut link, sent)?;
+            sent += 1;
+            next_send += INTERVAL;
+        }
+        let wake = if sent < ROUNDS { next_send.min(give_up) } else { give_up };
+        let ev = tokio::select! {
+            biased;
+            ev = link.recv() => ev,
+            _ = time::sleep_until(wake) => {
+                if time::now() >= give_up {
+                    t.borrow_mut().phone_lost = Some(format!("gave up with {} of {ROUNDS} echoes", t.borrow().echoes.len()));
+                    break;
+                }
+                continue;
             }
         };
-        let start = time::now();
-        let mut next_send = start;
-        // Give up only once every outage of the plan is over and QUIC's backed-off
-        // probes have had their chance: PATIENCE, not the 30 s idle timeout, since a
-        // connection that still hears its peer never idles out, and at 14 % loss and
-        // 430 ms round trips the doubled PTOs after a blackhole passed 25 s
-        // (corpus/fleet-migrate-lossy-backoff-past-25s.toml).
-        let mut give_up = (start + INTERVAL * ROUNDS as u32).max(outages_end) + PATIENCE;
-        let mut sent = 0;
-        while t.borrow().echoes.len() < ROUNDS {
-            if sent < ROUNDS && time::now() >= next_send {
-                let msg = format!("m{sent}");
-                link.send(msg.as_bytes())?;
-                for j in 0..BURST_LEN {
-                    let mut d = format!("d{sent}.{j}:").into_bytes();
-                    d.resize(BURST_DATAGRAM_BYTES, b'.');
-                    let _ = link.send_datagram(&d);
-                }
-                trace::record(PHONE, "app.send", msg);
-                sent += 1;
-                next_send += INTERVAL;
+        match ev {
+            LinkEvent::Message(m) => {
+                let m = String::from_utf8_lossy(&m).into_owned();
+                trace::record(PHONE, "app.echo", m.clone());
+                t.borrow_mut().echoes.push(m);
             }
-            let wake = if sent < ROUNDS { next_send.min(give_up) } else { give_up };
-            let ev = tokio::select! {
-                biased;
-                ev = link.recv() => ev,
-                _ = time::sleep_until(wake) => {
-                    if time::now() >= give_up {
-                        t.borrow_mut().phone_lost = Some(format!("gave up with {} of {ROUNDS} echoes", t.borrow().echoes.len()));
-                        break;
-                    }
-                    continue;
-                }
-            };
-            match ev {
-                LinkEvent::Message(m) => {
-                    let m = String::from_utf8_lossy(&m).into_owned();
-                    trace::record(PHONE, "app.echo", m.clone());
-                    t.borrow_mut().echoes.push(m);
-                }
-                LinkEvent::Datagram(_) => t.borrow_mut().datagrams_back += 1,
-                LinkEvent::Closed(c) => {
-                    // The client's handshake was done but not yet the server's (its
-                    // Finished lost) when the phone moved: the server drops packets
-                    // from a new address until it confirms the handshake (RFC 9000
-                    // section 9), and the connection dies before any echo
-                    // (corpus/fleet-migrate-move-before-confirmed.toml). The app dials
-                    // again; the laws count it.
-                    let now_ms = time::now().as_millis() as u64;
-                    let moved = phone_moves.iter().any(|m| (dialled_at..=now_ms).contains(m));
-                    if t.borrow().echoes.is_empty() && moved && t.borrow().redials < DIALS_MAX {
-                        trace::record(PHONE, "app.redial", format!("connection lost to a move before its first echo: {c:?}"));
-                        t.borrow_mut().redials += 1;
-                        dialled_at = now_ms;
-                        link = match dial_through_moves(PHONE, &ep, &client, &phone_moves, &t).await {
-                            Ok(l) => l,
-                            Err(e) => {
-                                t.borrow_mut().phone_lost = Some(e);
-                                break;
-                            }
-                        };
-                        sent = 0;
-                        next_send = time::now();
-                        give_up = give_up.max(next_send + INTERVAL * ROUNDS as u32 + PATIENCE);
-                        continue;
-                    }
+            LinkEvent::Datagram(_) => t.borrow_mut().datagrams_back += 1,
+            LinkEvent::Closed(c) => {
+                // The client's handshake was done but not yet the server's (its
+                // Finished lost) when the phone moved: the server drops packets
+                // from a new address until it confirms the handshake (RFC 9000
+                // section 9), and the connection dies before any echo
+                // (corpus/fleet-migrate-move-before-confirmed.toml). The app dials
+                // again; the laws count it.
+                let now_ms = time::now().as_millis() as u64;
+                let moved = phone_moves.iter().any(|m| (dialled_at..=now_ms).contains(m));
+                if !(t.borrow().echoes.is_empty() && moved && t.borrow().redials < DIALS_MAX) {
                     t.borrow_mut().phone_lost = Some(format!("closed: {c:?}"));
                     break;
                 }
+                trace::record(PHONE, "app.redial", format!("connection lost to a move before its first echo: {c:?}"));
+                t.borrow_mut().redials += 1;
+                dialled_at = now_ms;
+                link = match dial_through_moves(PHONE, &ep, &client, phone_moves, t).await {
+                    Ok(l) => l,
+                    Err(e) => {
+                        t.borrow_mut().phone_lost = Some(e);
+                        break;
+                    }
+                };
+                sent = 0;
+                next_send = time::now();
+                give_up = give_up.max(next_send + INTERVAL * ROUNDS as u32 + PATIENCE);
             }
         }
-        link.close(close::NORMAL, "done");
-        time::sleep(Duration::from_millis(200)).await;
-        Ok(())
-    });
+    }
+    link.close(close::NORMAL, "done");
+    time::sleep(Duration::from_millis(200)).await;
+    Ok(())
+}
 
-    let outcome = world.run();
-    let t = tally.borrow();
+/// The run's summary from the tally and the door's counters (recorded in the trace).
+fn summarize(t: &Tally, moves_planned: usize) -> FleetSummary {
     let door = t.door.clone().expect("the cloud started");
     door.record_counters("fleet.counters");
-    let summary = FleetSummary {
+    FleetSummary {
         accepted: t.accepted.clone(),
         echoes: t.echoes.clone(),
         datagrams_back: t.datagrams_back,
@@ -348,13 +384,13 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
         moves_planned,
         redials: t.redials,
         moved_handshakes: t.moved_handshakes,
-    };
+    }
+}
+
+/// The fleet's laws over a run's summary.
+fn judge_fleet(run: &FleetRun, s: &FleetSummary, outcome: &crate::world::RunOutcome) -> Vec<Check> {
     let expected: Vec<String> = (0..ROUNDS).map(|i| format!("m{i}")).collect();
     let clients = 1 + usize::from(run.with_box);
-    let s = &summary;
-    let moves = s.stats.moves.len() as u64;
-    let end_ms = outcome.sim_elapsed.as_millis() as u64;
-    let moves_swept = s.stats.moves.iter().filter(|m| m.at_ms + super::laws::spec::PIN_SWEEP_MS <= end_ms).count();
     let handshakes_ok = (clients + s.redials..=clients + s.redials + s.moved_handshakes).contains(&s.accepted.len());
     let whole = s.phone_lost.is_none() && s.echoes == expected;
     // A phone connection that idled out after the network lost every answer
@@ -388,9 +424,21 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
             detail: format!("{} reads differed from the datagram that arrived", s.stats.corrupt_reads),
         },
     ];
-    match run.routing {
+    checks.extend(routing_checks(run.routing, s, outcome.sim_elapsed.as_millis() as u64));
+    if !run.default_moves && s.moves_planned == 0 {
+        checks.push(still_check(s));
+    }
+    checks
+}
+
+/// The laws of the fleet's routing: forwarding then one pin a move, or (the kernel
+/// filter) nothing forwarded.
+fn routing_checks(routing: Routing, s: &FleetSummary, end_ms: u64) -> Vec<Check> {
+    let moves = s.stats.moves.len() as u64;
+    let moves_swept = s.stats.moves.iter().filter(|m| m.at_ms + super::laws::spec::PIN_SWEEP_MS <= end_ms).count();
+    match routing {
         Routing::Forward => {
-            checks.push(Check {
+            let pin = Check {
                 law: &laws::ONE_PIN_PER_MOVE,
                 // A move needs a sweep before the run ends to be pinned (a move seen
                 // in the run's last moments: corpus/fleet-still-move-at-the-end.toml).
@@ -399,10 +447,10 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
                     "{} pins for {moves} address changes, {moves_swept} with a sweep before the end ({} path reports)",
                     s.totals.pins_created, s.stats.path_reports
                 ),
-            });
+            };
             let late: Vec<u64> =
                 s.stats.forward_times_ms.iter().copied().filter(|&f| !s.stats.moves.iter().any(|m| m.at_ms <= f + 1 && f <= m.at_ms + SETTLE_MS)).collect();
-            checks.push(Check {
+            let stops = Check {
                 law: &laws::FORWARDING_STOPS_AFTER_PIN,
                 ok: late.is_empty(),
                 // Strays (stateless resets, retired ids) are not a client's packets
@@ -421,38 +469,37 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
                     late.first(),
                     s.stats.moves.iter().map(|m| m.at_ms).collect::<Vec<_>>()
                 ),
-            });
+            };
+            vec![pin, stops]
         }
-        Routing::KernelFilter => {
-            checks.push(Check {
-                law: &laws::KERNEL_FILTER_FORWARDS_NOTHING,
-                ok: s.totals.forwards_sent == 0 && s.totals.pins_created == 0,
-                detail: format!("{} forwards, {} pins", s.totals.forwards_sent, s.totals.pins_created),
-            });
-        }
+        Routing::KernelFilter => vec![Check {
+            law: &laws::KERNEL_FILTER_FORWARDS_NOTHING,
+            ok: s.totals.forwards_sent == 0 && s.totals.pins_created == 0,
+            detail: format!("{} forwards, {} pins", s.totals.forwards_sent, s.totals.pins_created),
+        }],
     }
-    if !run.default_moves && moves_planned == 0 {
-        checks.push(Check {
-            law: &laws::STILL_FLEET_QUIET,
-            // Strays are not the clients' packets: a client's stateless reset for
-            // a reordered packet to an id it retired is a short header of random
-            // bytes, routed by its random first byte, forwarded or dropped as
-            // stale (corpus/fleet-still-stateless-resets.toml). Nor are a stranger's
-            // (plan kind `strangers`): a packet carrying a client's id from an address
-            // no connection ever had is forwarded to the id's owner as SPEC section 5
-            // says, and dropped there. What a still fleet must not do is forward a
-            // client's packet (from a client's address) or pin anything.
-            ok: s.stats.forward_times_ms.is_empty() && s.stats.ended_forward_times_ms.is_empty() && s.totals.pins_created == 0 && s.stats.moves.is_empty(),
-            detail: format!(
-                "clients never moved: {} ({} forwards and the stale drops were strays, {} forwards from addresses no connection had)",
-                counters_short(&s.totals),
-                s.stats.stray_forward_times_ms.len(),
-                s.stats.forged_forward_times_ms.len()
-            ),
-        });
+}
+
+/// A fleet whose clients never moved forwards none of their packets and pins nothing.
+fn still_check(s: &FleetSummary) -> Check {
+    Check {
+        law: &laws::STILL_FLEET_QUIET,
+        // Strays are not the clients' packets: a client's stateless reset for
+        // a reordered packet to an id it retired is a short header of random
+        // bytes, routed by its random first byte, forwarded or dropped as
+        // stale (corpus/fleet-still-stateless-resets.toml). Nor are a stranger's
+        // (plan kind `strangers`): a packet carrying a client's id from an address
+        // no connection ever had is forwarded to the id's owner as SPEC section 5
+        // says, and dropped there. What a still fleet must not do is forward a
+        // client's packet (from a client's address) or pin anything.
+        ok: s.stats.forward_times_ms.is_empty() && s.stats.ended_forward_times_ms.is_empty() && s.totals.pins_created == 0 && s.stats.moves.is_empty(),
+        detail: format!(
+            "clients never moved: {} ({} forwards and the stale drops were strays, {} forwards from addresses no connection had)",
+            counters_short(&s.totals),
+            s.stats.stray_forward_times_ms.len(),
+            s.stats.forged_forward_times_ms.len()
+        ),
     }
-    drop(t);
-    (RunReport { outcome, checks }, summary)
 }
 
 fn counters_short(c: &Counters) -> String {
