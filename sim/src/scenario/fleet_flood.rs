@@ -24,13 +24,15 @@ use ftw_crypto::{crypto_provider, quic_client_config, ClientResumption, QuicTran
 use super::def::{judge, Check, RunReport, ScenarioDef};
 use super::laws;
 use crate::drive::build::{client_endpoint_config, cloud_door, fleet_config, FleetRun, FLEET_TARGET};
-use crate::drive::link::{accept_quic, dial_quic, LinkEvent};
+use crate::drive::fleet::{DoorStats, FleetDoor};
+use crate::drive::link::{accept_quic, dial_quic, Link, LinkEvent};
 use crate::drive::quic::QuicEndpoint;
 use crate::world::domain::{Domain, Kind};
 use crate::world::host::{addr, cloud_certs, sim_clock, Host};
 use crate::world::host::{BOX, CLOUD};
 use crate::world::plan::kind;
 use crate::world::plan::{FaultKind, TimedFault};
+use crate::world::seed::RunSeed;
 use crate::world::time;
 use crate::world::topology::{world_for, RunSpec, Topology};
 use crate::world::trace;
@@ -72,18 +74,11 @@ pub fn run(spec: &RunSpec) -> RunReport {
     run_with(spec, &FleetRun { reactor_count: FLOOD_REACTORS, default_moves: false, ..FleetRun::default() })
 }
 
-/// `fleet-pin-flood` on a fleet set up as `run` says (a test raises the ceiling
-/// to show the law fails).
-pub fn run_with(spec: &RunSpec, run: &FleetRun) -> RunReport {
-    let mut spec = spec.clone();
-    if spec.plan.faults.is_empty() {
-        spec.plan.faults = default_faults();
-    }
-    let run = run.shaped_by(&spec.plan);
-    let seed = spec.seed;
-    let last_round = ROUND_START + INTERVAL * ROUNDS as u32;
-    // The attack's windows on the crowd's leg.
-    let attacks: Rc<Vec<(Duration, Duration)>> = Rc::new(
+/// The attack's windows on the crowd's leg: (start, end) of each `forged_moves` on it.
+type Attacks = Rc<Vec<(Duration, Duration)>>;
+
+fn attacks_of(spec: &RunSpec) -> Attacks {
+    Rc::new(
         spec.plan
             .faults
             .iter()
@@ -94,16 +89,39 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> RunReport {
                 _ => None,
             })
             .collect(),
-    );
+    )
+}
+
+/// `fleet-pin-flood` on a fleet set up as `run` says (a test raises the ceiling
+/// to show the law fails).
+pub fn run_with(spec: &RunSpec, run: &FleetRun) -> RunReport {
+    let mut spec = spec.clone();
+    if spec.plan.faults.is_empty() {
+        spec.plan.faults = default_faults();
+    }
+    let run = run.shaped_by(&spec.plan);
+    let seed = spec.seed;
+    let last_round = ROUND_START + INTERVAL * ROUNDS as u32;
+    let attacks = attacks_of(&spec);
     let attack_end = attacks.iter().map(|w| w.1).max().unwrap_or_default();
     // A dial lost to the attack fails after QUIC's idle timeout; the client then
     // dials again and sends its rounds.
     let mut world = world_for(&spec, last_round.max(attack_end) + Duration::from_secs(30) * DIALS_MAX as u32 + GIVE_UP_AFTER + Duration::from_secs(30));
     Topology::build(&mut world, &spec.plan);
-    let cfg = fleet_config(seed, &spec, &run);
     let door_slot = Rc::new(RefCell::new(None));
+    host_stream_echo(&mut world, seed, fleet_config(seed, &spec, &run), &door_slot);
     let tally = Rc::new(RefCell::new(Tally { echoes: vec![0; CROWD], lost: Vec::new(), redials: 0 }));
+    let t = tally.clone();
+    world.client(BOX, addr::BOX, async move { crowd(seed, &t, &attacks, last_round).await });
+    let outcome = world.run();
+    let door = door_slot.borrow().clone().expect("the cloud started");
+    door.record_counters("fleet.counters");
+    let checks = judge_flood(&door.stats(), &tally.borrow());
+    RunReport { outcome, checks }
+}
 
+/// The cloud: the fleet's door, echoing every stream message.
+fn host_stream_echo(world: &mut crate::world::World, seed: RunSeed, cfg: ftw_fleet::FleetConfig, door_slot: &Rc<RefCell<Option<FleetDoor>>>) {
     let slot = door_slot.clone();
     world.host(CLOUD, addr::CLOUD, move || {
         let slot = slot.clone();
@@ -121,98 +139,106 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> RunReport {
             }
         }
     });
+}
 
-    let t = tally.clone();
-    world.client(BOX, addr::BOX, async move {
-        let rng = seed.crypto(BOX);
-        let provider = crypto_provider(&rng.sub("tls"));
-        let client = quic_client_config(
-            &provider,
-            &sim_clock(BOX),
-            &cloud_certs(),
-            ClientResumption::Disabled,
-            rng.sub_seed("quic/initial-dcid"),
-            &QuicTransportParams::default(),
-        );
-        let mut tasks = Vec::with_capacity(CROWD);
-        for i in 0..CROWD {
-            let ep = QuicEndpoint::bind(BOX, "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, BOX, i as u32), None).await?;
-            let (client, t, attacks) = (client.clone(), t.clone(), attacks.clone());
-            tasks.push(tokio::task::spawn_local(async move {
-                time::sleep(DIAL_SPACING * i as u32).await;
-                // A handshake is not a migration: a forged copy of a client's first
-                // Initial that arrives first makes the server's connection at the
-                // forged address, and the dial fails (an on-path attacker can always
-                // do that, RFC 9000 section 21.1). A client whose dial failed while the
-                // attack was on dials again, as an app would; the laws count it.
-                let mut dials = 0;
-                let mut link = loop {
-                    let from = time::now();
-                    dials += 1;
-                    match dial_quic(&ep, client.clone(), addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME, FLEET_TARGET).await {
-                        Ok(l) => break l,
-                        Err(e) => {
-                            let crossed = attacks.iter().any(|(a, b)| *a <= time::now() && from < *b);
-                            if crossed && dials < DIALS_MAX {
-                                trace::record(BOX, "app.redial", format!("client {i}: handshake lost under forged moves: {e:?}"));
-                                t.borrow_mut().redials += 1;
-                                continue;
-                            }
-                            t.borrow_mut().lost.push((i, format!("dial: {e:?}")));
-                            return;
-                        }
-                    }
-                };
-                let connected = time::now();
-                let give_up = last_round.max(connected + INTERVAL * ROUNDS as u32) + GIVE_UP_AFTER;
-                let mut next = ROUND_START;
-                let mut sent = 0;
-                while t.borrow().echoes[i] < ROUNDS {
-                    if sent < ROUNDS && time::now() >= next {
-                        if link.send(format!("c{i}.{sent}").as_bytes()).is_err() {
-                            break;
-                        }
-                        sent += 1;
-                        next += INTERVAL;
-                    }
-                    let wake = if sent < ROUNDS { next } else { give_up };
-                    let ev = tokio::select! {
-                        biased;
-                        ev = link.recv() => ev,
-                        () = time::sleep_until(wake) => {
-                            if time::now() >= give_up {
-                                // One borrow at a time (borrowing inside borrow_mut panicked once a client gave up).
-                                let echoes = t.borrow().echoes[i];
-                                t.borrow_mut().lost.push((i, format!("gave up with {echoes} of {ROUNDS} echoes")));
-                                break;
-                            }
-                            continue;
-                        }
-                    };
-                    match ev {
-                        LinkEvent::Message(_) => t.borrow_mut().echoes[i] += 1,
-                        LinkEvent::Datagram(_) => {}
-                        LinkEvent::Closed(c) => {
-                            t.borrow_mut().lost.push((i, format!("closed: {c:?}")));
-                            break;
-                        }
-                    }
+/// The crowd: `CROWD` clients behind the home NAT, each its own endpoint.
+async fn crowd(seed: RunSeed, t: &Rc<RefCell<Tally>>, attacks: &Attacks, last_round: Duration) -> turmoil::Result {
+    let rng = seed.crypto(BOX);
+    let provider = crypto_provider(&rng.sub("tls"));
+    let client = quic_client_config(
+        &provider,
+        &sim_clock(BOX),
+        &cloud_certs(),
+        ClientResumption::Disabled,
+        rng.sub_seed("quic/initial-dcid"),
+        &QuicTransportParams::default(),
+    );
+    let mut tasks = Vec::with_capacity(CROWD);
+    for i in 0..CROWD {
+        let ep = QuicEndpoint::bind(BOX, "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, BOX, i as u32), None).await?;
+        let (client, t, attacks) = (client.clone(), t.clone(), attacks.clone());
+        tasks.push(tokio::task::spawn_local(async move {
+            time::sleep(DIAL_SPACING * i as u32).await;
+            let Some(link) = dial_under_attack(i, &ep, &client, &t, &attacks).await else { return };
+            rounds(i, link, &t, last_round).await;
+        }));
+    }
+    for task in tasks {
+        let _ = task.await;
+    }
+    Ok(())
+}
+
+/// Client `i`'s dial. A handshake is not a migration: a forged copy of a client's
+/// first Initial that arrives first makes the server's connection at the forged
+/// address, and the dial fails (an on-path attacker can always do that, RFC 9000
+/// section 21.1). A client whose dial failed while the attack was on dials again,
+/// as an app would; the laws count it.
+async fn dial_under_attack(i: usize, ep: &QuicEndpoint, client: &quinn_proto::ClientConfig, t: &Rc<RefCell<Tally>>, attacks: &Attacks) -> Option<Link> {
+    let mut dials = 0;
+    loop {
+        let from = time::now();
+        dials += 1;
+        match dial_quic(ep, client.clone(), addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME, FLEET_TARGET).await {
+            Ok(l) => return Some(l),
+            Err(e) => {
+                let crossed = attacks.iter().any(|(a, b)| *a <= time::now() && from < *b);
+                if crossed && dials < DIALS_MAX {
+                    trace::record(BOX, "app.redial", format!("client {i}: handshake lost under forged moves: {e:?}"));
+                    t.borrow_mut().redials += 1;
+                    continue;
                 }
-                link.close(crate::drive::link::close::NORMAL, "done");
-                time::sleep(Duration::from_millis(200)).await;
-            }));
+                t.borrow_mut().lost.push((i, format!("dial: {e:?}")));
+                return None;
+            }
         }
-        for task in tasks {
-            let _ = task.await;
-        }
-        Ok(())
-    });
+    }
+}
 
-    let outcome = world.run();
-    let door = door_slot.borrow().clone().expect("the cloud started");
-    door.record_counters("fleet.counters");
-    let stats = door.stats();
-    let t = tally.borrow();
+/// Client `i`'s rounds: a message a second from `ROUND_START`, until every echo is
+/// back or it gives up.
+async fn rounds(i: usize, mut link: Link, t: &Rc<RefCell<Tally>>, last_round: Duration) {
+    let connected = time::now();
+    let give_up = last_round.max(connected + INTERVAL * ROUNDS as u32) + GIVE_UP_AFTER;
+    let mut next = ROUND_START;
+    let mut sent = 0;
+    while t.borrow().echoes[i] < ROUNDS {
+        if sent < ROUNDS && time::now() >= next {
+            if link.send(format!("c{i}.{sent}").as_bytes()).is_err() {
+                break;
+            }
+            sent += 1;
+            next += INTERVAL;
+        }
+        let wake = if sent < ROUNDS { next } else { give_up };
+        let ev = tokio::select! {
+            biased;
+            ev = link.recv() => ev,
+            () = time::sleep_until(wake) => {
+                if time::now() >= give_up {
+                    // One borrow at a time (borrowing inside borrow_mut panicked once a client gave up).
+                    let echoes = t.borrow().echoes[i];
+                    t.borrow_mut().lost.push((i, format!("gave up with {echoes} of {ROUNDS} echoes")));
+                    break;
+                }
+                continue;
+            }
+        };
+        match ev {
+            LinkEvent::Message(_) => t.borrow_mut().echoes[i] += 1,
+            LinkEvent::Datagram(_) => {}
+            LinkEvent::Closed(c) => {
+                t.borrow_mut().lost.push((i, format!("closed: {c:?}")));
+                break;
+            }
+        }
+    }
+    link.close(crate::drive::link::close::NORMAL, "done");
+    time::sleep(Duration::from_millis(200)).await;
+}
+
+/// The flood's two laws over the door's statistics and the crowd's tally.
+fn judge_flood(stats: &DoorStats, t: &Tally) -> Vec<Check> {
     let ceiling = super::laws::spec::PINS_PER_REACTOR_MAX;
     let pins_max = stats.pins_open_max.iter().copied().max().unwrap_or(0);
     // Connections that moved, per reactor: each holds at most one pin, so the
@@ -225,7 +251,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> RunReport {
     let complete = t.echoes.iter().filter(|&&n| n == ROUNDS).count();
     let accepted: u64 = stats.accepted_by_reactor.iter().sum();
     trace::record(CLOUD, "app.flood", format!("{} moves, pins open at most {:?}", stats.moves.len(), stats.pins_open_max));
-    let checks = vec![
+    vec![
         Check {
             law: &laws::PINS_WITHIN_CEILING,
             ok: pins_max <= ceiling && (pins_max == ceiling || moved_max <= ceiling),
@@ -247,8 +273,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> RunReport {
                 t.lost.iter().take(3).collect::<Vec<_>>()
             ),
         },
-    ];
-    RunReport { outcome, checks }
+    ]
 }
 
 /// `fleet-pin-flood`.
