@@ -9,6 +9,7 @@
 //! - [`reference`]: reference models in lockstep with the models.
 //! - [`rules`]: the rule table: every rule of the SPEC and the laws that check it.
 //! - [`corpus`]: failures and hard cases kept as data.
+//! - [`triage`]: failures grouped by signature across shards and nights.
 
 pub mod capture;
 pub mod catch;
@@ -24,3 +25,4 @@ pub mod reference;
 pub mod rules;
 pub mod strategy;
 pub mod timeline;
+pub mod triage;

@@ -124,10 +124,9 @@ pub fn main(a: Args) -> ExitCode {
     }
     for f in &summary.failures {
         let hash = f.hash.as_deref().map(|h| format!(" (trace hash {})", &h[..16])).unwrap_or_default();
-        eprintln!("ftwsim: {} {} seed {} failed{hash}; replay with: {}", f.scenario, f.property, f.seed, f.replay);
+        eprintln!("ftwsim: {} seed {} failed{hash}; replay with: {}", f.signature, f.seed, f.replay);
         if let Some(p) = &f.pcap {
-            let cloud = std::path::Path::new(p).with_extension("cloud.pcapng");
-            eprintln!("ftwsim: its packets: tshark -r {p}   (QUIC decrypted, the cloud's link: tshark -r {})", cloud.display());
+            eprintln!("ftwsim: its packets: {}", crate::capture::open_hint(std::path::Path::new(p)));
         }
     }
     ExitCode::from(1)
