@@ -80,7 +80,7 @@ pub struct Found {
 }
 
 /// What `ftwsim fuzz --json` prints; `ftwsim triage` reads it back.
-#[derive(Debug, Serialize, Deserialize)]
+#[derive(Clone, Debug, Serialize, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct Summary {
     pub cases: u64,

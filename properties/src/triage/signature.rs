@@ -121,7 +121,9 @@ pub fn step_kind(step: &Step) -> String {
 }
 
 /// The leading chain of type names in a derived `Debug` rendering: a name,
-/// then `(` or ` { field: ` and the next name, until a value.
+/// then `(` and the next name, until a value. A journal's wrapper struct
+/// (`LifeStep { .. }`, a name ending in `Step`) is looked into: its first field
+/// whose value is a named type continues the chain.
 fn type_path(debug: &str) -> String {
     let mut rest = debug;
     let mut names = Vec::new();
@@ -135,8 +137,8 @@ fn type_path(debug: &str) -> String {
         rest = &rest[len..];
         if let Some(r) = rest.strip_prefix('(') {
             rest = r;
-        } else if let Some(r) = rest.strip_prefix(" { ") {
-            let Some((_, value)) = r.split_once(": ") else { break };
+        } else if let Some(r) = rest.strip_prefix(" { ").filter(|_| name.ends_with("Step")) {
+            let Some(value) = first_named_field(r) else { break };
             rest = value;
         } else {
             break;
@@ -149,6 +151,32 @@ fn type_path(debug: &str) -> String {
     }
 }
 
+/// In the fields of a struct (`a: 1, b: Name(..), ..}`), the first value that
+/// begins with a type name, and what follows it.
+fn first_named_field(fields: &str) -> Option<&str> {
+    let mut depth = 0usize;
+    let mut in_str = false;
+    let mut prev = ' ';
+    for (i, c) in fields.char_indices() {
+        match c {
+            '"' if prev != '\\' => in_str = !in_str,
+            _ if in_str => {}
+            '(' | '[' | '{' => depth += 1,
+            ')' | ']' | '}' if depth == 0 => return None,
+            ')' | ']' | '}' => depth -= 1,
+            ':' if depth == 0 => {
+                let value = fields[i + 1..].trim_start();
+                if value.starts_with(|c: char| c.is_ascii_uppercase()) {
+                    return Some(value);
+                }
+            }
+            _ => {}
+        }
+        prev = c;
+    }
+    None
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -157,6 +185,8 @@ mod tests {
     fn a_step_kind_is_its_type_path_never_a_value() {
         assert_eq!(type_path("Fleet(Event(StaleDrop { reactor: ReactorId(2), bytes: 40 }))"), "Fleet.Event.StaleDrop");
         assert_eq!(type_path("Life(LifeStep { event: Background { now_ms: 0 }, asks: [] })"), "Life.LifeStep.Background");
+        assert_eq!(type_path("Race(RaceStep { instance: 0, what: Dialed { at: \"x: Y\", n: [1] } })"), "Race.RaceStep.Dialed");
+        assert_eq!(type_path("Race(RaceStep { instance: 0, note: \"a: B\" })"), "Race.RaceStep");
         assert_eq!(type_path("Nat(Mapped(\"x\"))"), "Nat.Mapped");
         assert_eq!(type_path("Wire(Open { ok: true })"), "Wire.Open");
         assert_eq!(type_path("A(B(C(D(E(F)))))"), "A.B.C.D");
