@@ -20,7 +20,8 @@ pub struct Files {
     pub entry: Option<String>,
     pub timeline: Option<String>,
     pub trace: Option<String>,
-    pub pcaps: Vec<String>,
+    /// (link, the vantage point's name: `cloud`, `phone`, `nat`).
+    pub pcaps: Vec<(String, String)>,
 }
 
 /// Copy `from` into `dir/entries/` under its own name; the page's link to it.
@@ -57,8 +58,12 @@ fn gather(dir: &Path, m: &Smallest) -> Result<Files, String> {
     let entry = corpus::load(&path)?;
     let pcap = path.with_extension("pcapng");
     let mut pcaps = Vec::new();
-    for p in std::iter::once(pcap.clone()).chain(crate::capture::link_files_beside(&pcap)) {
-        pcaps.extend(copy_in(dir, &p)?);
+    if let Some(href) = copy_in(dir, &pcap)? {
+        pcaps.push((href, crate::capture::MAIN_LINK.to_string()));
+    }
+    for p in crate::capture::link_files_beside(&pcap) {
+        let name = p.file_stem().and_then(|s| std::path::Path::new(s).extension()).map_or(String::new(), |n| n.to_string_lossy().into_owned());
+        pcaps.extend(copy_in(dir, &p)?.map(|href| (href, name)));
     }
     Ok(Files { entry: copy_in(dir, &path)?, timeline: Some(timeline_of(dir, &entry)?), trace: copy_in(dir, &corpus::trace_beside(&path))?, pcaps })
 }

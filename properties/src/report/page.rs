@@ -65,8 +65,9 @@ fn signature_row(r: &SignatureRow, f: &Files) -> String {
         ),
         None => ("no entry".into(), String::new()),
     };
-    let pcaps: Vec<String> = f.pcaps.iter().map(|p| link(&Some(p.clone()), p.rsplit('/').next().unwrap_or(p))).collect();
-    let links = [link(&f.entry, "entry"), link(&f.timeline, "timeline"), link(&f.trace, "trace"), pcaps.join(" ")]
+    let pcaps: Vec<String> = f.pcaps.iter().map(|(href, name)| link(&Some(href.clone()), name)).collect();
+    let pcaps = if pcaps.is_empty() { String::new() } else { format!("pcapng: {}", pcaps.join(" ")) };
+    let links = [link(&f.entry, "entry"), link(&f.timeline, "timeline"), link(&f.trace, "trace"), pcaps]
         .into_iter()
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()

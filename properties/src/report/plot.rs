@@ -10,7 +10,7 @@ const BAR_PX_MAX: f64 = 420.0;
 const BAR_ROW_PX: f64 = 20.0;
 const LABEL_PX: f64 = 200.0;
 const PLOT_W_PX: f64 = 640.0;
-const PLOT_H_PX: f64 = 240.0;
+const PLOT_H_PX: f64 = 260.0;
 const MARGIN_PX: f64 = 44.0;
 /// One colour a shard, in turn.
 const COLOURS: &[&str] = &["#2a6fdb", "#d9480f", "#2b8a3e", "#862e9c", "#e67700", "#0b7285", "#c2255c", "#5c940d"];
@@ -47,7 +47,7 @@ fn axes(s: &mut String, x_max: f64, y_max: usize) {
     let (x0, y0) = (MARGIN_PX, PLOT_H_PX - MARGIN_PX);
     let _ = write!(
         s,
-        r##"<line x1="{x0}" y1="{y0}" x2="{:.0}" y2="{y0}" stroke="#444"/><line x1="{x0}" y1="{y0}" x2="{x0}" y2="12" stroke="#444"/><text x="{x0}" y="{:.0}" font-size="11">0</text><text x="{:.0}" y="{:.0}" font-size="11" text-anchor="end">{x_max:.0} s (wall)</text><text x="{:.0}" y="16" font-size="11" text-anchor="end">{y_max}</text><text x="{:.0}" y="26" font-size="11">fault and decision kinds reached</text>"##,
+        r##"<line x1="{x0}" y1="{y0}" x2="{:.0}" y2="{y0}" stroke="#444"/><line x1="{x0}" y1="{y0}" x2="{x0}" y2="12" stroke="#444"/><text x="{x0}" y="{:.0}" font-size="11">0</text><text x="{:.0}" y="{:.0}" font-size="11" text-anchor="end">{x_max:.1} s (wall)</text><text x="{:.0}" y="16" font-size="11" text-anchor="end">{y_max}</text><text x="{:.0}" y="10" font-size="11">fault and decision kinds reached</text>"##,
         PLOT_W_PX - 10.0,
         y0 + 14.0,
         PLOT_W_PX - 10.0,
