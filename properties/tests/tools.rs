@@ -97,12 +97,6 @@ fn files_written(stderr: &str) -> Vec<(PathBuf, usize)> {
     files
 }
 
-fn run_capture(args: &[&str], pcap: &Path) -> (usize, String) {
-    let (files, out) = run_captures(args, pcap);
-    assert_eq!(files[0].0, pcap, "FILE is named first");
-    (files[0].1, out)
-}
-
 /// `ftwsim run ARGS --pcap FILE`: every file written (FILE first) and stdout.
 fn run_captures(args: &[&str], pcap: &Path) -> (Vec<(PathBuf, usize)>, String) {
     let mut all = vec!["run"];
