@@ -6,6 +6,8 @@
 //! switches = []                # bug switches on
 //! expect = "pass"              # or "fails <property>"
 //! note = "why this entry exists"
+//! reason = "step Fleet.Event.StaleDrop"  # optional, with `fails`: the failure's typed reason
+//!                              # (`law`, `step <Kind.Path>`, `event <kind>`; triage::signature)
 //! [plan.phone]                 # the concrete fault plan (ftw_sim::world::plan::FaultPlan)
 //! loss_pct = 5.0
 //! [[plan.faults]]

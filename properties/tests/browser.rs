@@ -87,16 +87,19 @@ fn the_report_and_a_timeline_render_headless_without_console_errors() {
     let browser = chromium();
     let work = artifacts();
     let (out_dir, report) = (work.join("found"), work.join("report"));
-    let args = ["fuzz", "--cases", "4", "--scenario", "fleet-migrate", "--switch", "no-routing", "--seed-from", "300", "--out", s(&out_dir), "--report", s(&report)];
+    let args =
+        ["fuzz", "--cases", "4", "--scenario", "fleet-migrate", "--switch", "no-routing", "--seed-from", "300", "--out", s(&out_dir), "--report", s(&report)];
     let (code, out, err) = ftwsim(&args);
     assert_eq!(code, 1, "the planted bug is found: {out}{err}");
     let page = report.join("index.html");
     let key = ["data-ready=\"1\"", "id=\"signature-table\"", "Fleet.Event.StaleDrop", "id=\"growth-plot\"", "class=\"growth-line\""];
-    let more = ["id=\"scenario-bars\"", "id=\"fault-kinds\"", "id=\"decision-kinds\"", "id=\"determinism\"", "id=\"sessions\"", ".timeline.html\">timeline</a>"];
+    let more =
+        ["id=\"scenario-bars\"", "id=\"fault-kinds\"", "id=\"decision-kinds\"", "id=\"determinism\"", "id=\"sessions\"", ".timeline.html\">timeline</a>"];
     check(&browser, &work, &page, &[&key[..], &more[..]].concat(), &work.join("report.png"));
 
     // The run's timeline (`ftwsim run --timeline`), as linked from the page.
-    let timeline = std::fs::read_dir(report.join("entries")).expect("entries").filter_map(|e| e.ok().map(|e| e.path())).find(|p| s(p).ends_with(".timeline.html"));
+    let timeline =
+        std::fs::read_dir(report.join("entries")).expect("entries").filter_map(|e| e.ok().map(|e| e.path())).find(|p| s(p).ends_with(".timeline.html"));
     let timeline = timeline.expect("the signature's timeline beside the page");
     check(&browser, &work, &timeline, &["<svg", "fleet-migrate seed"], &work.join("timeline.png"));
 

@@ -12,7 +12,7 @@ const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#
 table{border-collapse:collapse;margin:6px 0}td,th{border:1px solid #ccc;padding:3px 8px;text-align:left;vertical-align:top}\
 th{background:#f1f3f5;cursor:default}td.n{text-align:right}code{background:#f6f6f6;padding:1px 3px}\
 .new{background:#d9480f;color:#fff;padding:1px 6px;border-radius:3px}.known{background:#868e96;color:#fff;padding:1px 6px;border-radius:3px}\
-.warn{color:#c92a2a}.totals span{margin-right:18px}";
+.warn{color:#c92a2a}.totals span{margin-right:18px}.pair{display:flex;gap:32px;align-items:flex-start;flex-wrap:wrap}";
 
 /// Sorts a table by a clicked header (numbers as numbers); marks the page ready.
 const SCRIPT: &str = "(function(){var t=document.getElementById('signature-table');if(t){var hs=t.querySelectorAll('th');\
@@ -99,7 +99,7 @@ fn signatures(t: &Triage, files: &[Files]) -> String {
 
 fn scenarios(t: &Triage) -> String {
     let mut s = String::from(
-        "<h2>Cases per scenario</h2>\n<section id=\"scenarios\">\n<table><thead><tr><th>scenario</th><th>cases</th><th>wall s</th></tr></thead><tbody>\n",
+        "<h2>Cases per scenario</h2>\n<section id=\"scenarios\" class=\"pair\">\n<table><thead><tr><th>scenario</th><th>cases</th><th>wall s</th></tr></thead><tbody>\n",
     );
     for p in &t.per_scenario {
         let _ = writeln!(s, "<tr><td>{}</td><td class=\"n\">{}</td><td class=\"n\">{:.1}</td></tr>", esc(&p.scenario), p.cases, p.wall_s);
@@ -117,17 +117,17 @@ fn coverage(t: &Triage) -> String {
     let mut s = String::from("<h2>Coverage</h2>\n<section id=\"coverage\">\n<h3>New coverage over time</h3>\n");
     let lines: Vec<(String, Vec<crate::coverage::Growth>)> = t.shards.iter().map(|r| (format!("{} (shard {})", r.source, r.shard), r.growth.clone())).collect();
     s.push_str(&plot::growth("growth-plot", &lines));
-    s.push_str("\n<h3>Fault kinds</h3>\n<table id=\"fault-kinds\"><thead><tr><th>fault kind</th><th>cases</th></tr></thead><tbody>\n");
+    s.push_str("\n<div class=\"pair\"><div><h3>Fault kinds</h3>\n<table id=\"fault-kinds\"><thead><tr><th>fault kind</th><th>cases</th></tr></thead><tbody>\n");
     for (k, n) in &c.faults {
         let _ = writeln!(s, "<tr><td><code>{}</code></td><td class=\"n\">{n}</td></tr>", esc(k));
     }
     s.push_str(
-        "</tbody></table>\n<h3>Decision kinds</h3>\n<table id=\"decision-kinds\"><thead><tr><th>kind</th><th>events</th><th>cases</th></tr></thead><tbody>\n",
+        "</tbody></table></div>\n<div><h3>Decision kinds</h3>\n<table id=\"decision-kinds\"><thead><tr><th>kind</th><th>events</th><th>cases</th></tr></thead><tbody>\n",
     );
     for (k, n) in c.kinds.iter().chain(&c.narrowed) {
         let _ = writeln!(s, "<tr><td><code>{}</code></td><td class=\"n\">{}</td><td class=\"n\">{}</td></tr>", esc(k), n.events, n.cases);
     }
-    s.push_str("</tbody></table>\n");
+    s.push_str("</tbody></table></div></div>\n");
     for w in &t.warnings {
         let _ = writeln!(s, "<p class=\"warn\">{}</p>", esc(w));
     }

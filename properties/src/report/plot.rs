@@ -6,7 +6,7 @@ use std::fmt::Write as _;
 use crate::coverage::Growth;
 use crate::timeline::esc;
 
-const BAR_PX_MAX: f64 = 420.0;
+const BAR_PX_MAX: f64 = 300.0;
 const BAR_ROW_PX: f64 = 20.0;
 const LABEL_PX: f64 = 200.0;
 const PLOT_W_PX: f64 = 640.0;
