@@ -12,6 +12,7 @@ const LABEL_PX: f64 = 200.0;
 const PLOT_W_PX: f64 = 640.0;
 const PLOT_H_PX: f64 = 260.0;
 const MARGIN_PX: f64 = 44.0;
+const LEGEND_ROW_PX: f64 = 14.0;
 /// One colour a shard, in turn.
 const COLOURS: &[&str] = &["#2a6fdb", "#d9480f", "#2b8a3e", "#862e9c", "#e67700", "#0b7285", "#c2255c", "#5c940d"];
 
@@ -57,15 +58,17 @@ fn axes(s: &mut String, x_max: f64, y_max: usize) {
     );
 }
 
-/// New coverage over wall time: a step line a shard (`(label, points)`).
-pub fn growth(id: &str, shards: &[(String, Vec<Growth>)]) -> String {
-    let x_max = shards.iter().flat_map(|(_, g)| g.iter().map(|p| p.wall_s)).fold(0.0, f64::max).max(1e-9);
-    let y_max = shards.iter().flat_map(|(_, g)| g.iter().map(|p| p.keys)).max().unwrap_or(0).max(1);
+/// New coverage over wall time: a step line a shard (`(label, its wall
+/// seconds, points)`), each drawn on to its shard's end; the labels below.
+pub fn growth(id: &str, shards: &[(String, f64, Vec<Growth>)]) -> String {
+    let x_max = shards.iter().flat_map(|(_, end, g)| g.iter().map(|p| p.wall_s).chain([*end])).fold(0.0, f64::max).max(1e-9);
+    let y_max = shards.iter().flat_map(|(_, _, g)| g.iter().map(|p| p.keys)).max().unwrap_or(0).max(1);
     let x = |t: f64| MARGIN_PX + t / x_max * (PLOT_W_PX - MARGIN_PX - 10.0);
     let y = |k: usize| (PLOT_H_PX - MARGIN_PX) - k as f64 / y_max as f64 * (PLOT_H_PX - MARGIN_PX - 12.0);
-    let mut s = format!(r#"<svg id="{id}" xmlns="http://www.w3.org/2000/svg" width="{PLOT_W_PX}" height="{PLOT_H_PX}" role="img">"#);
+    let height = PLOT_H_PX + LEGEND_ROW_PX * shards.len() as f64;
+    let mut s = format!(r#"<svg id="{id}" xmlns="http://www.w3.org/2000/svg" width="{PLOT_W_PX}" height="{height}" role="img">"#);
     axes(&mut s, x_max, y_max);
-    for (i, (label, points)) in shards.iter().enumerate() {
+    for (i, (label, end, points)) in shards.iter().enumerate() {
         let colour = COLOURS[i % COLOURS.len()];
         let mut d = String::new();
         let mut last = 0;
@@ -73,13 +76,12 @@ pub fn growth(id: &str, shards: &[(String, Vec<Growth>)]) -> String {
             let _ = write!(d, "{}{:.1},{:.1} L{:.1},{:.1} ", if d.is_empty() { "M" } else { "L" }, x(p.wall_s), y(last), x(p.wall_s), y(p.keys));
             last = p.keys;
         }
-        let _ = write!(d, "L{:.1},{:.1}", x(x_max), y(last));
+        let _ = write!(d, "L{:.1},{:.1}", x(*end), y(last));
         let _ = write!(
             s,
-            r#"<path class="growth-line" d="{d}" fill="none" stroke="{colour}" stroke-width="2"><title>{}</title></path><text x="{:.0}" y="{:.0}" font-size="11" fill="{colour}">{}</text>"#,
+            r#"<path class="growth-line" d="{d}" fill="none" stroke="{colour}" stroke-width="2"><title>{}</title></path><text x="{MARGIN_PX}" y="{:.0}" font-size="11" fill="{colour}">— {}</text>"#,
             esc(label),
-            MARGIN_PX + 8.0,
-            PLOT_H_PX - 8.0 - 12.0 * (shards.len() - 1 - i) as f64,
+            PLOT_H_PX + LEGEND_ROW_PX * i as f64,
             esc(label)
         );
     }
@@ -94,9 +96,10 @@ mod tests {
     #[test]
     fn a_step_line_a_shard_and_labels_escaped() {
         let g = |case, wall_s, keys| Growth { case, wall_s, keys };
-        let svg = growth("g", &[("a<b".into(), vec![g(0, 0.0, 5), g(9, 2.0, 8)]), ("c".into(), vec![g(0, 0.5, 3)])]);
+        let svg = growth("g", &[("a<b".into(), 3.0, vec![g(0, 0.0, 5), g(9, 2.0, 8)]), ("c".into(), 1.0, vec![g(0, 0.5, 3)])]);
         assert_eq!(svg.matches("class=\"growth-line\"").count(), 2);
         assert!(svg.contains("a&lt;b") && !svg.contains("a<b"));
+        assert!(svg.contains("3.0 s (wall)"), "the axis runs to the longest shard's end");
         let b = bars("b", &[("x".into(), 2.0, "2 cases".into()), ("y".into(), 1.0, "1 case".into())]);
         assert_eq!(b.matches("<rect").count(), 2);
     }
