@@ -24,7 +24,7 @@ document.body.setAttribute('data-ready','1');})();";
 /// The whole page.
 pub fn render(t: &Triage, files: &[Files], title: &str) -> String {
     let mut s = format!("<!doctype html>\n<html lang=\"en\"><head><meta charset=\"utf-8\"><title>{}</title><style>{STYLE}</style></head><body>\n", esc(title));
-    let _ = write!(s, "<h1 id=\"title\">{}</h1>\n", esc(title));
+    let _ = writeln!(s, "<h1 id=\"title\">{}</h1>", esc(title));
     s.push_str(&totals(t));
     s.push_str(&signatures(t, files));
     s.push_str(&scenarios(t));
