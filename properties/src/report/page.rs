@@ -115,7 +115,8 @@ fn scenarios(t: &Triage) -> String {
 fn coverage(t: &Triage) -> String {
     let c = &t.coverage;
     let mut s = String::from("<h2>Coverage</h2>\n<section id=\"coverage\">\n<h3>New coverage over time</h3>\n");
-    let lines: Vec<(String, f64, Vec<crate::coverage::Growth>)> = t.shards.iter().map(|r| (format!("{} (shard {})", r.source, r.shard), r.wall_s, r.growth.clone())).collect();
+    let lines: Vec<(String, f64, Vec<crate::coverage::Growth>)> =
+        t.shards.iter().map(|r| (format!("{} (shard {})", r.source, r.shard), r.wall_s, r.growth.clone())).collect();
     s.push_str(&plot::growth("growth-plot", &lines));
     s.push_str("\n<div class=\"pair\"><div><h3>Fault kinds</h3>\n<table id=\"fault-kinds\"><thead><tr><th>fault kind</th><th>cases</th></tr></thead><tbody>\n");
     for (k, n) in &c.faults {
