@@ -104,7 +104,7 @@ pub fn read_summary(path: &Path) -> Result<Shard, String> {
 /// the field a type error is about (serde names missing and unknown ones itself).
 fn field_at(text: &str, line: usize, col: usize) -> Option<String> {
     let start: usize = text.split_inclusive('\n').take(line.saturating_sub(1)).map(str::len).sum();
-    let upto = &text[..(start + col).min(text.len())];
+    let upto = text.get(..(start + col).min(text.len()))?;
     let colon = upto.rfind("\":")?;
     let open = upto[..colon].rfind('"')?;
     Some(upto[open + 1..colon].to_string())
