@@ -6,6 +6,8 @@
 //! switches = []                # bug switches on
 //! expect = "pass"              # or "fails <property>"
 //! note = "why this entry exists"
+//! reason = "step Fleet.Event.StaleDrop"  # optional, with `fails`: the failure's typed reason
+//!                              # (`law`, `step <Kind.Path>`, `event <kind>`; triage::signature)
 //! [plan.phone]                 # the concrete fault plan (ftw_sim::world::plan::FaultPlan)
 //! loss_pct = 5.0
 //! [[plan.faults]]
@@ -25,6 +27,8 @@ use ftw_sim::world::switch::Switches;
 use ftw_sim::world::topology::RunSpec;
 use ftw_sim::{parse_seed, RunSeed};
 use serde::{Deserialize, Serialize};
+
+use crate::triage::signature::Reason;
 
 /// What an entry expects.
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -69,6 +73,10 @@ struct RawEntry {
     expect: String,
     #[serde(default)]
     note: String,
+    /// Why its law failed, as a typed kind (`law`, `step <Kind.Path>`, `event
+    /// <kind>`): with `scenario` and `expect`, the failure's signature (issue 38).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    reason: Option<String>,
     #[serde(default)]
     plan: FaultPlan,
     /// What the entry's run produced when it was written or last recorded
@@ -125,6 +133,8 @@ pub struct Entry {
     pub expect: Expect,
     pub note: String,
     pub recorded: Option<Recorded>,
+    /// The failure's typed reason, as the fuzzer wrote it (None: not written).
+    pub reason: Option<Reason>,
 }
 
 /// Read and check one entry; errors name the file, the field and the value.
@@ -149,17 +159,22 @@ pub fn load(path: &Path) -> Result<Entry, String> {
             return Err(format!("{p}: field `recorded.hash` = {:?}: must be 64 hex digits (a SHA-256)", r.hash));
         }
     }
-    Ok(Entry { path: path.to_path_buf(), spec, expect, note: raw.note, recorded: raw.recorded })
+    let reason = raw.reason.as_deref().map(Reason::parse).transpose().map_err(|e| format!("{p}: field `reason`: {e}"))?;
+    if reason.is_some() && expect == Expect::Pass {
+        return Err(format!("{p}: field `reason`: an entry that expects \"pass\" has no failure to give a reason for"));
+    }
+    Ok(Entry { path: path.to_path_buf(), spec, expect, note: raw.note, recorded: raw.recorded, reason })
 }
 
 /// Render an entry as TOML (for new failures).
-pub fn render(spec: &RunSpec, expect: &Expect, note: &str, recorded: Option<Recorded>) -> String {
+pub fn render(spec: &RunSpec, expect: &Expect, note: &str, reason: Option<&Reason>, recorded: Option<Recorded>) -> String {
     let raw = RawEntry {
         scenario: spec.scenario.clone(),
         seed: if spec.seed.0 <= i64::MAX as u64 { toml::Value::Integer(spec.seed.0 as i64) } else { toml::Value::String(format!("{:#x}", spec.seed.0)) },
         switches: spec.switches.names().into_iter().map(String::from).collect(),
         expect: expect.render(),
         note: note.to_string(),
+        reason: reason.map(Reason::to_string),
         plan: spec.plan.clone(),
         recorded: None,
     };

@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
 /// An interesting event: its kind, optionally narrowed to one typed decision
 /// (the tag a model's enum names it by, counted with `trace::tag`; never a
@@ -50,16 +50,31 @@ const fn narrowed(kind: &'static str, word: &'static str, about: &'static str) -
 }
 
 /// Counts over a session.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Coverage {
     pub cases: u64,
     /// kind -> (events, cases it happened in).
     pub kinds: BTreeMap<String, KindCount>,
     /// Expected entries with a detail word: "kind~word" -> counts.
     pub narrowed: BTreeMap<String, KindCount>,
+    /// Fault kind (`strategy::Kind`) -> the cases whose plan used it.
+    #[serde(default)]
+    pub faults: BTreeMap<String, u64>,
 }
 
-#[derive(Clone, Debug, Default, Serialize, PartialEq, Eq)]
+/// A point of the coverage's growth: after `case` cases (and `wall_s` seconds),
+/// `keys` fault kinds and decision kinds had happened.
+#[derive(Clone, Copy, Debug, PartialEq, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Growth {
+    pub case: u64,
+    pub wall_s: f64,
+    pub keys: usize,
+}
+
+#[derive(Clone, Debug, Default, Serialize, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields)]
 pub struct KindCount {
     pub events: u64,
     pub cases: u64,
@@ -83,6 +98,33 @@ impl Coverage {
                 c.events += n;
                 c.cases += 1;
             }
+        }
+    }
+
+    /// Count one case's fault kinds (the kinds its plan used).
+    pub fn add_faults(&mut self, kinds: &[&str]) {
+        for k in kinds {
+            *self.faults.entry(k.to_string()).or_default() += 1;
+        }
+    }
+
+    /// How many fault kinds and decision kinds (event kinds, typed decisions) happened.
+    pub fn keys(&self) -> usize {
+        self.faults.len() + self.kinds.len() + self.narrowed.len()
+    }
+
+    /// Add another session's counts (shards or nights merged).
+    pub fn merge(&mut self, other: &Coverage) {
+        self.cases += other.cases;
+        for (mine, theirs) in [(&mut self.kinds, &other.kinds), (&mut self.narrowed, &other.narrowed)] {
+            for (k, c) in theirs {
+                let m = mine.entry(k.clone()).or_default();
+                m.events += c.events;
+                m.cases += c.cases;
+            }
+        }
+        for (k, n) in &other.faults {
+            *self.faults.entry(k.clone()).or_default() += n;
         }
     }
 

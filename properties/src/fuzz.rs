@@ -15,11 +15,12 @@ use std::time::{Duration, Instant};
 use ftw_sim::scenario::{self, Verdict};
 use ftw_sim::world::switch::Switches;
 use ftw_sim::RunSeed;
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 
-use crate::coverage::Coverage;
+use crate::coverage::{Coverage, Growth};
 use crate::harness::{self, only_property, run_command, Check, Failure};
 use crate::strategy::draw;
+use crate::triage::signature::{self, Signature};
 
 /// When to stop.
 #[derive(Clone, Copy, Debug)]
@@ -50,18 +51,23 @@ pub struct FuzzOpts {
     pub first_only: bool,
 }
 
-/// One failure found.
-#[derive(Clone, Debug, Serialize)]
+/// One failure found: the lowest case of its signature.
+#[derive(Clone, Debug, Serialize, Deserialize)]
 pub struct Found {
+    /// Scenario, law and typed reason: one failure a signature.
+    pub signature: Signature,
     pub scenario: String,
     pub seed: u64,
     pub property: String,
     pub detail: String,
     pub entry: Option<String>,
-    /// The shrunk run's pcapng beside the entry.
+    /// The shrunk run's pcapng beside the entry (the cloud's link).
     pub pcap: Option<String>,
+    /// Its other links' files beside it (`<entry>.<link>.pcapng`).
+    #[serde(default)]
+    pub pcap_links: Vec<String>,
     pub replay: String,
-    /// Cases of the same scenario and property after this one (not shrunk again).
+    /// Cases of the same signature after this one (not shrunk again).
     pub repeats: u64,
     /// The case number of the first find, and the wall time from the start of
     /// fuzzing to it (before shrinking): the time to first catch.
@@ -73,13 +79,18 @@ pub struct Found {
     pub message: String,
 }
 
-#[derive(Debug, Serialize)]
+/// What `ftwsim fuzz --json` prints; `ftwsim triage` reads it back.
+#[derive(Clone, Debug, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct Summary {
     pub cases: u64,
     pub shard: String,
     pub seeds: String,
     pub scenarios: Vec<String>,
+    /// One a signature, in the order found.
     pub failures: Vec<Found>,
+    /// Per signature (`scenario law reason`): the cases that failed with it.
+    pub signatures: BTreeMap<String, u64>,
     pub determinism_checks: u64,
     /// Per law: the cases that passed it without judging all its rules (too few
     /// datagrams or draws for a rate or a mean: issue 32).
@@ -89,6 +100,8 @@ pub struct Summary {
     pub wall_s: f64,
     /// Cases and wall time each scenario got.
     pub per_scenario: Vec<ScenarioShare>,
+    /// Each time the cases reached a fault kind or decision kind none had before.
+    pub growth: Vec<Growth>,
 }
 
 /// Parse `I/N` (0-based I).
@@ -105,19 +118,21 @@ pub fn parse_shard(s: &str) -> Result<(u64, u64), String> {
 struct Shared {
     coverage: Coverage,
     failures: Vec<(u64, Found)>,
-    /// Per (scenario, property): the lowest case number that failed so far. The
+    /// Per signature: the lowest case number that failed so far. The
     /// failure kept is always that case's, so the summary does not depend on
     /// `--jobs` or on which worker finished first (issue 19 section 2).
-    seen: BTreeMap<(String, String), u64>,
+    seen: BTreeMap<Signature, u64>,
     done: u64,
     determinism_checks: u64,
     unjudged: BTreeMap<String, u64>,
     /// Per scenario (in `opts.scenarios` order): cases run and wall time spent.
     per_scenario: Vec<ScenarioShare>,
+    growth: Vec<Growth>,
 }
 
 /// What one scenario got of a fuzzing session.
-#[derive(Clone, Debug, Default, Serialize)]
+#[derive(Clone, Debug, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
 pub struct ScenarioShare {
     pub scenario: String,
     pub cases: u64,
@@ -146,14 +161,13 @@ impl Shared {
     }
 }
 
-/// Whether case `k` is (so far) the lowest failing case of its scenario and property.
-fn claim(sh: &Mutex<Shared>, scenario: &str, property: &str, k: u64) -> bool {
+/// Whether case `k` is (so far) the lowest failing case of its signature.
+fn claim(sh: &Mutex<Shared>, sig: &Signature, k: u64) -> bool {
     let mut s = sh.lock().expect("lock");
-    let key = (scenario.to_string(), property.to_string());
-    match s.seen.get(&key) {
+    match s.seen.get(sig) {
         Some(&low) if low <= k => false,
         _ => {
-            s.seen.insert(key, k);
+            s.seen.insert(sig.clone(), k);
             true
         }
     }
@@ -167,17 +181,16 @@ fn forget_entry(f: &Found) {
         std::fs::remove_file(crate::corpus::trace_beside(p)).ok();
         std::fs::remove_file(p).ok();
     }
-    if let Some(p) = &f.pcap {
-        std::fs::remove_file(std::path::Path::new(p).with_extension("cloud.pcapng")).ok();
+    for p in f.pcap.iter().chain(&f.pcap_links) {
         std::fs::remove_file(p).ok();
     }
 }
 
-/// Keep `found` unless a lower case of its scenario and property is kept; a
-/// higher one already kept gives way to it.
+/// Keep `found` unless a lower case of its signature is kept; a higher one
+/// already kept gives way to it.
 fn keep(sh: &Mutex<Shared>, k: u64, mut found: Found) {
     let mut s = sh.lock().expect("lock");
-    let same = s.failures.iter().position(|(_, f)| f.scenario == found.scenario && f.property == found.property);
+    let same = s.failures.iter().position(|(_, f)| f.signature == found.signature);
     match same {
         Some(i) if s.failures[i].0 < k => {
             s.failures[i].1.repeats += 1;
@@ -194,15 +207,18 @@ fn keep(sh: &Mutex<Shared>, k: u64, mut found: Found) {
 }
 
 fn record_failure(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, found_after_s: f64, mut f: Failure) {
+    let mut pcaps = Vec::new();
     match f.write_entry(&opts.out_dir) {
-        Ok(_) => {
-            if let Err(e) = f.write_pcap() {
-                eprintln!("ftwsim: could not write the failure's pcapng: {e}");
-            }
-        }
+        Ok(_) => match f.write_pcap() {
+            Ok(files) => pcaps = files,
+            Err(e) => eprintln!("ftwsim: could not write the failure's pcapng: {e}"),
+        },
         Err(e) => eprintln!("ftwsim: could not write the corpus entry: {e}"),
     }
+    let pcap_links = pcaps.iter().filter(|p| Some(*p) != f.pcap.as_ref()).map(|p| p.display().to_string()).collect();
     let found = Found {
+        signature: f.signature.clone(),
+        pcap_links,
         scenario: f.spec.scenario.clone(),
         seed: f.spec.seed.0,
         property: f.property.clone(),
@@ -223,6 +239,120 @@ fn record_failure(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, found_after_s: f6
 /// the last moment (so the corpus entry is smaller than the drawn case).
 const SHRINK_MIN: Duration = Duration::from_secs(10);
 
+/// The run of one case: the determinism spot-check's divergence if any (its
+/// signature and description), and the case's own run.
+struct Ran {
+    run: harness::CaseRun,
+    replay_failure: Option<(Signature, String)>,
+}
+
+/// Run the case again and compare hashes; the first divergence if they differ.
+fn spot_check(run: &harness::CaseRun) -> Option<(Signature, String)> {
+    let again = crate::reference::run(&run.spec).expect("ran once already");
+    if run.report.outcome.trace.hash() == again.outcome.trace.hash() {
+        return None;
+    }
+    let d = ftw_sim::world::trace::first_divergence(run.report.outcome.trace.events(), again.outcome.trace.events());
+    let sig = signature::of_divergence(&run.spec.scenario, d.as_ref().and_then(|d| d.1.as_ref()), d.as_ref().and_then(|d| d.2.as_ref()));
+    let detail = match d {
+        Some(d) => ftw_sim::world::trace::describe_divergence(&d),
+        None => "hashes differ with identical kept events".into(),
+    };
+    Some((sig, detail))
+}
+
+/// Count a finished case: its coverage, unjudged laws, wall time, spot-check.
+fn tally(sh: &Mutex<Shared>, which: usize, ran: &Ran, case_wall_s: f64, spot: bool, start: Instant) {
+    let mut s = sh.lock().expect("lock");
+    let r = &ran.run;
+    s.coverage.add(r.report.outcome.trace.counts(), r.report.outcome.trace.tags());
+    s.coverage.add_faults(&harness::FaultPlanSummary::of(&r.spec.plan).kinds);
+    let (case, keys) = (s.done, s.coverage.keys());
+    if s.growth.last().is_none_or(|g| g.keys < keys) {
+        s.growth.push(Growth { case, wall_s: start.elapsed().as_secs_f64(), keys });
+    }
+    for law in crate::reference::unjudged_laws(&r.report) {
+        *s.unjudged.entry(law.to_string()).or_default() += 1;
+    }
+    s.done += 1;
+    s.per_scenario[which].wall_s += case_wall_s;
+    if spot {
+        s.determinism_checks += 1;
+    }
+}
+
+/// A determinism failure: not shrunk, the case itself is the evidence.
+fn on_replay_failure(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, start: Instant, run: &harness::CaseRun, (sig, detail): (Signature, String)) {
+    if !claim(sh, &sig, k) {
+        return bump_repeat(sh, &sig);
+    }
+    let f = Failure {
+        spec: run.spec.clone(),
+        original: harness::FaultPlanSummary::of(&run.spec.plan),
+        property: "replay".into(),
+        detail,
+        shrink_runs: 0,
+        shrink_cut: false,
+        entry: None,
+        pcap: None,
+        test_hint: None,
+        recorded: None,
+        signature: sig,
+    };
+    record_failure(sh, opts, k, start.elapsed().as_secs_f64(), f);
+}
+
+/// A law failed in case `k`: shrink it (the lowest case of its signature only) and keep it.
+fn on_failure(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, start: Instant, mut check: Check, run: &harness::CaseRun, law: harness::Law) {
+    let Verdict::Fail { property, detail } = &run.verdict else { return };
+    let sig = signature::of_run(&check.scenario, property, &run.report);
+    if !claim(sh, &sig, k) {
+        return bump_repeat(sh, &sig);
+    }
+    let found_after_s = start.elapsed().as_secs_f64();
+    // Under --time S, shrinking ends with the run (at least SHRINK_MIN after the find).
+    if let Stop::Time(s) = opts.stop {
+        check.shrink_deadline = Some((start + Duration::from_secs(s)).max(Instant::now() + SHRINK_MIN));
+    }
+    if opts.first_only {
+        check.shrink_runs_max = 0;
+    }
+    match harness::shrink(&check, run.spec.seed, &sig, detail, law) {
+        Ok(f) => record_failure(sh, opts, k, found_after_s, f),
+        Err(e) => eprintln!("ftwsim: shrinking {} seed {}: {e}", check.scenario, run.spec.seed.0),
+    }
+}
+
+/// Run case `k` of the session: draw, run, spot-check, count, keep failures.
+fn one_case(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, start: Instant) {
+    let (shard_i, shard_n) = opts.shard;
+    let seed = RunSeed(opts.seed_from.wrapping_add(shard_i + k * shard_n));
+    let which = sh.lock().expect("lock").pick(k, opts.stop);
+    let name = &opts.scenarios[which];
+    let case_start = Instant::now(); // the tool's wall clock, never seen by a run
+    let mut check = Check::new(name);
+    check.switches = opts.switches.clone();
+    check.quic = opts.quic;
+    let case = draw(&check.domain, seed).current();
+    let law_property = opts.property.clone();
+    let law = move |_: &ftw_sim::world::topology::RunSpec, r: &ftw_sim::scenario::RunReport| match law_property.as_deref() {
+        None => r.verdict(),
+        Some("replay") => Verdict::Pass,
+        Some(p) => only_property(p, r),
+    };
+    let run = match harness::run_case(&check, &case, &law) {
+        Ok(r) => r,
+        Err(e) => return eprintln!("ftwsim: {name} seed {}: {e}", seed.0),
+    };
+    let spot = opts.property.as_deref() == Some("replay") || k.is_multiple_of(opts.determinism_every);
+    let ran = Ran { replay_failure: if spot { spot_check(&run) } else { None }, run };
+    tally(sh, which, &ran, case_start.elapsed().as_secs_f64(), spot, start);
+    if let Some(failure) = ran.replay_failure {
+        on_replay_failure(sh, opts, k, start, &ran.run, failure);
+    }
+    on_failure(sh, opts, k, start, check, &ran.run, &law);
+}
+
 /// Fuzz until `opts.stop`.
 pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
     for s in &opts.scenarios {
@@ -241,11 +371,9 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
         determinism_checks: 0,
         unjudged: BTreeMap::new(),
         per_scenario,
+        growth: Vec::new(),
     });
     let bar = progress_bar(opts);
-    let replay_only = opts.property.as_deref() == Some("replay");
-    let (shard_i, shard_n) = opts.shard;
-
     let worker = || loop {
         let k = next.fetch_add(1, Ordering::SeqCst);
         let over = match opts.stop {
@@ -255,128 +383,47 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
         if over || (opts.first_only && !sh.lock().expect("lock").failures.is_empty()) {
             break;
         }
-        let i = shard_i + k * shard_n;
-        let seed = RunSeed(opts.seed_from.wrapping_add(i));
-        let which = sh.lock().expect("lock").pick(k, opts.stop);
-        let name = &opts.scenarios[which];
-        let case_start = Instant::now(); // the tool's wall clock, never seen by a run
-        let mut check = Check::new(name);
-        check.switches = opts.switches.clone();
-        check.quic = opts.quic;
-
-        let case = draw(&check.domain, seed).current();
-        let law_property = opts.property.clone();
-        let law = move |_: &ftw_sim::world::topology::RunSpec, r: &ftw_sim::scenario::RunReport| match law_property.as_deref() {
-            None => r.verdict(),
-            Some("replay") => Verdict::Pass,
-            Some(p) => only_property(p, r),
-        };
-        let run = match harness::run_case(&check, &case, &law) {
-            Ok(r) => r,
-            Err(e) => {
-                eprintln!("ftwsim: {name} seed {}: {e}", seed.0);
-                continue;
-            }
-        };
-        let spot = replay_only || k.is_multiple_of(opts.determinism_every);
-        let mut replay_failure = None;
-        if spot {
-            let again = crate::reference::run(&run.spec).expect("ran once already");
-            let (ha, hb) = (run.report.outcome.trace.hash(), again.outcome.trace.hash());
-            if ha != hb {
-                let d = ftw_sim::world::trace::first_divergence(run.report.outcome.trace.events(), again.outcome.trace.events());
-                let detail = match d {
-                    Some(d) => ftw_sim::world::trace::describe_divergence(&d),
-                    None => "hashes differ with identical kept events".into(),
-                };
-                replay_failure = Some(detail);
-            }
-        }
-        {
-            let mut s = sh.lock().expect("lock");
-            s.coverage.add(run.report.outcome.trace.counts(), run.report.outcome.trace.tags());
-            for law in crate::reference::unjudged_laws(&run.report) {
-                *s.unjudged.entry(law.to_string()).or_default() += 1;
-            }
-            s.done += 1;
-            s.per_scenario[which].wall_s += case_start.elapsed().as_secs_f64();
-            if spot {
-                s.determinism_checks += 1;
-            }
-        }
-        if let Some(detail) = replay_failure {
-            // Not shrunk: the case itself is the evidence; the entry keeps the run's own verdict.
-            let f = Failure {
-                spec: run.spec.clone(),
-                original: harness::FaultPlanSummary::of(&run.spec.plan),
-                property: "replay".into(),
-                detail,
-                shrink_runs: 0,
-                shrink_cut: false,
-                entry: None,
-                pcap: None,
-                test_hint: None,
-                recorded: None,
-            };
-            let first = claim(&sh, name, "replay", k);
-            if first {
-                record_failure(&sh, opts, k, start.elapsed().as_secs_f64(), f);
-            } else {
-                bump_repeat(&sh, name, "replay");
-            }
-        }
-        if let Verdict::Fail { property, detail } = &run.verdict {
-            let first = claim(&sh, name, property, k);
-            if first {
-                let found_after_s = start.elapsed().as_secs_f64();
-                // Under --time S, shrinking ends with the run (at least SHRINK_MIN after the find).
-                if let Stop::Time(s) = opts.stop {
-                    check.shrink_deadline = Some((start + Duration::from_secs(s)).max(Instant::now() + SHRINK_MIN));
-                }
-                if opts.first_only {
-                    check.shrink_runs_max = 0;
-                }
-                match harness::shrink(&check, seed, property, detail, &law) {
-                    Ok(f) => record_failure(&sh, opts, k, found_after_s, f),
-                    Err(e) => eprintln!("ftwsim: shrinking {name} seed {}: {e}", seed.0),
-                }
-            } else {
-                bump_repeat(&sh, name, property);
-            }
-        }
+        one_case(&sh, opts, k, start);
         progress(&sh, opts, start, &bar);
     };
-    let jobs = opts.jobs.max(1);
     std::thread::scope(|scope| {
-        for _ in 1..jobs {
+        for _ in 1..opts.jobs.max(1) {
             scope.spawn(worker);
         }
         worker();
     });
     bar.finish_and_clear();
-    let s = sh.into_inner().expect("lock");
+    Ok(summary(opts, sh.into_inner().expect("lock"), start))
+}
+
+/// The session's summary from what the workers gathered.
+fn summary(opts: &FuzzOpts, s: Shared, start: Instant) -> Summary {
+    let (shard_i, shard_n) = opts.shard;
     let mut failures = s.failures;
     failures.sort_by_key(|(k, _)| *k);
-    let warnings = s.coverage.warnings();
+    let failures: Vec<Found> = failures.into_iter().map(|(_, f)| f).collect();
+    let signatures = failures.iter().map(|f| (f.signature.key(), 1 + f.repeats)).collect();
     let last = opts.seed_from.wrapping_add(shard_i + s.done.saturating_sub(1) * shard_n);
-    Ok(Summary {
+    Summary {
         cases: s.done,
         shard: format!("{shard_i}/{shard_n}"),
         seeds: format!("{}..={} step {shard_n}", opts.seed_from.wrapping_add(shard_i), last),
         scenarios: opts.scenarios.clone(),
-        failures: failures.into_iter().map(|(_, f)| f).collect(),
+        failures,
+        signatures,
         determinism_checks: s.determinism_checks,
         unjudged: s.unjudged,
+        warnings: s.coverage.warnings(),
         coverage: s.coverage,
-        warnings,
         wall_s: start.elapsed().as_secs_f64(),
         per_scenario: s.per_scenario,
-    })
+        growth: s.growth,
+    }
 }
 
-fn bump_repeat(sh: &Mutex<Shared>, scenario: &str, property: &str) {
+fn bump_repeat(sh: &Mutex<Shared>, sig: &Signature) {
     let mut s = sh.lock().expect("lock");
-    if let Some((_, f)) = s.failures.iter_mut().find(|(_, f)| f.scenario == scenario && f.property == property) {
+    if let Some((_, f)) = s.failures.iter_mut().find(|(_, f)| f.signature == *sig) {
         f.repeats += 1;
     }
 }
@@ -436,9 +483,8 @@ impl Summary {
         }
         for f in &self.failures {
             s.push_str(&format!(
-                "\nFAIL {} {} seed {} (case {}, found after {:.1} s){}\n{}",
-                f.scenario,
-                f.property,
+                "\nFAIL {} seed {} (case {}, found after {:.1} s){}\n{}",
+                f.signature,
                 f.seed,
                 f.case,
                 f.found_after_s,

@@ -16,6 +16,7 @@ use ftw_sim::{parse_seed, RunSeed};
 
 use crate::corpus::{self, Expect};
 use crate::strategy::{domain_for, draw, Case, Domain};
+use crate::triage::signature::{self, Signature};
 
 /// A law judged on one run: `Pass`, or the property that failed and why.
 pub type Law<'a> = &'a (dyn Fn(&RunSpec, &RunReport) -> Verdict + Sync);
@@ -120,6 +121,8 @@ pub struct Failure {
     pub test_hint: Option<String>,
     /// The shrunk run's bytes, once [`Failure::write_entry`] has run it again.
     pub recorded: Option<corpus::Recorded>,
+    /// Its scenario, law and typed reason: what shrinking kept, what triage groups by.
+    pub signature: Signature,
 }
 
 /// How big a plan was before shrinking.
@@ -159,7 +162,7 @@ impl Failure {
             self.original.faults,
             self.original.kinds.join(", ")
         );
-        corpus::render(&self.spec, &Expect::Fails(self.property.clone()), &note, self.recorded.clone())
+        corpus::render(&self.spec, &Expect::Fails(self.property.clone()), &note, Some(&self.signature.reason), self.recorded.clone())
     }
 
     /// What a person reads: the law, the shrunk plan, the seed, the commands.
@@ -182,8 +185,7 @@ impl Failure {
                 m.push_str(&format!("written to {}\nreplay: cargo sim replay {}\n   or: {}\n", p.display(), p.display(), run_command(&self.spec, Some(p))));
                 m.push_str(&format!("  see: {} --timeline failure.html\n", run_command(&self.spec, Some(p))));
                 if let Some(pcap) = &self.pcap {
-                    m.push_str(&format!("  packets: tshark -r {} (or open it in Wireshark; TLS secrets embedded)\n", pcap.display()));
-                    m.push_str(&format!("  QUIC decrypted on one link: {} --pcap cloud.pcapng --pcap-link cloud\n", run_command(&self.spec, Some(p))));
+                    m.push_str(&format!("  packets: {} (or open it in Wireshark; TLS secrets embedded)\n", crate::capture::open_hint(pcap)));
                 }
             }
             None => m.push_str(&format!("replay: {} (with the plan above saved as a file)\n", run_command(&self.spec, Some(Path::new("<file>"))))),
@@ -221,14 +223,15 @@ impl Failure {
         Ok(path)
     }
 
-    /// Run the shrunk case again, capturing, and write its pcapng beside the
-    /// entry (`<entry>.pcapng`); an entry must have been written.
-    pub fn write_pcap(&mut self) -> Result<PathBuf, String> {
+    /// Run the shrunk case again, capturing, and write its pcapng files beside
+    /// the entry (`<entry>.pcapng`, the cloud's link; `<entry>.<link>.pcapng`
+    /// the others); an entry must have been written. Every file written.
+    pub fn write_pcap(&mut self) -> Result<Vec<PathBuf>, String> {
         let entry = self.entry.as_ref().ok_or("no corpus entry to put the pcapng beside")?;
         let path = entry.with_extension("pcapng");
-        crate::capture::pcap_of_spec(&self.spec, &path)?;
-        self.pcap = Some(path.clone());
-        Ok(path)
+        let written = crate::capture::pcap_of_spec(&self.spec, &path)?;
+        self.pcap = Some(path);
+        Ok(written.into_iter().map(|w| w.path).collect())
     }
 }
 
@@ -247,9 +250,18 @@ pub fn run_case(check: &Check, case: &Case, law: Law) -> Result<CaseRun, String>
     Ok(CaseRun { spec, verdict, report })
 }
 
-/// Shrink the failing case drawn from `seed`: simplify while the same property
-/// still fails (runs of identical plans are looked up, not rerun).
-pub fn shrink(check: &Check, seed: RunSeed, property: &str, detail: &str, law: Law) -> Result<Failure, String> {
+/// Whether a candidate's run fails with the signature `sig` (its detail if so).
+fn fails_alike(check: &Check, r: CaseRun, sig: &Signature) -> Option<String> {
+    match r.verdict {
+        Verdict::Fail { property: p, detail } if p == sig.law => (signature::of_run(&check.scenario, &p, &r.report) == *sig).then_some(detail),
+        _ => None,
+    }
+}
+
+/// Shrink the failing case drawn from `seed`: simplify while it still fails
+/// with the same signature, `sig` (runs of identical plans are looked up, not rerun).
+pub fn shrink(check: &Check, seed: RunSeed, sig: &Signature, detail: &str, law: Law) -> Result<Failure, String> {
+    let property = sig.law.as_str();
     let mut tree = draw(&check.domain, seed);
     let original = tree.current();
     let mut best = original.clone();
@@ -274,11 +286,7 @@ pub fn shrink(check: &Check, seed: RunSeed, property: &str, detail: &str, law: L
                         break;
                     }
                     runs += 1;
-                    let r = run_case(check, &cand, law)?;
-                    let v = match r.verdict {
-                        Verdict::Fail { property: p, detail } if p == property => Some(detail),
-                        _ => None,
-                    };
+                    let v = fails_alike(check, run_case(check, &cand, law)?, sig);
                     seen.insert(k, v.clone());
                     v
                 }
@@ -307,6 +315,7 @@ pub fn shrink(check: &Check, seed: RunSeed, property: &str, detail: &str, law: L
         pcap: None,
         test_hint: check.test_hint.clone(),
         recorded: None,
+        signature: sig.clone(),
     })
 }
 
@@ -317,8 +326,9 @@ pub fn check_law(check: &Check, seeds: &[u64], law: Law) -> Result<u32, Box<Fail
         let seed = RunSeed(s);
         let case = draw(&check.domain, seed).current();
         let r = run_case(check, &case, law).unwrap_or_else(|e| panic!("scenario {}: {e}", check.scenario));
-        if let Verdict::Fail { property, detail } = r.verdict {
-            let mut f = shrink(check, seed, &property, &detail, law).unwrap_or_else(|e| panic!("shrinking: {e}"));
+        if let Verdict::Fail { property, detail } = &r.verdict {
+            let sig = signature::of_run(&check.scenario, property, &r.report);
+            let mut f = shrink(check, seed, &sig, detail, law).unwrap_or_else(|e| panic!("shrinking: {e}"));
             if let Some(dir) = &check.out_dir {
                 if let Err(e) = f.write_entry(dir) {
                     eprintln!("ftwsim: could not write the corpus entry: {e}");

@@ -9,6 +9,8 @@
 //! - [`reference`]: reference models in lockstep with the models.
 //! - [`rules`]: the rule table: every rule of the SPEC and the laws that check it.
 //! - [`corpus`]: failures and hard cases kept as data.
+//! - [`report`]: a night of fuzzing as one static HTML page.
+//! - [`triage`]: failures grouped by signature across shards and nights.
 
 pub mod capture;
 pub mod catch;
@@ -21,6 +23,8 @@ pub mod laws;
 pub mod pool;
 pub mod progress;
 pub mod reference;
+pub mod report;
 pub mod rules;
 pub mod strategy;
 pub mod timeline;
+pub mod triage;

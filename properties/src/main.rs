@@ -22,6 +22,8 @@ enum Cmd {
     Timeline(cmd::timeline::Args),
     /// Many drawn cases with swarm testing; failures become corpus entries.
     Fuzz(cmd::fuzz::Args),
+    /// Several fuzzing shards or nights as one: failures grouped by signature, each new or known.
+    Triage(cmd::triage::Args),
     /// Replay corpus entries (default: corpus/) and check each one's expectation.
     Replay(cmd::replay::Args),
     /// Scenarios, properties and bug switches, one a line.
@@ -46,6 +48,7 @@ fn main() -> ExitCode {
         Cmd::Run(a) => cmd::run::main(a),
         Cmd::Timeline(a) => cmd::timeline::main(a),
         Cmd::Fuzz(a) => cmd::fuzz::main(a),
+        Cmd::Triage(a) => cmd::triage::main(a),
         Cmd::Replay(a) => cmd::replay::main(a),
         Cmd::List(a) => cmd::list::main(a),
         Cmd::Rules(a) => cmd::rules::main(a),

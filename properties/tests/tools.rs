@@ -83,20 +83,45 @@ fn tshark_lines(file: &Path, args: &[&str]) -> Vec<String> {
     String::from_utf8_lossy(&out.stdout).lines().map(str::to_string).collect()
 }
 
-/// The packet count `ftwsim run --pcap` printed for its file.
-fn packets_written(stderr: &str) -> usize {
-    let line = stderr.lines().find(|l| l.contains(" packets on ")).unwrap_or_else(|| panic!("no pcap summary in {stderr}"));
-    let n = line.split(" packets on ").next().and_then(|h| h.rsplit(' ').next()).expect("count");
-    n.parse().expect("a number")
+/// Every file `ftwsim run --pcap` said it wrote, with its packet count, FILE first.
+fn files_written(stderr: &str) -> Vec<(PathBuf, usize)> {
+    let lines = stderr.lines().filter(|l| l.contains(" packets on "));
+    let files: Vec<(PathBuf, usize)> = lines
+        .map(|l| {
+            let (head, _) = l.split_once(" packets on ").expect("a summary line");
+            let (path, n) = head.trim_start_matches("ftwsim: ").rsplit_once(": ").expect("PATH: N");
+            (PathBuf::from(path), n.parse().expect("a number"))
+        })
+        .collect();
+    assert!(!files.is_empty(), "no pcap summary in {stderr}");
+    files
 }
 
-fn run_capture(args: &[&str], pcap: &Path) -> (usize, String) {
+/// `ftwsim run ARGS --pcap FILE`: every file written (FILE first) and stdout.
+fn run_captures(args: &[&str], pcap: &Path) -> (Vec<(PathBuf, usize)>, String) {
     let mut all = vec!["run"];
     all.extend_from_slice(args);
     all.extend_from_slice(&["--pcap", s(pcap)]);
     let (code, out, err) = ftwsim(&all);
     assert!(code == 0 || code == 1, "{out}{err}");
-    (packets_written(&err), out)
+    (files_written(&err), out)
+}
+
+/// Each file of the obvious `--pcap FILE` alone, read back: every packet, and
+/// decrypted STREAM frames in each one that carries QUIC. Each file's name.
+fn every_file_decrypts(args: &[&str], pcap: &Path) -> Vec<String> {
+    let (files, _) = run_captures(args, pcap);
+    let mut names = Vec::new();
+    for (file, written) in &files {
+        assert_eq!(tshark_lines(file, &[]).len(), *written, "tshark reads every packet of {}", file.display());
+        let udp = tshark_lines(file, &["-Y", "udp.port == 443"]).len();
+        if udp > 0 {
+            let streams = tshark_lines(file, &["-Y", "quic.stream.stream_id"]).len();
+            assert!(streams > 0, "{} carries {udp} QUIC datagrams and tshark decrypts no STREAM frame ({args:?})", file.display());
+        }
+        names.push(file.file_name().expect("a name").to_string_lossy().into_owned());
+    }
+    names
 }
 
 #[test]
@@ -105,12 +130,16 @@ fn tshark_counts_every_packet_and_every_loss() {
     let dir = scratch("count");
     let (pcap, trace) = (dir.join("l.pcapng"), dir.join("l.jsonl"));
     let lossy = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/quic-echo-loss-rebind.toml");
-    let (written, _) = run_capture(&["--scenario", "quic-echo", "--seed", "3", "--plan", lossy, "--trace", s(&trace)], &pcap);
-    assert_eq!(tshark_lines(&pcap, &[]).len(), written, "tshark reads every packet written");
+    let (files, _) = run_captures(&["--scenario", "quic-echo", "--seed", "3", "--plan", lossy, "--trace", s(&trace)], &pcap);
+    for (file, n) in &files {
+        assert_eq!(tshark_lines(file, &[]).len(), *n, "tshark reads every packet written to {}", file.display());
+    }
+    let written: usize = files.iter().map(|f| f.1).sum();
     let events = std::fs::read_to_string(&trace).expect("trace");
     let drops = events.lines().filter(|l| l.contains("\"kind\":\"udp.drop\"") || l.contains("\"kind\":\"udp.refused\"")).count();
     assert!(drops > 0, "the lossy plan loses something");
-    let lost = tshark_lines(&pcap, &["-Y", "frame.comment contains \"LOST\""]).len();
+    // Each loss is written once, on the link where it happened, in that link's file.
+    let lost: usize = files.iter().map(|(f, _)| tshark_lines(f, &["-Y", "frame.comment contains \"LOST\""]).len()).sum();
     assert_eq!(lost, drops, "one packet marked LOST for each drop in the trace");
     let sends = events.lines().filter(|l| l.contains("\"kind\":\"udp.send\"")).count();
     assert!(written > sends, "each datagram is seen on more than one link ({written} packets, {sends} sends)");
@@ -126,24 +155,28 @@ fn framed_hex(target: &str) -> String {
 fn tshark_decrypts_quic_with_the_embedded_keys() {
     let Some(_) = tshark() else { return };
     let dir = scratch("quic");
-    let pcap = dir.join("cloud.pcapng");
-    let (written, _) = run_capture(&["--scenario", "session", "--seed", "1", "--pcap-link", "cloud"], &pcap);
-    assert_eq!(tshark_lines(&pcap, &[]).len(), written);
+    let pcap = dir.join("run.pcapng");
+    // The obvious command: every file it writes decrypts as written (issue 38).
+    let names = every_file_decrypts(&["--scenario", "session", "--seed", "1"], &pcap);
+    assert_eq!(names, ["run.pcapng", "run.box.pcapng", "run.phone.pcapng", "run.nat.pcapng"], "FILE is the cloud's link, the others beside it");
     let initials = tshark_lines(&pcap, &["-Y", "quic.long.packet_type == 0 && tls.handshake.type == 1"]);
     assert!(!initials.is_empty(), "the ClientHello in a QUIC Initial");
     // The Finished messages travel in Handshake packets: read only with the keys.
     let finished = tshark_lines(&pcap, &["-Y", "quic.long.packet_type == 2 && tls.handshake.type == 20"]);
     assert!(finished.len() >= 2, "both connections' handshakes decrypted: {finished:?}");
-    let stream0 = tshark_lines(&pcap, &["-Y", "quic.stream.stream_id == 0", "-T", "fields", "-e", "quic.stream_data"]);
     let app = framed_hex("/app/v1");
-    assert!(
-        stream0.iter().any(|l| l.contains(&app)),
-        "a decrypted STREAM frame carries the phone's control-stream target: {:?}",
-        &stream0[..stream0.len().min(4)]
-    );
+    for file in [pcap.clone(), dir.join("run.phone.pcapng"), dir.join("run.nat.pcapng")] {
+        let stream0 = tshark_lines(&file, &["-Y", "quic.stream.stream_id == 0", "-T", "fields", "-e", "quic.stream_data"]);
+        assert!(
+            stream0.iter().any(|l| l.contains(&app)),
+            "{}: a decrypted STREAM frame carries the phone's target: {:?}",
+            file.display(),
+            &stream0[..stream0.len().min(4)]
+        );
+    }
     // The same without the embedded secrets, from the --keylog file.
     let keys = dir.join("keys.txt");
-    let (code, out, err) = ftwsim(&["run", "--scenario", "session", "--seed", "1", "--pcap-link", "cloud", "--pcap", s(&pcap), "--keylog", s(&keys)]);
+    let (code, out, err) = ftwsim(&["run", "--scenario", "session", "--seed", "1", "--pcap", s(&pcap), "--keylog", s(&keys)]);
     assert_eq!(code, 0, "{out}{err}");
     let bare = dir.join("bare.pcapng");
     let strip = Command::new("editcap").args(["--discard-all-secrets", s(&pcap), s(&bare)]).output().expect("editcap comes with tshark");
@@ -155,19 +188,42 @@ fn tshark_decrypts_quic_with_the_embedded_keys() {
 }
 
 #[test]
+fn every_file_decrypts_through_moves_between_nats() {
+    let Some(_) = tshark() else { return };
+    let dir = scratch("moves");
+    let pcap = dir.join("m.pcapng");
+    // The phone moves Wi-Fi to cellular: its connection crosses two NATs' outsides,
+    // which share one file (m.nat.pcapng) so the moved packets sit with their handshake.
+    let names = every_file_decrypts(&["--scenario", "session-moves", "--seed", "2", "--drawn"], &pcap);
+    assert_eq!(names, ["m.pcapng", "m.box.pcapng", "m.phone.pcapng", "m.nat.pcapng"]);
+    let cell = tshark_lines(&dir.join("m.nat.pcapng"), &["-Y", "frame.interface_name == \"nat-cell\" && quic.stream.stream_id"]);
+    assert!(!cell.is_empty(), "STREAM frames decrypted after the move to cellular");
+    // --pcap-link still puts the links named together in FILE, one interface each.
+    let (code, out, err) =
+        ftwsim(&["run", "--scenario", "session-moves", "--seed", "2", "--drawn", "--pcap", s(&pcap), "--pcap-link", "phone", "--pcap-link", "cloud"]);
+    assert!(code == 0 || code == 1, "{out}{err}");
+    assert!(err.contains("links phone, cloud") && err.contains("stops Wireshark's QUIC decryption"), "{err}");
+    let ifaces = tshark_lines(&pcap, &["-T", "fields", "-e", "frame.interface_name"]);
+    assert!(ifaces.iter().any(|i| i == "phone") && ifaces.iter().any(|i| i == "cloud") && ifaces.iter().all(|i| i == "phone" || i == "cloud"));
+}
+
+#[test]
 fn tshark_reads_the_websocket_upgrade_inside_tls() {
     let Some(_) = tshark() else { return };
     let dir = scratch("ws");
     let pcap = dir.join("ws.pcapng");
-    let (written, _) = run_capture(&["--scenario", "ws-echo", "--seed", "1"], &pcap);
-    assert_eq!(tshark_lines(&pcap, &[]).len(), written);
-    let hello = tshark_lines(&pcap, &["-Y", "tcp && tls.handshake.type == 1"]);
-    assert!(!hello.is_empty(), "a TLS ClientHello over the simulated TCP");
-    let upgrade =
-        tshark_lines(&pcap, &["-Y", "http.request.method == \"GET\" && http.upgrade contains \"websocket\"", "-T", "fields", "-e", "http.request.uri"]);
-    assert!(upgrade.iter().any(|u| u.starts_with("/v1/app")), "the upgrade request, decrypted: {upgrade:?}");
-    assert!(!tshark_lines(&pcap, &["-Y", "http.response.code == 101"]).is_empty(), "101 Switching Protocols");
-    assert!(!tshark_lines(&pcap, &["-Y", "websocket"]).is_empty(), "WebSocket frames after it");
+    let names = every_file_decrypts(&["--scenario", "ws-echo", "--seed", "1"], &pcap);
+    assert_eq!(names, ["ws.pcapng", "ws.phone.pcapng", "ws.nat.pcapng"]);
+    for name in names {
+        let file = dir.join(name);
+        let hello = tshark_lines(&file, &["-Y", "tcp && tls.handshake.type == 1"]);
+        assert!(!hello.is_empty(), "{}: a TLS ClientHello over the simulated TCP", file.display());
+        let upgrade =
+            tshark_lines(&file, &["-Y", "http.request.method == \"GET\" && http.upgrade contains \"websocket\"", "-T", "fields", "-e", "http.request.uri"]);
+        assert!(upgrade.iter().any(|u| u.starts_with("/v1/app")), "{}: the upgrade request, decrypted: {upgrade:?}", file.display());
+        assert!(!tshark_lines(&file, &["-Y", "http.response.code == 101"]).is_empty(), "{}: 101 Switching Protocols", file.display());
+        assert!(!tshark_lines(&file, &["-Y", "websocket"]).is_empty(), "{}: WebSocket frames after it", file.display());
+    }
 }
 
 /// Check one Chrome trace event's required fields; its (pid, tid) and span if it is one.
@@ -245,18 +301,22 @@ fn a_fuzz_failure_leaves_its_pcapng_beside_its_entry() {
     assert!(pcap.exists(), "no {}", pcap.display());
     let open = format!("packets: tshark -r {}", pcap.display());
     assert!(out.contains(&open) && err.contains(&format!("its {open}")), "the report says how to open it: {out}{err}");
+    assert!(out.contains(&format!("{}", pcap.with_extension("nat.pcapng").display())), "and names the other files: {out}");
     // The replay of the entry names the file, and --pcap makes it again, the same bytes.
     let before = std::fs::read(&pcap).expect("pcap");
     let (code, rout, rerr) = ftwsim(&["replay", "--pcap", s(&entries[0])]);
     assert_eq!(code, 0, "{rout}{rerr}");
     assert!(rout.contains(&open), "{rout}");
     assert_eq!(std::fs::read(&pcap).expect("pcap"), before, "a replay captures the same packets");
-    let cloud = pcap.with_extension("cloud.pcapng");
-    assert!(cloud.exists(), "no {}", cloud.display());
+    let others: Vec<PathBuf> = ["phone", "nat"].iter().map(|n| pcap.with_extension(format!("{n}.pcapng"))).collect();
+    for p in &others {
+        assert!(p.exists(), "no {}", p.display());
+    }
     if tshark().is_some() {
-        assert!(tshark_lines(&pcap, &["-Y", "quic"]).len() > 10, "tshark reads the failure's QUIC");
-        // The cloud's link alone: one vantage point, so tshark decrypts its QUIC.
-        assert!(!tshark_lines(&cloud, &["-Y", "quic.stream.stream_id"]).is_empty(), "tshark decrypts the failure's STREAM frames");
+        // Each file one vantage point, so tshark decrypts the failure's QUIC in each.
+        for p in std::iter::once(&pcap).chain(&others) {
+            assert!(!tshark_lines(p, &["-Y", "quic.stream.stream_id"]).is_empty(), "tshark decrypts the failure's STREAM frames in {}", p.display());
+        }
     }
 }
 

@@ -114,17 +114,3 @@ pub fn write(path: &std::path::Path, flag: &str, pcap: &Pcapng) -> Result<(), St
     let mut f = std::fs::File::create(path).map_err(|e| format!("{flag} {}: {e}", path.display()))?;
     f.write_all(&pcap.bytes).map_err(|e| format!("{flag} {}: {e}", path.display()))
 }
-
-/// One line for people: what the file holds and the command that opens it.
-pub fn summary(path: &std::path::Path, pcap: &Pcapng) -> String {
-    let links = if pcap.interfaces == 1 { "link" } else { "links" };
-    let hint = if pcap.interfaces > 1 { "\n  (Wireshark decrypts QUIC on one link only: add --pcap-link cloud; docs/tools.md)" } else { "" };
-    format!(
-        "{}: {} packets on {} {links} ({} lost, marked LOST in their comments), TLS secrets embedded; open with: tshark -r {}{hint}",
-        path.display(),
-        pcap.packets,
-        pcap.interfaces,
-        pcap.lost,
-        path.display()
-    )
-}

@@ -50,10 +50,14 @@ pub struct Args {
     /// Print one JSON object (the summary) on stdout.
     #[arg(long)]
     json: bool,
+    /// Also write the session as a page (`DIR/index.html`) with each signature's
+    /// files (`DIR/entries/`); signatures already in `corpus/` are marked known.
+    #[arg(long)]
+    report: Option<PathBuf>,
 }
 
 /// The options from the arguments, or the message for bad input.
-fn opts(a: Args) -> Result<(FuzzOpts, bool), String> {
+fn opts(a: Args) -> Result<(FuzzOpts, bool, Option<PathBuf>), String> {
     let stop = match (a.time, a.cases) {
         (_, Some(n)) => Stop::Cases(n),
         (Some(t), None) => Stop::Time(t),
@@ -99,11 +103,11 @@ fn opts(a: Args) -> Result<(FuzzOpts, bool), String> {
         jobs: a.jobs as usize,
         progress: true,
     };
-    Ok((opts, a.json))
+    Ok((opts, a.json, a.report))
 }
 
 pub fn main(a: Args) -> ExitCode {
-    let (opts, json) = match opts(a) {
+    let (opts, json, report) = match opts(a) {
         Ok(o) => o,
         Err(e) => return bad_input(&e),
     };
@@ -119,16 +123,32 @@ pub fn main(a: Args) -> ExitCode {
     for w in &summary.warnings {
         eprintln!("ftwsim: warning: {w}");
     }
+    if let Some(dir) = &report {
+        match write_report(dir, &summary) {
+            Ok(page) => eprintln!("ftwsim: the page: {}", page.display()),
+            Err(e) => return bad_input(&e),
+        }
+    }
     if summary.failures.is_empty() {
         return ExitCode::SUCCESS;
     }
     for f in &summary.failures {
         let hash = f.hash.as_deref().map(|h| format!(" (trace hash {})", &h[..16])).unwrap_or_default();
-        eprintln!("ftwsim: {} {} seed {} failed{hash}; replay with: {}", f.scenario, f.property, f.seed, f.replay);
+        eprintln!("ftwsim: {} seed {} failed{hash}; replay with: {}", f.signature, f.seed, f.replay);
         if let Some(p) = &f.pcap {
-            let cloud = std::path::Path::new(p).with_extension("cloud.pcapng");
-            eprintln!("ftwsim: its packets: tshark -r {p}   (QUIC decrypted, the cloud's link: tshark -r {})", cloud.display());
+            eprintln!("ftwsim: its packets: {}", crate::capture::open_hint(std::path::Path::new(p)));
         }
     }
     ExitCode::from(1)
+}
+
+/// `--report DIR`: the session as a page, its failures' entries marked new or
+/// known against `corpus/`.
+fn write_report(dir: &std::path::Path, summary: &fuzz::Summary) -> Result<PathBuf, String> {
+    let entries =
+        summary.failures.iter().filter_map(|f| f.entry.as_deref()).map(|p| crate::corpus::load(std::path::Path::new(p))).collect::<Result<Vec<_>, _>>()?;
+    let known = crate::triage::known_signatures(std::path::Path::new("corpus")).map_err(|e| format!("--report: corpus: {e}"))?;
+    let shard = crate::triage::Shard { source: "this session".into(), summary: summary.clone() };
+    let t = crate::triage::triage(std::slice::from_ref(&shard), &entries, &known)?;
+    crate::report::write(dir, &t, &format!("ftwsim fuzz: {} cases, seeds {}", summary.cases, summary.seeds))
 }

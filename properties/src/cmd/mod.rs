@@ -10,6 +10,7 @@ pub mod rules;
 pub mod run;
 pub mod table;
 pub mod timeline;
+pub mod triage;
 
 /// A one-line error for bad input (exit status 2).
 pub fn bad_input(msg: &str) -> ExitCode {

@@ -22,8 +22,9 @@ pub struct Args {
     /// (entries whose verdict meets their expectation only).
     #[arg(long)]
     record: bool,
-    /// Also write each entry's pcapng beside it (`<entry>.pcapng`: every
-    /// datagram, TLS secrets embedded) and print how to open it.
+    /// Also write each entry's pcapng files beside it (`<entry>.pcapng`: the
+    /// cloud's link, `<entry>.<link>.pcapng` the others, TLS secrets embedded)
+    /// and print how to open them.
     #[arg(long)]
     pcap: bool,
     /// Entries replayed at once, each on its own thread (default: the machine's
@@ -75,19 +76,15 @@ fn record(results: &[Replayed]) -> Result<usize, String> {
     Ok(n)
 }
 
-/// With `--pcap`, write the entry's pcapng beside it; either way, if one is
-/// there, print how to open it.
+/// With `--pcap`, write the entry's pcapng files beside it; either way, if
+/// they are there, print how to open them.
 fn pcap_beside(write: bool, entry: &std::path::Path, spec: &ftw_sim::world::topology::RunSpec) -> Result<(), String> {
     let path = entry.with_extension("pcapng");
     if write {
         crate::capture::pcap_of_spec(spec, &path).map_err(|e| format!("--pcap: {e}"))?;
     }
     if path.exists() {
-        println!(
-            "     packets: tshark -r {}   (QUIC decrypted, the cloud's link: tshark -r {})",
-            path.display(),
-            path.with_extension("cloud.pcapng").display()
-        );
+        println!("     packets: {}", crate::capture::open_hint(&path));
     }
     Ok(())
 }

@@ -54,12 +54,14 @@ pub struct Args {
     /// `*-agrees-with-spec` law names a step.
     #[arg(long)]
     journal: Option<PathBuf>,
-    /// Write every datagram as IP packets in pcapng here, one interface per
-    /// link, the run's TLS secrets embedded: `tshark -r FILE` decrypts it.
+    /// Write every datagram as IP packets in pcapng, one file a vantage point,
+    /// each with the run's TLS secrets embedded: FILE holds the cloud's link,
+    /// `FILE` with a name the others (`run.phone.pcapng`, `run.box.pcapng`, and
+    /// `run.nat.pcapng`: every NAT's outside); `tshark -r FILE` decrypts it.
     #[arg(long)]
     pcap: Option<PathBuf>,
-    /// Only this link in the pcapng (repeatable): `cloud` gives Wireshark one
-    /// vantage point, which its QUIC decryption needs (docs/tools.md).
+    /// Instead, only these links, together in FILE (repeatable): to follow a packet
+    /// through the NATs; Wireshark decrypts QUIC in a file of one link only (docs/tools.md).
     #[arg(long = "pcap-link", requires = "pcap")]
     pcap_links: Vec<String>,
     /// Write the TLS secrets of every QUIC and TLS connection here (NSS key log format).
@@ -114,8 +116,11 @@ fn write_outputs(a: &Args, spec: &RunSpec, report: &RunReport) -> Result<(), Str
         let lines: String = report.outcome.journal.iter().enumerate().map(|(n, e)| format!("#{n} {}\n", e.describe())).collect();
         std::fs::write(path, lines).map_err(|e| format!("--journal {}: {e}", path.display()))?;
     }
-    if let (Some(file), Some(path)) = (crate::capture::write_captures(&report.outcome, a.pcap.as_deref(), &a.pcap_links, a.keylog.as_deref())?, &a.pcap) {
-        eprintln!("ftwsim: {}", crate::capture::pcap::summary(path, &file));
+    for w in crate::capture::write_captures(&report.outcome, a.pcap.as_deref(), &a.pcap_links, a.keylog.as_deref())? {
+        eprintln!("ftwsim: {}", crate::capture::summary(&w));
+        if a.pcap_links.len() > 1 {
+            eprintln!("  (a packet seen on two of these links stops Wireshark's QUIC decryption; --pcap alone writes one file a vantage point: docs/tools.md)");
+        }
     }
     if let Some(dir) = &a.qlog {
         let n = crate::capture::qlog::write_dir(dir, &report.outcome.qlog)?;
@@ -189,7 +194,7 @@ fn print_text(spec: &RunSpec, report: &RunReport, wall_ms: f64, determinism: &Op
         None => {}
     }
     println!("replay: {replay}");
-    println!("picture: {replay} --timeline run.html   (or --pcap run.pcapng --pcap-link cloud, --perfetto run.json; docs/tools.md)");
+    println!("picture: {replay} --timeline run.html   (or --pcap run.pcapng, --perfetto run.json; docs/tools.md)");
 }
 
 pub fn main(a: Args) -> ExitCode {
