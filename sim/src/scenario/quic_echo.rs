@@ -73,13 +73,22 @@ pub fn run_stream(spec: &RunSpec) -> RunReport {
 
 /// `messages` messages and datagrams at 1 Hz.
 pub fn run_n(spec: &RunSpec, messages: usize) -> RunReport {
-    #[allow(non_snake_case)]
-    let MESSAGES = messages;
     let mut world = world_for(spec, SLACK + INTERVAL * messages as u32);
     Topology::build(&mut world, &spec.plan);
     let seed = spec.seed;
     let tally = Rc::new(RefCell::new(Tally::default()));
+    host_quic_echo(&mut world, seed, &tally);
+    let t = tally.clone();
+    let changes_ms = spec.plan.address_changes_ms(crate::world::host::Host::Phone);
+    world.client(PHONE, addr::PHONE, async move { phone_echoes(seed, &t, messages, &changes_ms).await });
+    let outcome = world.run();
+    let checks = judge_echoes(spec, &tally.borrow(), messages, &outcome);
+    RunReport { outcome, checks }
+}
 
+/// The cloud: a QUIC endpoint echoing every stream's data and every datagram,
+/// noting connections, paths and closes.
+fn host_quic_echo(world: &mut crate::world::World, seed: crate::world::seed::RunSeed, tally: &Rc<RefCell<Tally>>) {
     let t = tally.clone();
     world.host(CLOUD, addr::CLOUD, move || {
         let t = t.clone();
@@ -113,63 +122,64 @@ pub fn run_n(spec: &RunSpec, messages: usize) -> RunReport {
             }
         }
     });
+}
 
-    let t = tally.clone();
-    let changes_ms = spec.plan.address_changes_ms(crate::world::host::Host::Phone);
-    world.client(PHONE, addr::PHONE, async move {
-        let (ep, client) = client_quic(seed, PHONE).await?;
-        let mut attempt = 0;
-        let conn = loop {
-            let dialled_ms = time::now().as_millis() as u64;
-            let conn = ep.connect(client.clone(), addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME)?;
-            match echo_all(&conn, &t, MESSAGES).await {
-                Ok(()) => break conn,
-                Err(l) if attempt + 1 < DIALS_MAX && lost_to_move(&t.borrow(), attempt, &changes_ms, dialled_ms) => {
-                    trace::record(PHONE, "app.redial", format!("connection lost to a move before the cloud confirmed it: {l:?}"));
-                    t.borrow_mut().redials += 1;
-                    attempt += 1;
-                }
-                Err(l) => {
-                    t.borrow_mut().phone_lost = Some(format!("{l:?}"));
-                    return Ok(());
-                }
+/// The phone: echo every message (dialling again when a move lost the connection
+/// before the cloud confirmed it), wait a while for trailing datagram echoes, close.
+async fn phone_echoes(seed: crate::world::seed::RunSeed, t: &Rc<RefCell<Tally>>, messages: usize, changes_ms: &[u64]) -> turmoil::Result {
+    let (ep, client) = client_quic(seed, PHONE).await?;
+    let mut attempt = 0;
+    let conn = loop {
+        let dialled_ms = time::now().as_millis() as u64;
+        let conn = ep.connect(client.clone(), addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME)?;
+        match echo_all(&conn, t, messages).await {
+            Ok(()) => break conn,
+            Err(l) if attempt + 1 < DIALS_MAX && lost_to_move(&t.borrow(), attempt, changes_ms, dialled_ms) => {
+                trace::record(PHONE, "app.redial", format!("connection lost to a move before the cloud confirmed it: {l:?}"));
+                t.borrow_mut().redials += 1;
+                attempt += 1;
             }
+            Err(l) => {
+                t.borrow_mut().phone_lost = Some(format!("{l:?}"));
+                return Ok(());
+            }
+        }
+    };
+    // Datagram echoes may trail the last stream echo (jitter reorders them):
+    // wait for them a while, then close.
+    let linger = time::now() + LINGER;
+    while (t.borrow().datagrams_back as usize) < messages {
+        let ev = tokio::select! {
+            biased;
+            ev = conn.next_event() => ev,
+            _ = time::sleep_until(linger) => break,
         };
-        // Datagram echoes may trail the last stream echo (jitter reorders them):
-        // wait for them a while, then close.
-        let linger = time::now() + LINGER;
-        while (t.borrow().datagrams_back as usize) < MESSAGES {
-            let ev = tokio::select! {
-                biased;
-                ev = conn.next_event() => ev,
-                _ = time::sleep_until(linger) => break,
-            };
-            match ev {
-                QuicEvent::Datagram(_) => t.borrow_mut().datagrams_back += 1,
-                QuicEvent::Lost(l) => {
-                    t.borrow_mut().phone_lost = Some(format!("{l:?}"));
-                    return Ok(());
-                }
-                _ => {}
+        match ev {
+            QuicEvent::Datagram(_) => t.borrow_mut().datagrams_back += 1,
+            QuicEvent::Lost(l) => {
+                t.borrow_mut().phone_lost = Some(format!("{l:?}"));
+                return Ok(());
             }
+            _ => {}
         }
-        conn.close(1000, "done");
-        // Stay until the connection is gone (quinn drains for three PTOs after a
-        // close), so the close has had its chances to reach the cloud.
-        let give_up = time::now() + LINGER * 10;
-        loop {
-            tokio::select! {
-                biased;
-                ev = conn.next_event() => if matches!(ev, QuicEvent::Lost(_)) { break },
-                _ = time::sleep_until(give_up) => break,
-            }
+    }
+    conn.close(1000, "done");
+    // Stay until the connection is gone (quinn drains for three PTOs after a
+    // close), so the close has had its chances to reach the cloud.
+    let give_up = time::now() + LINGER * 10;
+    loop {
+        tokio::select! {
+            biased;
+            ev = conn.next_event() => if matches!(ev, QuicEvent::Lost(_)) { break },
+            _ = time::sleep_until(give_up) => break,
         }
-        Ok(())
-    });
+    }
+    Ok(())
+}
 
-    let outcome = world.run();
-    let t = tally.borrow();
-    let expected: Vec<String> = (0..MESSAGES).map(|i| format!("m{i};")).collect();
+/// The echo's laws over the run's tally.
+fn judge_echoes(spec: &RunSpec, t: &Tally, messages: usize, outcome: &crate::world::RunOutcome) -> Vec<Check> {
+    let expected: Vec<String> = (0..messages).map(|i| format!("m{i};")).collect();
     // Lossless for datagrams: nothing on the phone's leg can drop or reorder a
     // packet. A path MTU below Ethernet's drops quinn's MTU probes, and a datagram
     // riding in a probe goes with it; jitter or reordering can put the first
@@ -184,7 +194,7 @@ pub fn run_n(spec: &RunSpec, messages: usize) -> RunReport {
     // echoes before it must still be the first ones, in order
     // (corpus/quic-echo-gone-fresh-seeds-9400135905.toml).
     let excuse = (!whole && expected.starts_with(&t.echoes)).then(|| idle_out::excused(&outcome.fates, &outcome.idle_outs, addr::PHONE)).flatten();
-    let checks = vec![
+    vec![
         Check {
             law: &laws::ECHO_IN_ORDER,
             ok: whole || excuse.as_ref().is_some_and(|e| e.is_ok()),
@@ -197,8 +207,8 @@ pub fn run_n(spec: &RunSpec, messages: usize) -> RunReport {
         },
         Check {
             law: &laws::DATAGRAMS_ECHOED,
-            ok: if lossless { t.datagrams_back as usize == MESSAGES } else { t.datagrams_back as usize <= MESSAGES },
-            detail: format!("{} of {MESSAGES} datagrams came back", t.datagrams_back),
+            ok: if lossless { t.datagrams_back as usize == messages } else { t.datagrams_back as usize <= messages },
+            detail: format!("{} of {messages} datagrams came back", t.datagrams_back),
         },
         Check {
             law: &laws::CLEAN_CLOSE,
@@ -207,9 +217,7 @@ pub fn run_n(spec: &RunSpec, messages: usize) -> RunReport {
             ok: if lossless { t.closed_with == Some(1000) } else { matches!(t.closed_with, None | Some(1000)) },
             detail: format!("the cloud saw close {:?}", t.closed_with),
         },
-    ];
-    drop(t);
-    RunReport { outcome, checks }
+    ]
 }
 
 /// Open the stream and echo `messages` messages and datagrams at 1 Hz on

@@ -13,9 +13,11 @@
 use super::laws::demoted_goes_ws_first;
 use crate::drive::app::phone::{End, SessionRecord};
 use crate::drive::system::{
-    app_life, build, heal_time, network_at, phone_app, record_fleet_counters, session_length, summary, SessionSummary, Setup, CMD_OP, HEAL_BOUND,
+    app_life, build, heal_time, network_at, phone_app, record_fleet_counters, session_length, summary, SessionSummary, Setup, Shared, CMD_OP, HEAL_BOUND,
     RECONNECT_DELAY, SECRETS,
 };
+use std::cell::RefCell;
+use std::rc::Rc;
 use std::time::Duration;
 
 use super::def::{broken, judge, Check, RunReport, ScenarioDef};
@@ -48,124 +50,144 @@ pub fn run_with(spec: &RunSpec, setup: &Setup) -> (RunReport, SessionSummary) {
     let length = session_length(&spec.plan);
     let (mut world, shared) = build(spec, setup, length + Duration::from_secs(120));
     let net = world.net.clone();
-    let sh = shared.clone();
-    let sp = spec.clone();
-    let tap_on_move = setup.tap_on_move;
-    world.client(PHONE, addr::PHONE, async move {
-        let mut phone = phone_app(&sp).await?;
-        sh.borrow_mut().phone = Some(phone.log.clone());
-        // The moves the app hears of (with tap_on_move), popped in time order.
-        let mut moves: Vec<Duration> =
-            sp.plan.faults.iter().filter(|f| tap_on_move && f.fault.def().swarm() == Kind::SwitchNetwork).map(|f| Duration::from_millis(f.at_ms)).collect();
-        moves.reverse();
-        let mut life: Vec<(Duration, FaultKind)> =
-            sp.plan.faults.iter().filter(|f| f.fault.is_app_life()).map(|f| (Duration::from_millis(f.at_ms), f.fault.clone())).collect();
-        life.reverse(); // popped in time order
-        let mut cmd_sent_in: Option<u64> = None;
-        let mut hidden_done = false;
-        time::sleep(Duration::from_millis(500)).await;
-        while time::now() < length {
-            if moves.last().is_some_and(|at| time::now() >= *at) {
-                moves.pop();
-                if phone.session_open() && phone.send_cmd(CMD_OP).is_some() {
-                    trace::record(PHONE, "phone.life", "the network changed: tap");
-                }
-                continue;
-            }
-            // The plan's app life, at its time.
-            if let Some((at, f)) = life.last().cloned() {
-                if time::now() >= at {
-                    life.pop();
-                    app_life(&mut phone, &f, at).await;
-                    continue;
-                }
-            }
-            if phone.transport().is_none() && !phone.connect(network_at(&sp.plan, time::now())).await {
-                time::sleep(RECONNECT_DELAY).await;
-                continue;
-            }
-            let now = time::now();
-            // A command whose session ended before its result is sent again.
-            let session_no = phone.log.borrow().sessions.len() as u64;
-            let cmd_done = phone.log.borrow().cmds.iter().any(|c| c.ack.is_some() && c.result.is_some());
-            let cmd_pending = !cmd_done && cmd_sent_in != Some(session_no);
-            // The script: a command at 5 s (or as soon as a session is open after), the
-            // background from 20 s to 30 s.
-            let mut next = if cmd_pending {
-                Duration::from_secs(5)
-            } else if !hidden_done {
-                Duration::from_secs(20)
-            } else {
-                length
-            };
-            if let Some((at, _)) = life.last() {
-                next = next.min((*at).max(now));
-            }
-            if let Some(at) = moves.last() {
-                next = next.min((*at).max(now));
-            }
-            if now >= next && (life.last().is_some_and(|(at, _)| *at <= now) || moves.last().is_some_and(|at| *at <= now)) {
-                continue;
-            }
-            if now >= next && phone.session_open() {
-                if cmd_pending {
-                    if phone.send_cmd(CMD_OP).is_some() {
-                        cmd_sent_in = Some(session_no);
-                    }
-                } else if !hidden_done {
-                    phone.background();
-                    phone.run_until(Duration::from_secs(30)).await;
-                    if phone.foreground() {
-                        trace::record(PHONE, "phone.life", "foreground asks for a reconnect");
-                    }
-                    hidden_done = true;
-                }
-                continue;
-            }
-            let until = if now >= next { now + Duration::from_secs(1) } else { next };
-            phone.run_until(until.min(length)).await;
-            if phone.transport().is_none() && time::now() < length {
-                time::sleep(RECONNECT_DELAY).await;
-            }
-        }
-        phone.close();
-        sh.borrow_mut().memory = Some(phone.race().with_model(|m| m.memory().clone()));
-        // The state after the end settles: a lost QUIC close reaches the cloud
-        // as its idle timeout, and the cloud tells the box.
-        time::sleep(AFTER_END).await;
-        record_fleet_counters(&sh);
-        Ok(())
-    });
+    let (sh, sp, tap_on_move) = (shared.clone(), spec.clone(), setup.tap_on_move);
+    world.client(PHONE, addr::PHONE, async move { phone_script(&sp, &sh, tap_on_move, length).await });
     let outcome = world.run();
     let s = summary(spec, &shared);
+    let checks = judge_session(spec, &s, &net.borrow().moves, length);
+    (RunReport { outcome, checks }, s)
+}
+
+/// The plan's events the phone's script acts on, each list popped in time order:
+/// the moves the app hears of (with `tap_on_move`), and the app's life.
+fn script_events(sp: &RunSpec, tap_on_move: bool) -> (Vec<Duration>, Vec<(Duration, FaultKind)>) {
+    let mut moves: Vec<Duration> =
+        sp.plan.faults.iter().filter(|f| tap_on_move && f.fault.def().swarm() == Kind::SwitchNetwork).map(|f| Duration::from_millis(f.at_ms)).collect();
+    moves.reverse();
+    let mut life: Vec<(Duration, FaultKind)> =
+        sp.plan.faults.iter().filter(|f| f.fault.is_app_life()).map(|f| (Duration::from_millis(f.at_ms), f.fault.clone())).collect();
+    life.reverse();
+    (moves, life)
+}
+
+/// When the script's next step is due at `now`: a command at 5 s (or as soon as a
+/// session is open after), the background at 20 s, else the session's end; or
+/// sooner, the plan's next app-life event or move.
+fn next_due(pending: (bool, bool), length: Duration, life: &[(Duration, FaultKind)], moves: &[Duration], now: Duration) -> Duration {
+    let (cmd_pending, hidden_done) = pending;
+    let mut next = if cmd_pending {
+        Duration::from_secs(5)
+    } else if !hidden_done {
+        Duration::from_secs(20)
+    } else {
+        length
+    };
+    if let Some((at, _)) = life.last() {
+        next = next.min((*at).max(now));
+    }
+    if let Some(at) = moves.last() {
+        next = next.min((*at).max(now));
+    }
+    next
+}
+
+/// The phone's script: connect, a command at 5 s, the background from 20 s to
+/// 30 s, the plan's moves (a tap at each, with `tap_on_move`) and app life at their
+/// times, reconnecting whenever the link is gone; then close and let the end settle.
+async fn phone_script(sp: &RunSpec, sh: &Rc<RefCell<Shared>>, tap_on_move: bool, length: Duration) -> turmoil::Result {
+    let mut phone = phone_app(sp).await?;
+    sh.borrow_mut().phone = Some(phone.log.clone());
+    let (mut moves, mut life) = script_events(sp, tap_on_move);
+    let mut cmd_sent_in: Option<u64> = None;
+    let mut hidden_done = false;
+    time::sleep(Duration::from_millis(500)).await;
+    while time::now() < length {
+        if moves.last().is_some_and(|at| time::now() >= *at) {
+            moves.pop();
+            if phone.session_open() && phone.send_cmd(CMD_OP).is_some() {
+                trace::record(PHONE, "phone.life", "the network changed: tap");
+            }
+            continue;
+        }
+        // The plan's app life, at its time.
+        if let Some((at, f)) = life.last().cloned() {
+            if time::now() >= at {
+                life.pop();
+                app_life(&mut phone, &f, at).await;
+                continue;
+            }
+        }
+        if phone.transport().is_none() && !phone.connect(network_at(&sp.plan, time::now())).await {
+            time::sleep(RECONNECT_DELAY).await;
+            continue;
+        }
+        let now = time::now();
+        // A command whose session ended before its result is sent again.
+        let session_no = phone.log.borrow().sessions.len() as u64;
+        let cmd_done = phone.log.borrow().cmds.iter().any(|c| c.ack.is_some() && c.result.is_some());
+        let cmd_pending = !cmd_done && cmd_sent_in != Some(session_no);
+        let next = next_due((cmd_pending, hidden_done), length, &life, &moves, now);
+        if now >= next && (life.last().is_some_and(|(at, _)| *at <= now) || moves.last().is_some_and(|at| *at <= now)) {
+            continue;
+        }
+        if now >= next && phone.session_open() {
+            if cmd_pending {
+                if phone.send_cmd(CMD_OP).is_some() {
+                    cmd_sent_in = Some(session_no);
+                }
+            } else if !hidden_done {
+                phone.background();
+                phone.run_until(Duration::from_secs(30)).await;
+                if phone.foreground() {
+                    trace::record(PHONE, "phone.life", "foreground asks for a reconnect");
+                }
+                hidden_done = true;
+            }
+            continue;
+        }
+        let until = if now >= next { now + Duration::from_secs(1) } else { next };
+        phone.run_until(until.min(length)).await;
+        if phone.transport().is_none() && time::now() < length {
+            time::sleep(RECONNECT_DELAY).await;
+        }
+    }
+    phone.close();
+    sh.borrow_mut().memory = Some(phone.race().with_model(|m| m.memory().clone()));
+    // The state after the end settles: a lost QUIC close reaches the cloud
+    // as its idle timeout, and the cloud tells the box.
+    time::sleep(AFTER_END).await;
+    record_fleet_counters(sh);
+    Ok(())
+}
+
+/// The session's laws: the box's reconnect laws first (a lost uplink also stops the
+/// phone's stream, and the verdict names the first law that fails), then the rest.
+fn judge_session(spec: &RunSpec, s: &SessionSummary, moves: &[MoveSeen], length: Duration) -> Vec<Check> {
     let heal = heal_time(&spec.plan);
     let checks = vec![
-        values_are_sent_values(&s),
-        cmd_round_trip(&s),
-        live_gap_not_value(&s),
-        blind_relay(&s),
-        streams_after_heal(&s, heal),
-        replayed_datagram_dropped(&s),
-        stream_replay_ends_session(&s),
-        no_false_replay(&s),
-        late_live_table_kept(&s),
-        nothing_broken_untampered(&s, &spec.plan),
-        nothing_held_after_end(&s),
-        demoted_goes_ws_first(&s),
-        move_recovers_within_pto(&s, &spec.plan, &net.borrow().moves, length),
-        moves_keep_the_session(&s, &spec.plan, length),
+        values_are_sent_values(s),
+        cmd_round_trip(s),
+        live_gap_not_value(s),
+        blind_relay(s),
+        streams_after_heal(s, heal),
+        replayed_datagram_dropped(s),
+        stream_replay_ends_session(s),
+        no_false_replay(s),
+        late_live_table_kept(s),
+        nothing_broken_untampered(s, &spec.plan),
+        nothing_held_after_end(s),
+        demoted_goes_ws_first(s),
+        move_recovers_within_pto(s, &spec.plan, moves, length),
+        moves_keep_the_session(s, &spec.plan, length),
     ];
-    // The box's reconnect laws first: a lost uplink also stops the phone's stream,
-    // and the verdict names the first law that fails.
-    let checks = [
-        uplink_laws::box_challenge_in_first_flight(&s, &spec.plan),
-        uplink_laws::rejected_0rtt_loses_nothing(&s, &spec.plan, length),
-        uplink_laws::phone_never_0rtt(&s),
+    [
+        uplink_laws::box_challenge_in_first_flight(s, &spec.plan),
+        uplink_laws::rejected_0rtt_loses_nothing(s, &spec.plan, length),
+        uplink_laws::phone_never_0rtt(s),
     ]
     .into_iter()
     .chain(checks)
-    .collect();
-    (RunReport { outcome, checks }, s)
+    .collect()
 }
 
 /// kInitialRtt (RFC 9002 section 6.2.2).

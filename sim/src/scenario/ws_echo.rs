@@ -87,7 +87,16 @@ pub fn run(spec: &RunSpec) -> RunReport {
     let seed = spec.seed;
     let (cloud_tcp, phone_tcp) = (tcp_config_for(&spec.plan, 0), tcp_config_for(&spec.plan, spec.plan.phone.mtu));
     let tally = Rc::new(RefCell::new(Tally::default()));
+    host_echo_door(&mut world, seed, cloud_tcp, &tally);
+    let t = tally.clone();
+    world.client(PHONE, addr::PHONE, async move { phone_echoes(seed, phone_tcp, &t).await });
+    let outcome = world.run();
+    let checks = judge_echoes(&tally.borrow(), plan_can_kill_a_link(&spec.plan));
+    RunReport { outcome, checks }
+}
 
+/// The cloud: a WebSocket door echoing every message, noting how each link ended.
+fn host_echo_door(world: &mut crate::world::World, seed: crate::world::seed::RunSeed, cloud_tcp: ftw_tcp::TcpConfig, tally: &Rc<RefCell<Tally>>) {
     let t = tally.clone();
     world.host(CLOUD, addr::CLOUD, move || {
         let (t, cloud_tcp) = (t.clone(), cloud_tcp.clone());
@@ -117,72 +126,79 @@ pub fn run(spec: &RunSpec) -> RunReport {
             }
         }
     });
+}
 
-    let t = tally.clone();
-    world.client(PHONE, addr::PHONE, async move {
-        let tcp = TcpHost::bind_with(PHONE, v4(addr::PHONE), seed, phone_tcp).await?;
-        let client = WsClient::new(tcp, client_tls(seed, PHONE, ClientResumption::Disabled), seed);
-        let door = SocketAddrV4::new(v4(addr::CLOUD), addr::CLOUD_PORT);
-        let mut link = dial_ws(&client, door, ftw_crypto::consts::CLOUD_SERVER_NAME, TARGET).await.map_err(|e| format!("dial: {e:?}"))?;
-        t.borrow_mut().transport = Some(link.transport());
-        let mut next_send = time::now();
-        let mut sent = 0;
-        while t.borrow().echoes.len() + t.borrow().datagram_echoes.len() < 2 * MESSAGES {
-            if sent < MESSAGES && time::now() >= next_send {
-                let msg = format!("m{sent};");
-                link.send(msg.as_bytes())?;
-                if link.send_datagram(format!("d{sent}").as_bytes())? {
-                    t.borrow_mut().sent_as_datagram += 1;
+/// The phone's message `sent` and its datagram (which the WebSocket carries as a message).
+fn send_pair(link: &mut crate::drive::link::Link, sent: usize, t: &Rc<RefCell<Tally>>) -> Result<(), String> {
+    let msg = format!("m{sent};");
+    link.send(msg.as_bytes())?;
+    if link.send_datagram(format!("d{sent}").as_bytes())? {
+        t.borrow_mut().sent_as_datagram += 1;
+    }
+    trace::record(PHONE, "app.send", msg);
+    Ok(())
+}
+
+/// The phone: a message and a datagram a second until every echo is back, then a
+/// clean close; if the link dies first, it stays up until the cloud has seen it.
+async fn phone_echoes(seed: crate::world::seed::RunSeed, phone_tcp: ftw_tcp::TcpConfig, t: &Rc<RefCell<Tally>>) -> turmoil::Result {
+    let tcp = TcpHost::bind_with(PHONE, v4(addr::PHONE), seed, phone_tcp).await?;
+    let client = WsClient::new(tcp, client_tls(seed, PHONE, ClientResumption::Disabled), seed);
+    let door = SocketAddrV4::new(v4(addr::CLOUD), addr::CLOUD_PORT);
+    let mut link = dial_ws(&client, door, ftw_crypto::consts::CLOUD_SERVER_NAME, TARGET).await.map_err(|e| format!("dial: {e:?}"))?;
+    t.borrow_mut().transport = Some(link.transport());
+    let mut next_send = time::now();
+    let mut sent = 0;
+    while t.borrow().echoes.len() + t.borrow().datagram_echoes.len() < 2 * MESSAGES {
+        if sent < MESSAGES && time::now() >= next_send {
+            send_pair(&mut link, sent, t)?;
+            sent += 1;
+            next_send += INTERVAL;
+        }
+        let ev = tokio::select! {
+            biased;
+            ev = link.recv() => ev,
+            _ = time::sleep_until(next_send), if sent < MESSAGES => continue,
+        };
+        match ev {
+            LinkEvent::Message(m) | LinkEvent::Datagram(m) => {
+                let m = String::from_utf8_lossy(&m).into_owned();
+                trace::record(PHONE, "app.echo", m.clone());
+                let mut t = t.borrow_mut();
+                if m.starts_with('d') {
+                    t.datagram_echoes.push(m);
+                } else {
+                    t.echoes.push(m);
                 }
-                trace::record(PHONE, "app.send", msg);
-                sent += 1;
-                next_send += INTERVAL;
             }
-            let ev = tokio::select! {
-                biased;
-                ev = link.recv() => ev,
-                _ = time::sleep_until(next_send), if sent < MESSAGES => continue,
-            };
-            match ev {
-                LinkEvent::Message(m) | LinkEvent::Datagram(m) => {
-                    let m = String::from_utf8_lossy(&m).into_owned();
-                    trace::record(PHONE, "app.echo", m.clone());
-                    let mut t = t.borrow_mut();
-                    if m.starts_with('d') {
-                        t.datagram_echoes.push(m);
-                    } else {
-                        t.echoes.push(m);
-                    }
-                }
-                LinkEvent::Closed(c) => {
-                    trace::record(PHONE, "app.link_died", format!("{c:?}"));
-                    t.borrow_mut().phone_saw_death = Some(c);
-                    // Stay up while the cloud's own heartbeat ends its side: the law
-                    // asks that it learns the link is over (a phone that left at once
-                    // ended the run first: corpus/ws-echo-death-cloud-not-yet-told.toml).
-                    linger_for_cloud(&t).await;
-                    return Ok(());
-                }
+            LinkEvent::Closed(c) => {
+                trace::record(PHONE, "app.link_died", format!("{c:?}"));
+                t.borrow_mut().phone_saw_death = Some(c);
+                // Stay up while the cloud's own heartbeat ends its side: the law
+                // asks that it learns the link is over (a phone that left at once
+                // ended the run first: corpus/ws-echo-death-cloud-not-yet-told.toml).
+                linger_for_cloud(t).await;
+                return Ok(());
             }
         }
-        link.close(1000, "done");
-        // Wait for the cloud's reply to the close (or CLOSE_REPLY_WAIT).
-        while !matches!(link.recv().await, LinkEvent::Closed(_)) {}
-        // Then stay up, as a phone does, while TCP still delivers the close frame
-        // to a cloud that has not seen it (a close frame lost on a leg whose RTO
-        // has backed off outlives the 5 s wait: corpus/ws-echo-close-reply-wait.toml).
-        linger_for_cloud(&t).await;
-        drop(link);
-        Ok(())
-    });
+    }
+    link.close(1000, "done");
+    // Wait for the cloud's reply to the close (or CLOSE_REPLY_WAIT).
+    while !matches!(link.recv().await, LinkEvent::Closed(_)) {}
+    // Then stay up, as a phone does, while TCP still delivers the close frame
+    // to a cloud that has not seen it (a close frame lost on a leg whose RTO
+    // has backed off outlives the 5 s wait: corpus/ws-echo-close-reply-wait.toml).
+    linger_for_cloud(t).await;
+    drop(link);
+    Ok(())
+}
 
-    let outcome = world.run();
-    let t = tally.borrow();
+/// The echo's laws over the run's tally; `can_kill`: the plan may kill a WebSocket.
+fn judge_echoes(t: &Tally, can_kill: bool) -> Vec<Check> {
     let expected: Vec<String> = (0..MESSAGES).map(|i| format!("m{i};")).collect();
     let expected_d: Vec<String> = (0..MESSAGES).map(|i| format!("d{i}")).collect();
     let died = t.phone_saw_death.is_some();
-    let can_kill = plan_can_kill_a_link(&spec.plan);
-    let checks = vec![
+    vec![
         Check {
             law: &laws::ECHO_IN_ORDER,
             ok: expected.starts_with(&t.echoes) && (died || t.echoes.len() == expected.len()),
@@ -216,9 +232,7 @@ pub fn run(spec: &RunSpec) -> RunReport {
             ok: died || t.closed_with.as_ref().is_some_and(|c| (c.code == 1000 && c.by_peer) || (can_kill && c.code == 1006)),
             detail: format!("the cloud saw close {:?}; the plan {} loss or an outage", t.closed_with, if can_kill { "has" } else { "has no" }),
         },
-    ];
-    drop(t);
-    RunReport { outcome, checks }
+    ]
 }
 
 /// Whether a plan may kill a WebSocket by stalling its TCP past the heartbeat:
