@@ -576,7 +576,21 @@ pub fn run_resume_with(spec: &RunSpec) -> (RunReport, ResumeSummary) {
     let seed = spec.seed;
     let cfg = fleet_config(seed, spec, &FleetRun::default().shaped_by(&spec.plan));
     let tally = Rc::new(RefCell::new(ResumeTally::default()));
+    host_resume_cloud(&mut world, seed, cfg, &tally);
+    host_resume_phone(&mut world, seed, &tally);
+    let t = tally.clone();
+    world.client(BOX, addr::BOX, async move { box_resumes(seed, &t).await });
+    let outcome = world.run();
+    let mut t = tally.borrow_mut();
+    t.sum.box_reactors = t.accepted.iter().filter(|(_, target)| target == TARGET).map(|(r, _)| *r).collect();
+    let s = t.sum.clone();
+    drop(t);
+    let checks = judge_resume(spec, &s);
+    (RunReport { outcome, checks }, s)
+}
 
+/// The cloud of `fleet-resume`: echoes, and ends the box's first session with 4408.
+fn host_resume_cloud(world: &mut crate::world::World, seed: crate::world::seed::RunSeed, cfg: ftw_fleet::FleetConfig, tally: &Rc<RefCell<ResumeTally>>) {
     let t = tally.clone();
     world.host(CLOUD, addr::CLOUD, move || {
         let t = t.clone();
@@ -600,7 +614,10 @@ pub fn run_resume_with(spec: &RunSpec) -> (RunReport, ResumeSummary) {
             }
         }
     });
+}
 
+/// The phone of `fleet-resume`: one full handshake (no ticket), timed to its first reply.
+fn host_resume_phone(world: &mut crate::world::World, seed: crate::world::seed::RunSeed, tally: &Rc<RefCell<ResumeTally>>) {
     let t = tally.clone();
     world.host(PHONE, addr::PHONE, move || {
         let t = t.clone();
@@ -628,62 +645,61 @@ pub fn run_resume_with(spec: &RunSpec) -> (RunReport, ResumeSummary) {
             Ok(())
         }
     });
+}
 
-    let t = tally.clone();
-    world.client(BOX, addr::BOX, async move {
-        let rng = seed.crypto(BOX);
-        let provider = crypto_provider(&rng.sub("tls"));
-        let store = new_client_session_store();
-        let client = quic_client_config(
-            &provider,
-            &sim_clock(BOX),
-            &cloud_certs(),
-            ClientResumption::Store(store),
-            rng.sub_seed("quic/initial-dcid"),
-            &QuicTransportParams::default(),
-        );
-        let ep = QuicEndpoint::bind(BOX, "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, BOX, 0), None).await?;
-        let conn = ep.connect(client.clone(), addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME)?;
-        let mut out = BytesMut::new();
-        for part in [TARGET, "first"] {
-            put_varint(&mut out, part.len() as u64);
-            out.extend_from_slice(part.as_bytes());
-        }
-        let lost = loop {
-            match conn.next_event().await {
-                QuicEvent::Connected => {
-                    let s = conn.open_bi().ok_or("no stream")?;
-                    conn.write(s, &out)?;
-                }
-                QuicEvent::Lost(l) => break l,
-                _ => {}
+/// The box of `fleet-resume`: its first session until the cloud ends it, then a
+/// restart from a new socket with the same session store, timed to its first reply.
+async fn box_resumes(seed: crate::world::seed::RunSeed, t: &Rc<RefCell<ResumeTally>>) -> turmoil::Result {
+    let rng = seed.crypto(BOX);
+    let provider = crypto_provider(&rng.sub("tls"));
+    let store = new_client_session_store();
+    let client = quic_client_config(
+        &provider,
+        &sim_clock(BOX),
+        &cloud_certs(),
+        ClientResumption::Store(store),
+        rng.sub_seed("quic/initial-dcid"),
+        &QuicTransportParams::default(),
+    );
+    let ep = QuicEndpoint::bind(BOX, "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, BOX, 0), None).await?;
+    let conn = ep.connect(client.clone(), addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME)?;
+    let mut out = BytesMut::new();
+    for part in [TARGET, "first"] {
+        put_varint(&mut out, part.len() as u64);
+        out.extend_from_slice(part.as_bytes());
+    }
+    let lost = loop {
+        match conn.next_event().await {
+            QuicEvent::Connected => {
+                let s = conn.open_bi().ok_or("no stream")?;
+                conn.write(s, &out)?;
             }
-        };
-        trace::record(BOX, "app.closed", format!("{lost:?}"));
-        t.borrow_mut().sum.box_close = Some(lost);
-        time::sleep(Duration::from_millis(500)).await;
-        // The box restarts its app: a new socket, the same session store.
-        let ep2 = QuicEndpoint::bind(BOX, "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, BOX, 1), None).await?;
-        let (had, accepted, ms) = first_reply_ms(&ep2, client, TARGET, "again").await?;
-        trace::record(BOX, "app.first-reply", format!("{ms} ms, 0-RTT keys: {had}, accepted: {accepted}"));
-        {
-            let mut t = t.borrow_mut();
-            t.sum.box_had_0rtt = had;
-            t.sum.box_accepted_0rtt = accepted;
-            t.sum.box_first_reply_ms = Some(ms);
+            QuicEvent::Lost(l) => break l,
+            _ => {}
         }
-        time::sleep(Duration::from_millis(200)).await;
-        Ok(())
-    });
+    };
+    trace::record(BOX, "app.closed", format!("{lost:?}"));
+    t.borrow_mut().sum.box_close = Some(lost);
+    time::sleep(Duration::from_millis(500)).await;
+    // The box restarts its app: a new socket, the same session store.
+    let ep2 = QuicEndpoint::bind(BOX, "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, BOX, 1), None).await?;
+    let (had, accepted, ms) = first_reply_ms(&ep2, client, TARGET, "again").await?;
+    trace::record(BOX, "app.first-reply", format!("{ms} ms, 0-RTT keys: {had}, accepted: {accepted}"));
+    {
+        let mut t = t.borrow_mut();
+        t.sum.box_had_0rtt = had;
+        t.sum.box_accepted_0rtt = accepted;
+        t.sum.box_first_reply_ms = Some(ms);
+    }
+    time::sleep(Duration::from_millis(200)).await;
+    Ok(())
+}
 
-    let outcome = world.run();
-    let mut t = tally.borrow_mut();
-    t.sum.box_reactors = t.accepted.iter().filter(|(_, target)| target == TARGET).map(|(r, _)| *r).collect();
-    let s = t.sum.clone();
-    drop(t);
+/// `fleet-resume`'s laws over its summary.
+fn judge_resume(spec: &RunSpec, s: &ResumeSummary) -> Vec<Check> {
     let rtt_ms = spec.plan.box_.one_way_ms * 2;
     let phone_rtt_ms = spec.plan.phone.one_way_ms * 2;
-    let checks = vec![
+    vec![
         Check {
             law: &laws::CLOSE_CODE_ARRIVES,
             ok: s.box_close == Some(Lost::Closed { code: close::TIMED_OUT as u64, by_peer: true }),
@@ -702,8 +718,7 @@ pub fn run_resume_with(spec: &RunSpec) -> (RunReport, ResumeSummary) {
             ok: !s.phone_had_0rtt && s.phone_first_reply_ms.is_some_and(|ms| ms >= 2 * phone_rtt_ms),
             detail: format!("0-RTT keys {}, first reply after {:?} ms (two round trips: {} ms)", s.phone_had_0rtt, s.phone_first_reply_ms, 2 * phone_rtt_ms),
         },
-    ];
-    (RunReport { outcome, checks }, s)
+    ]
 }
 
 /// `fleet-migrate`.

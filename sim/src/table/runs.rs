@@ -115,28 +115,30 @@ pub struct Stream {
     pub ticks_missed: Option<u64>,
 }
 
+/// What the phone of a streaming run noted, read after the run.
+#[derive(Default)]
+struct StreamOut {
+    log: Vec<Got>,
+    taps: Vec<(u32, u64, u64)>,
+    window: (u64, u64),
+    session: u64,
+    switches: Vec<Sample>,
+    /// Switches measured as the path probe (QUIC, the session going on).
+    quic_moves: usize,
+    /// When the switches began, and when the last one had settled.
+    switching_from: u64,
+    switching_until: u64,
+}
+
 /// One session streaming for 90 s with `n` taps spread over it, then `n`
 /// network switches (Wi-Fi to cellular and back).
 pub fn stream(seed: RunSeed, c: Cond, t: Transport, n: usize, pr: Profile) -> Stream {
     let spec = RigSpec { seed, plan: plan_both(c, pr), box_transport: t, quic: pr.quic(), limit: RUN_LIMIT };
-    let (mut world, shared, (wifi, cell)) = build(&spec);
+    let (mut world, shared, nats) = build(&spec);
     let net = world.net.clone();
     let moves = world.net.clone();
     let phone_tcp = rig_tcp(&spec.plan);
-    #[derive(Default)]
-    struct Out {
-        log: Vec<Got>,
-        taps: Vec<(u32, u64, u64)>,
-        window: (u64, u64),
-        session: u64,
-        switches: Vec<Sample>,
-        /// Switches measured as the path probe (QUIC, the session going on).
-        quic_moves: usize,
-        /// When the switches began, and when the last one had settled.
-        switching_from: u64,
-        switching_until: u64,
-    }
-    let out: Rc<RefCell<Out>> = Rc::default();
+    let out: Rc<RefCell<StreamOut>> = Rc::default();
     let o = out.clone();
     let sh = shared.clone();
     world.client(PHONE, addr::PHONE, async move {
@@ -144,65 +146,8 @@ pub fn stream(seed: RunSeed, c: Cond, t: Transport, n: usize, pr: Profile) -> St
         box_ready(&sh, BOX_READY_BOUND).await;
         let via = Via::Direct(t);
         let dial = p.dialer(true);
-        let mut tries = 0;
-        while !p.session_open() && tries < 5 {
-            tries += 1;
-            if p.connect(&dial, &via).await {
-                p.run_until(time::now() + SAMPLE_BOUND, &via, Got::is_value).await;
-            }
-        }
-        let start = time::now();
-        let session = p.log.last().map(|g| g.session).unwrap_or(0);
-        let every = STREAM / n.max(1) as u32;
-        for k in 0..n {
-            let at = start + every * k as u32 + every / 2;
-            p.run_until(at, &via, |_| false).await;
-            if let Some((id, sent)) = p.tap() {
-                o.borrow_mut().taps.push((id, sent, session));
-            }
-        }
-        // The window's last frames are still on their way: let them land first.
-        p.run_until(start + STREAM + SETTLE, &via, |_| false).await;
-        {
-            let mut o = o.borrow_mut();
-            o.window = (start.as_millis() as u64, (start + STREAM).as_millis() as u64);
-            o.session = session;
-        }
-        let mut on_cell = false;
-        o.borrow_mut().switching_from = now_ms();
-        for _ in 0..n {
-            on_cell = !on_cell;
-            let to = if on_cell { cell } else { wifi };
-            net.borrow_mut().move_host(time::now(), addr::PHONE, to);
-            let t0 = now_ms();
-            let at = match t {
-                // The same connection goes on. The phone taps at the switch: its
-                // packet is the first on the new path, the probe of it (the
-                // cloud's quinn-proto migrates on it and answers over the new
-                // path). The sample is that round trip, read from the network's
-                // record of the move after the run (the seed: "the time is the
-                // path probe and switch"); here the phone waits for the tap's ack.
-                Transport::Quic if p.session_open() => match p.tap() {
-                    Some((id, _)) => {
-                        o.borrow_mut().quic_moves += 1;
-                        p.run_until(time::now() + SAMPLE_BOUND, &via, |g| g.what == What::Ack { id }).await
-                    }
-                    None => None,
-                },
-                // A new session over the new path, to its first live number.
-                _ => {
-                    p.close();
-                    p.connect(&dial, &via).await;
-                    p.run_until(time::now() + SAMPLE_BOUND, &via, Got::is_value).await
-                }
-            };
-            o.borrow_mut().switches.push(since(t0, at));
-            if at.is_none() && !p.connected() {
-                p.connect(&dial, &via).await;
-            }
-            p.run_until(time::now() + SETTLE, &via, |_| false).await;
-        }
-        o.borrow_mut().switching_until = now_ms() - SETTLE.as_millis() as u64;
+        stream_window(&mut p, &dial, &via, n, &o).await;
+        stream_switches(&mut p, &dial, &via, t, n, (&net, nats), &o).await;
         o.borrow_mut().log = std::mem::take(&mut p.log);
         Ok(())
     });
@@ -212,10 +157,89 @@ pub fn stream(seed: RunSeed, c: Cond, t: Transport, n: usize, pr: Profile) -> St
     if t == Transport::Quic && o.quic_moves == n {
         o.switches = moves.borrow().moves.iter().map(|m| m.first_reply_arrival.map(|a| (a - m.at).as_secs_f64() * 1000.0)).collect();
     }
-    let o = o;
     let phone = Keys::of(seed).phone.public;
     let lives: Vec<ftw_box::SentLive> =
         shared.borrow().boxn.as_ref().expect("box ran").borrow().lives_sent().iter().filter(|l| l.phone == phone).cloned().collect();
+    stream_measure(&o, &lives, t == Transport::Quic && o.quic_moves == n)
+}
+
+/// Open a session, then stream the window with `n` taps spread over it.
+async fn stream_window(p: &mut Probe, dial: &crate::drive::app::race::Dialer, via: &Via, n: usize, o: &Rc<RefCell<StreamOut>>) {
+    let mut tries = 0;
+    while !p.session_open() && tries < 5 {
+        tries += 1;
+        if p.connect(dial, via).await {
+            p.run_until(time::now() + SAMPLE_BOUND, via, Got::is_value).await;
+        }
+    }
+    let start = time::now();
+    let session = p.log.last().map(|g| g.session).unwrap_or(0);
+    let every = STREAM / n.max(1) as u32;
+    for k in 0..n {
+        let at = start + every * k as u32 + every / 2;
+        p.run_until(at, via, |_| false).await;
+        if let Some((id, sent)) = p.tap() {
+            o.borrow_mut().taps.push((id, sent, session));
+        }
+    }
+    // The window's last frames are still on their way: let them land first.
+    p.run_until(start + STREAM + SETTLE, via, |_| false).await;
+    let mut o = o.borrow_mut();
+    o.window = (start.as_millis() as u64, (start + STREAM).as_millis() as u64);
+    o.session = session;
+}
+
+/// `n` network switches, Wi-Fi to cellular and back (`nats`: the network and the
+/// two NATs' indices), each measured as `Stream::switches` says.
+async fn stream_switches(
+    p: &mut Probe,
+    dial: &crate::drive::app::race::Dialer,
+    via: &Via,
+    t: Transport,
+    n: usize,
+    (net, (wifi, cell)): (&Rc<RefCell<crate::world::net::Network>>, (usize, usize)),
+    o: &Rc<RefCell<StreamOut>>,
+) {
+    let mut on_cell = false;
+    o.borrow_mut().switching_from = now_ms();
+    for _ in 0..n {
+        on_cell = !on_cell;
+        let to = if on_cell { cell } else { wifi };
+        net.borrow_mut().move_host(time::now(), addr::PHONE, to);
+        let t0 = now_ms();
+        let at = match t {
+            // The same connection goes on. The phone taps at the switch: its
+            // packet is the first on the new path, the probe of it (the
+            // cloud's quinn-proto migrates on it and answers over the new
+            // path). The sample is that round trip, read from the network's
+            // record of the move after the run (the seed: "the time is the
+            // path probe and switch"); here the phone waits for the tap's ack.
+            Transport::Quic if p.session_open() => match p.tap() {
+                Some((id, _)) => {
+                    o.borrow_mut().quic_moves += 1;
+                    p.run_until(time::now() + SAMPLE_BOUND, via, |g| g.what == What::Ack { id }).await
+                }
+                None => None,
+            },
+            // A new session over the new path, to its first live number.
+            _ => {
+                p.close();
+                p.connect(dial, via).await;
+                p.run_until(time::now() + SAMPLE_BOUND, via, Got::is_value).await
+            }
+        };
+        o.borrow_mut().switches.push(since(t0, at));
+        if at.is_none() && !p.connected() {
+            p.connect(dial, via).await;
+        }
+        p.run_until(time::now() + SETTLE, via, |_| false).await;
+    }
+    o.borrow_mut().switching_until = now_ms() - SETTLE.as_millis() as u64;
+}
+
+/// The streaming run's figures from what the phone noted and the lives the box sent
+/// it; `moved`: every switch kept the QUIC session (ticks missed are counted).
+fn stream_measure(o: &StreamOut, lives: &[ftw_box::SentLive], moved: bool) -> Stream {
     let mut r = Stream { switches: o.switches.clone(), ..Stream::default() };
     let in_session: Vec<&Got> = o.log.iter().filter(|g| g.session == o.session).collect();
     for (id, sent, s) in &o.taps {
@@ -227,60 +251,65 @@ pub fn stream(seed: RunSeed, c: Cond, t: Transport, n: usize, pr: Profile) -> St
         What::Live { seq } => lives.iter().find(|l| l.live_seq == seq).map(|l| l.chan),
         _ => None,
     });
+    let Some(chan) = chan else { return r };
     let (from, to) = o.window;
-    if let Some(chan) = chan {
-        // Lane-0 frame `seq` of a session goes out with the session's `seq`-th live
-        // (one `lane0_tick` sends both; ftw-box), so its send time is that live's.
-        let mine: Vec<&ftw_box::SentLive> = lives.iter().filter(|l| l.chan == chan).collect();
-        let by_seq: BTreeMap<u64, u64> = mine.iter().map(|l| (l.live_seq, l.sent_at_ms)).collect();
-        if t == Transport::Quic && o.quic_moves == n {
-            let got: std::collections::BTreeSet<u64> =
-                in_session.iter().filter_map(|g| if let What::Lane0 { seq } = g.what { Some(seq) } else { None }).collect();
-            let sent = mine.iter().enumerate().filter(|(_, l)| (o.switching_from..o.switching_until).contains(&l.sent_at_ms)).map(|(i, _)| i as u64 + 1);
-            r.ticks_missed = Some(sent.filter(|seq| !got.contains(seq)).count() as u64);
-        }
-        for g in &in_session {
-            if let What::Lane0 { seq } = g.what {
-                if let Some(l) = mine.get(seq as usize - 1) {
-                    if l.sent_at_ms >= from && l.sent_at_ms < to {
-                        r.lane0.push((g.at_ms - l.sent_at_ms) as f64);
-                    }
+    // Lane-0 frame `seq` of a session goes out with the session's `seq`-th live
+    // (one `lane0_tick` sends both; ftw-box), so its send time is that live's.
+    let mine: Vec<&ftw_box::SentLive> = lives.iter().filter(|l| l.chan == chan).collect();
+    let by_seq: BTreeMap<u64, u64> = mine.iter().map(|l| (l.live_seq, l.sent_at_ms)).collect();
+    if moved {
+        let got: std::collections::BTreeSet<u64> = in_session.iter().filter_map(|g| if let What::Lane0 { seq } = g.what { Some(seq) } else { None }).collect();
+        let sent = mine.iter().enumerate().filter(|(_, l)| (o.switching_from..o.switching_until).contains(&l.sent_at_ms)).map(|(i, _)| i as u64 + 1);
+        r.ticks_missed = Some(sent.filter(|seq| !got.contains(seq)).count() as u64);
+    }
+    for g in &in_session {
+        if let What::Lane0 { seq } = g.what {
+            if let Some(l) = mine.get(seq as usize - 1) {
+                if l.sent_at_ms >= from && l.sent_at_ms < to {
+                    r.lane0.push((g.at_ms - l.sent_at_ms) as f64);
                 }
-            }
-        }
-        let mut arrived: BTreeMap<u64, u64> = BTreeMap::new();
-        for g in &in_session {
-            if let What::Live { seq } = g.what {
-                arrived.entry(seq).or_insert(g.at_ms);
-            }
-        }
-        for l in mine.iter().filter(|l| l.sent_at_ms >= from && l.sent_at_ms < to) {
-            r.live_sent += 1;
-            if let Some(at) = arrived.get(&l.live_seq) {
-                r.live_arrived += 1;
-                r.live.push((at - l.sent_at_ms) as f64);
-            }
-        }
-        // The age of the newest value the phone holds, every AGE_STEP_MS of the
-        // window from the first live that arrived in it.
-        let mut events: Vec<(u64, u64)> =
-            arrived.iter().filter_map(|(seq, at)| by_seq.get(seq).map(|s| (*at, *s))).filter(|(at, _)| *at >= from && *at < to).collect();
-        events.sort();
-        if let Some(&(first, _)) = events.first() {
-            let mut newest = 0u64;
-            let mut i = 0;
-            let mut tick = first;
-            while tick < to {
-                while i < events.len() && events[i].0 <= tick {
-                    newest = newest.max(events[i].1);
-                    i += 1;
-                }
-                r.age.push((tick - newest) as f64);
-                tick += AGE_STEP_MS;
             }
         }
     }
+    let mut arrived: BTreeMap<u64, u64> = BTreeMap::new();
+    for g in &in_session {
+        if let What::Live { seq } = g.what {
+            arrived.entry(seq).or_insert(g.at_ms);
+        }
+    }
+    for l in mine.iter().filter(|l| l.sent_at_ms >= from && l.sent_at_ms < to) {
+        r.live_sent += 1;
+        if let Some(at) = arrived.get(&l.live_seq) {
+            r.live_arrived += 1;
+            r.live.push((at - l.sent_at_ms) as f64);
+        }
+    }
+    r.age = age_series(&arrived, &by_seq, (from, to));
     r
+}
+
+/// The age of the newest value the phone holds, every AGE_STEP_MS of the window
+/// from the first live that arrived in it (`arrived`: live seq -> arrival; `by_seq`:
+/// live seq -> the box's send time).
+fn age_series(arrived: &BTreeMap<u64, u64>, by_seq: &BTreeMap<u64, u64>, (from, to): (u64, u64)) -> Vec<f64> {
+    let mut age = Vec::new();
+    let mut events: Vec<(u64, u64)> =
+        arrived.iter().filter_map(|(seq, at)| by_seq.get(seq).map(|s| (*at, *s))).filter(|(at, _)| *at >= from && *at < to).collect();
+    events.sort();
+    if let Some(&(first, _)) = events.first() {
+        let mut newest = 0u64;
+        let mut i = 0;
+        let mut tick = first;
+        while tick < to {
+            while i < events.len() && events[i].0 <= tick {
+                newest = newest.max(events[i].1);
+                i += 1;
+            }
+            age.push((tick - newest) as f64);
+            tick += AGE_STEP_MS;
+        }
+    }
+    age
 }
 
 /// How the phone of table 2 gets its link.

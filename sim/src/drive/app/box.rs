@@ -119,8 +119,7 @@ pub async fn run_box_logged(host: &str, node: Rc<RefCell<BoxNode>>, dial: BoxDia
         }
     }
     let mut link: Option<Link> = None;
-    let mut lives_traced = 0usize;
-    let mut cmds_traced = 0u64;
+    let mut traced = (0usize, 0u64);
     loop {
         let now = now_ms();
         {
@@ -131,67 +130,8 @@ pub async fn run_box_logged(host: &str, node: Rc<RefCell<BoxNode>>, dial: BoxDia
                 jot_notes(host, now, &mut b);
             }
         }
-        // Carry out what the model asks, dials included (a dial is awaited: with no
-        // uplink the box has nothing else to do).
-        loop {
-            jot_sealed(host, now_ms(), &mut node.borrow_mut());
-            let out = node.borrow_mut().poll_output();
-            let Some(out) = out else { break };
-            jot_output(host, now_ms(), &out);
-            match out {
-                BoxOutput::Dial { target } => {
-                    trace::record(host, "box.dial", target.clone());
-                    uplinks.borrow_mut().push(UplinkRecord { dial_ms: now_ms(), ..UplinkRecord::default() });
-                    match dial(target).await {
-                        Ok(l) => {
-                            if let Some(r) = uplinks.borrow_mut().last_mut() {
-                                (r.up_ms, r.zero_rtt, r.ticket) = (Some(now_ms()), l.zero_rtt(), l.had_ticket());
-                            }
-                            let datagrams = l.transport() == TransportKind::Quic;
-                            trace::record(host, "box.uplink", format!("up over {}", l.transport().name()));
-                            let now = now_ms();
-                            jot(host, now, BoxStep::UplinkUp { datagrams });
-                            let mut b = node.borrow_mut();
-                            b.handle_uplink_up(now, datagrams);
-                            jot_notes(host, now, &mut b);
-                            link = Some(l);
-                        }
-                        Err(e) => {
-                            trace::record(host, "box.uplink", format!("dial failed: {e:?}"));
-                            let now = now_ms();
-                            jot(host, now, BoxStep::UplinkFailed);
-                            let mut b = node.borrow_mut();
-                            b.handle_uplink_failed(now);
-                            jot_notes(host, now, &mut b);
-                            jot_redial(host, now, &b);
-                        }
-                    }
-                }
-                BoxOutput::Link(LinkOp::Send { kind, bytes }) => {
-                    let Some(l) = link.as_mut() else { continue };
-                    if let Err(e) = l.send_as(kind, &bytes) {
-                        trace::record(host, "box.send_failed", e);
-                    }
-                }
-                BoxOutput::Link(LinkOp::Close { code, reason }) => {
-                    if let Some(mut l) = link.take() {
-                        l.close(code, &reason);
-                    }
-                }
-            }
-        }
-        {
-            let b = node.borrow();
-            for l in &b.lives_sent()[lives_traced..] {
-                trace::record(host, "box.live", format!("chan={} liveSeq={} srcRev={}", l.chan, l.live_seq, l.src_rev));
-            }
-            lives_traced = b.lives_sent().len();
-            let cmds = b.stats().cmds;
-            if cmds > cmds_traced {
-                trace::record(host, "box.cmd", format!("{} commands", cmds));
-                cmds_traced = cmds;
-            }
-        }
+        carry_out_box(host, &node, &dial, &uplinks, &mut link).await;
+        trace_progress(host, &node.borrow(), &mut traced);
         let deadline = node.borrow().poll_timeout();
         let sleep = async {
             match deadline {
@@ -211,33 +151,111 @@ pub async fn run_box_logged(host: &str, node: Rc<RefCell<BoxNode>>, dial: BoxDia
             _ = sleep => None,
         };
         let Some(ev) = ev else { continue };
-        let now = now_ms();
-        let mut b = node.borrow_mut();
-        match ev {
-            LinkEvent::Message(m) => {
-                if m.first() == Some(&(ftw_box::uplink::Kind::Challenge as u8)) {
-                    if let Some(r) = uplinks.borrow_mut().last_mut().filter(|r| r.challenge_ms.is_none()) {
-                        r.challenge_ms = Some(now);
-                    }
+        on_uplink_event(host, &node, &uplinks, &mut link, ev);
+    }
+}
+
+/// Carry out what the model asks, dials included (a dial is awaited: with no
+/// uplink the box has nothing else to do).
+async fn carry_out_box(host: &str, node: &Rc<RefCell<BoxNode>>, dial: &BoxDialer, uplinks: &UplinkLog, link: &mut Option<Link>) {
+    loop {
+        jot_sealed(host, now_ms(), &mut node.borrow_mut());
+        let out = node.borrow_mut().poll_output();
+        let Some(out) = out else { break };
+        jot_output(host, now_ms(), &out);
+        match out {
+            BoxOutput::Dial { target } => {
+                if let Some(l) = dial_uplink(host, node, dial, uplinks, target).await {
+                    *link = Some(l);
                 }
-                jot(host, now, BoxStep::Up { datagram: false, header: header(&m), len: m.len(), tampered: journal::tampered(&m) });
-                b.handle_message(now, &m);
             }
-            LinkEvent::Datagram(m) => {
-                jot(host, now, BoxStep::Up { datagram: true, header: header(&m), len: m.len(), tampered: journal::tampered(&m) });
-                b.handle_datagram(now, &m);
-            }
-            LinkEvent::Closed(c) => {
-                trace::record(host, "box.uplink", format!("closed code={} by_peer={}", c.code, c.by_peer));
-                if let Some(r) = uplinks.borrow_mut().last_mut() {
-                    r.closed_ms = Some(now);
+            BoxOutput::Link(LinkOp::Send { kind, bytes }) => {
+                let Some(l) = link.as_mut() else { continue };
+                if let Err(e) = l.send_as(kind, &bytes) {
+                    trace::record(host, "box.send_failed", e);
                 }
-                link = None;
-                jot(host, now, BoxStep::Closed { code: c.code });
-                b.handle_closed(now, c.code);
-                jot_redial(host, now, &b);
+            }
+            BoxOutput::Link(LinkOp::Close { code, reason }) => {
+                if let Some(mut l) = link.take() {
+                    l.close(code, &reason);
+                }
             }
         }
-        jot_notes(host, now, &mut b);
     }
+}
+
+/// The model's dial of its uplink: the link when it came up (the model told either way).
+async fn dial_uplink(host: &str, node: &Rc<RefCell<BoxNode>>, dial: &BoxDialer, uplinks: &UplinkLog, target: String) -> Option<Link> {
+    trace::record(host, "box.dial", target.clone());
+    uplinks.borrow_mut().push(UplinkRecord { dial_ms: now_ms(), ..UplinkRecord::default() });
+    match dial(target).await {
+        Ok(l) => {
+            if let Some(r) = uplinks.borrow_mut().last_mut() {
+                (r.up_ms, r.zero_rtt, r.ticket) = (Some(now_ms()), l.zero_rtt(), l.had_ticket());
+            }
+            let datagrams = l.transport() == TransportKind::Quic;
+            trace::record(host, "box.uplink", format!("up over {}", l.transport().name()));
+            let now = now_ms();
+            jot(host, now, BoxStep::UplinkUp { datagrams });
+            let mut b = node.borrow_mut();
+            b.handle_uplink_up(now, datagrams);
+            jot_notes(host, now, &mut b);
+            Some(l)
+        }
+        Err(e) => {
+            trace::record(host, "box.uplink", format!("dial failed: {e:?}"));
+            let now = now_ms();
+            jot(host, now, BoxStep::UplinkFailed);
+            let mut b = node.borrow_mut();
+            b.handle_uplink_failed(now);
+            jot_notes(host, now, &mut b);
+            jot_redial(host, now, &b);
+            None
+        }
+    }
+}
+
+/// Trace the lives and commands the box sent since last time (`traced`: how many).
+fn trace_progress(host: &str, b: &BoxNode, traced: &mut (usize, u64)) {
+    for l in &b.lives_sent()[traced.0..] {
+        trace::record(host, "box.live", format!("chan={} liveSeq={} srcRev={}", l.chan, l.live_seq, l.src_rev));
+    }
+    traced.0 = b.lives_sent().len();
+    let cmds = b.stats().cmds;
+    if cmds > traced.1 {
+        trace::record(host, "box.cmd", format!("{} commands", cmds));
+        traced.1 = cmds;
+    }
+}
+
+/// What the uplink brought, handed to the model.
+fn on_uplink_event(host: &str, node: &Rc<RefCell<BoxNode>>, uplinks: &UplinkLog, link: &mut Option<Link>, ev: LinkEvent) {
+    let now = now_ms();
+    let mut b = node.borrow_mut();
+    match ev {
+        LinkEvent::Message(m) => {
+            if m.first() == Some(&(ftw_box::uplink::Kind::Challenge as u8)) {
+                if let Some(r) = uplinks.borrow_mut().last_mut().filter(|r| r.challenge_ms.is_none()) {
+                    r.challenge_ms = Some(now);
+                }
+            }
+            jot(host, now, BoxStep::Up { datagram: false, header: header(&m), len: m.len(), tampered: journal::tampered(&m) });
+            b.handle_message(now, &m);
+        }
+        LinkEvent::Datagram(m) => {
+            jot(host, now, BoxStep::Up { datagram: true, header: header(&m), len: m.len(), tampered: journal::tampered(&m) });
+            b.handle_datagram(now, &m);
+        }
+        LinkEvent::Closed(c) => {
+            trace::record(host, "box.uplink", format!("closed code={} by_peer={}", c.code, c.by_peer));
+            if let Some(r) = uplinks.borrow_mut().last_mut() {
+                r.closed_ms = Some(now);
+            }
+            *link = None;
+            jot(host, now, BoxStep::Closed { code: c.code });
+            b.handle_closed(now, c.code);
+            jot_redial(host, now, &b);
+        }
+    }
+    jot_notes(host, now, &mut b);
 }
