@@ -175,38 +175,35 @@ pub fn site_seed(seed: RunSeed, table_changes: bool) -> u64 {
 pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCell<Shared>>) {
     let mut world = world_for(spec, limit);
     Topology::build(&mut world, &spec.plan);
-    let seed = spec.seed;
-    let keys = Keys::of(seed);
     let shared = Rc::new(RefCell::new(Shared::default()));
-    let wire_sw = spec.switches.wire();
-    let box_bugs = spec.switches.boxn();
-    let relay = RelayFault::of(&spec.plan.faults);
-    let table_changes: Vec<Duration> = spec
-        .plan
-        .faults
-        .iter()
-        .filter(|f| matches!(f.fault, FaultKind::TableChange(kind::TableChange { .. })))
-        .map(|f| Duration::from_millis(f.at_ms))
-        .collect();
+    host_cloud(&mut world, spec, setup, &shared);
+    host_box(&mut world, spec, setup, &shared);
+    (world, shared)
+}
 
-    let cloud_tcp = tcp_config_for(&spec.plan, 0);
-    let fleet = fleet_config(seed, spec, &FleetRun::default().shaped_by(&spec.plan));
-    let restarts: Vec<(u64, bool)> = spec
-        .plan
+/// The plan's service restarts: (time in ms, whether the tickets are lost).
+fn restarts_of(spec: &RunSpec) -> Vec<(u64, bool)> {
+    spec.plan
         .faults
         .iter()
         .filter_map(|f| match &f.fault {
             FaultKind::CloudRestart(kind::CloudRestart { loses_tickets, .. }) => Some((f.at_ms, *loses_tickets)),
             _ => None,
         })
-        .collect();
-    let box_early = if spec.switches.on(Switch::BoxWaitsForHandshake) {
-        EarlyData::Never
-    } else {
-        EarlyData::IfTicket { resend: !spec.switches.on(Switch::RejectedZeroRttNotResent) }
-    };
+        .collect()
+}
+
+/// The cloud: its model behind the relay driver, the WebSocket door, the plan's
+/// service restarts, and (with the setup's QUIC door) the reactor fleet.
+fn host_cloud(world: &mut World, spec: &RunSpec, setup: &Setup, shared: &Rc<RefCell<Shared>>) {
+    let seed = spec.seed;
+    let wire_sw = spec.switches.wire();
+    let relay = RelayFault::of(&spec.plan.faults);
+    let cloud_tcp = tcp_config_for(&spec.plan, 0);
+    let fleet = fleet_config(seed, spec, &FleetRun::default().shaped_by(&spec.plan));
+    let restarts = restarts_of(spec);
     let sh = shared.clone();
-    let (k, st) = (keys.clone(), setup.clone());
+    let (k, st) = (Keys::of(seed), setup.clone());
     world.host(CLOUD, addr::CLOUD, move || {
         let (sh, k, st, relay, cloud_tcp, fleet, restarts) = (sh.clone(), k.clone(), st.clone(), relay.clone(), cloud_tcp.clone(), fleet, restarts.clone());
         async move {
@@ -246,9 +243,47 @@ pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCe
             Ok(())
         }
     });
+}
 
+/// The box's QUIC uplink dialer: one session store for the box's life, so every
+/// reconnect resumes (0-RTT keys), sending early data as the switches allow.
+async fn box_quic_dialer(seed: RunSeed, box_early: EarlyData) -> std::io::Result<BoxDialer> {
+    let rng = seed.crypto(BOX);
+    let provider = crypto_provider(&rng.sub("tls"));
+    let client = quic_client_config(
+        &provider,
+        &sim_clock(BOX),
+        &cloud_certs(),
+        ClientResumption::Store(new_client_session_store()),
+        rng.sub_seed("quic/initial-dcid"),
+        &QuicTransportParams::default(),
+    );
+    let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
+    let ep = QuicEndpoint::bind(BOX, "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
+    Ok(Rc::new(move |target: String| {
+        let (ep, client) = (ep.clone(), client.clone());
+        Box::pin(async move { dial_quic_with(&ep, client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME, &target, box_early).await })
+    }))
+}
+
+/// The box: its model with the plan's table changes, dialling its uplink over QUIC.
+fn host_box(world: &mut World, spec: &RunSpec, setup: &Setup, shared: &Rc<RefCell<Shared>>) {
+    let seed = spec.seed;
+    let (wire_sw, box_bugs) = (spec.switches.wire(), spec.switches.boxn());
+    let table_changes: Vec<Duration> = spec
+        .plan
+        .faults
+        .iter()
+        .filter(|f| matches!(f.fault, FaultKind::TableChange(kind::TableChange { .. })))
+        .map(|f| Duration::from_millis(f.at_ms))
+        .collect();
+    let box_early = if spec.switches.on(Switch::BoxWaitsForHandshake) {
+        EarlyData::Never
+    } else {
+        EarlyData::IfTicket { resend: !spec.switches.on(Switch::RejectedZeroRttNotResent) }
+    };
     let sh = shared.clone();
-    let (k, st) = (keys.clone(), setup.clone());
+    let (k, st) = (Keys::of(seed), setup.clone());
     world.host(BOX, addr::BOX, move || {
         let (sh, k, st, table_changes) = (sh.clone(), k.clone(), st.clone(), table_changes.clone());
         async move {
@@ -268,29 +303,12 @@ pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCe
                     trace::record(BOX, "box.table", format!("srcRev {}", site.borrow().site().src_rev()));
                 }
             });
-            let rng = seed.crypto(BOX);
-            let provider = crypto_provider(&rng.sub("tls"));
-            // One session store for the box's life: every reconnect resumes (0-RTT keys).
-            let client = quic_client_config(
-                &provider,
-                &sim_clock(BOX),
-                &cloud_certs(),
-                ClientResumption::Store(new_client_session_store()),
-                rng.sub_seed("quic/initial-dcid"),
-                &QuicTransportParams::default(),
-            );
-            let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
-            let ep = QuicEndpoint::bind(BOX, "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
-            let dial: BoxDialer = Rc::new(move |target: String| {
-                let (ep, client) = (ep.clone(), client.clone());
-                Box::pin(async move { dial_quic_with(&ep, client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME, &target, box_early).await })
-            });
+            let dial = box_quic_dialer(seed, box_early).await?;
             let uplinks = sh.borrow().uplinks.clone();
             run_box_logged(BOX, node, dial, uplinks).await;
             Ok(())
         }
     });
-    (world, shared)
 }
 
 /// The phone's app on the current host: QUIC and WebSocket dialers, keys from the seed.

@@ -254,71 +254,23 @@ impl Network {
     /// Decide the fate of one datagram.
     pub fn on_send(&mut self, now: Duration, src: SocketAddr, dst: SocketAddr, payload: &Bytes) -> io::Result<Vec<turmoil::hook::Emit>> {
         self.apply_due(now);
-        self.stats.sent += 1;
         // A tunnelled TCP packet is itself the IP packet: its UDP wrapping is the
         // simulation's, not the network's.
-        let is_tunnel = src.port() == IP_TUNNEL_PORT && dst.port() == IP_TUNNEL_PORT;
-        let ip_bytes = if is_tunnel { payload.len() as u64 } else { (payload.len() + IP_UDP_HEADER_BYTES) as u64 };
-        self.stats.bytes_ip += ip_bytes;
-        *self.bytes_by_host.entry(self.name(src.ip())).or_default() += ip_bytes;
-        let sender = self.name(src.ip());
-        let tag = format!("{src}->{dst} len={} h={}", payload.len(), trace::bytes_hash(payload));
-        trace::record_at(now, &sender, "udp.send", tag.clone());
-
+        let tunnel = src.port() == IP_TUNNEL_PORT && dst.port() == IP_TUNNEL_PORT;
+        let (sender, tag) = self.count_send(now, src, dst, payload, tunnel);
         // Where it goes, and through which chain.
         let d = InFlight { delay: Duration::ZERO, src, dst, payload: payload.clone() };
         self.tap(now, src.ip(), &d, false, None);
         let sent = d.clone();
-        let tunnel = src.port() == IP_TUNNEL_PORT && dst.port() == IP_TUNNEL_PORT;
         // The mover's first UDP datagram from its new network, if this is it.
         let first_after_move = (!tunnel && self.is_inside(src.ip()))
             .then(|| self.moves.iter().rposition(|m| m.host == src.ip()))
             .flatten()
             .filter(|&i| self.moves[i].first_udp_arrival.is_none());
-        let (d, chain_owner, up) = if self.is_inside(src.ip()) {
-            let n = self.behind[&src.ip()];
-            if tunnel {
-                match self.nat_tcp_out(now, n, d) {
-                    Some(d) => (d, Some(src.ip()), true),
-                    None => return Ok(self.nat_drop(now, n, &tag, "not TCP", &sent)),
-                }
-            } else {
-                let (public, created) = self.nats[n].outbound(now, src, dst);
-                if created {
-                    trace::record_at(now, &self.nats[n].name.clone(), "nat.map", format!("{src} as {public}"));
-                }
-                (InFlight { src: public, ..d }, Some(src.ip()), true)
-            }
-        } else if let Some(n) = self.nat_of_public(dst.ip()) {
-            let passed =
-                if tunnel { self.nat_tcp_in(now, n, d) } else { self.nats[n].inbound(now, dst.port(), src).map(|inside| InFlight { dst: inside, ..d }) };
-            match passed {
-                Ok(d) => {
-                    let inside = d.dst.ip();
-                    (d, Some(inside), false)
-                }
-                Err(why) => {
-                    let what = match why {
-                        NatDrop::NoMapping => "no mapping",
-                        NatDrop::Filtered => "filtered",
-                    };
-                    if !tunnel {
-                        self.fate(now, &sent, src, self.fates.served_by(n), nat_drop_outcome(dst.port()));
-                    }
-                    return Ok(self.nat_drop(now, n, &tag, what, &sent));
-                }
-            }
-        } else if self.is_inside(dst.ip()) {
-            // Nothing reaches an inside host except through its NAT.
-            self.stats.dropped_nat += 1;
-            self.fate(now, &sent, src, Some(dst.ip()), fate::Outcome::Nat);
-            trace::record_at(now, &sender, "udp.drop", format!("{tag} inside host not reachable directly"));
-            self.tap(now, src.ip(), &sent, true, Some("dropped: an inside host is not reachable directly".into()));
-            return Ok(Vec::new());
-        } else {
-            (d, None, true)
+        let (d, chain_owner, up) = match self.route(now, d, (&sender, &tag), &sent, tunnel) {
+            Ok(r) => r,
+            Err(dropped) => return Ok(dropped),
         };
-
         // What a capture sees between the ends: the NAT's outside, or the sender's link.
         let middle = match (chain_owner, up) {
             (Some(_), true) => d.clone(),
@@ -331,18 +283,7 @@ impl Network {
         };
         // The source the receiver sees, and the host the datagram is for.
         let (seen_from, to_host) = (d.src, if up { Some(d.dst.ip()) } else { chain_owner });
-        let crossing = chain_owner.filter(|_| self.log.is_some()).map(|ip| (ip, link_sent(&d)));
-        let mut ctx = Ctx { now, rng: &mut self.rng };
-        let chain = match chain_owner.and_then(|ip| self.legs.get_mut(&ip)) {
-            Some(leg) if up => &mut leg.up,
-            Some(leg) => &mut leg.down,
-            None => &mut self.default_chain,
-        };
-        let out = chain.run(&mut ctx, d);
-        if let Some((ip, sent)) = crossing {
-            self.journal_crossing(now, ip, up, sent, &out);
-        }
-        let out = match out {
+        let out = match self.run_chain(now, d, chain_owner, up) {
             Ok(out) => out,
             Err(e) => {
                 self.stats.refused += 1;
@@ -368,6 +309,105 @@ impl Network {
         } else if up {
             self.tap_middle(now, &middle, chain_owner, up, None);
         }
+        Ok(self.deliver(now, out, &sent, (seen_from, chain_owner, up), tunnel))
+    }
+
+    /// Count a datagram sent (its IP bytes, by host) and trace it: the sender's
+    /// name and the datagram's tag for later notes.
+    fn count_send(&mut self, now: Duration, src: SocketAddr, dst: SocketAddr, payload: &Bytes, tunnel: bool) -> (String, String) {
+        self.stats.sent += 1;
+        let ip_bytes = if tunnel { payload.len() as u64 } else { (payload.len() + IP_UDP_HEADER_BYTES) as u64 };
+        self.stats.bytes_ip += ip_bytes;
+        *self.bytes_by_host.entry(self.name(src.ip())).or_default() += ip_bytes;
+        let sender = self.name(src.ip());
+        let tag = format!("{src}->{dst} len={} h={}", payload.len(), trace::bytes_hash(payload));
+        trace::record_at(now, &sender, "udp.send", tag.clone());
+        (sender, tag)
+    }
+
+    /// Through which NAT and leg `d` goes: (`d` as it leaves the NAT, the inside
+    /// host whose leg carries it, whether up that leg); or the datagram dropped at a
+    /// NAT or for an inside host reached directly (what to emit: nothing).
+    fn route(
+        &mut self,
+        now: Duration,
+        d: InFlight,
+        (sender, tag): (&str, &str),
+        sent: &InFlight,
+        tunnel: bool,
+    ) -> Result<(InFlight, Option<IpAddr>, bool), Vec<turmoil::hook::Emit>> {
+        let (src, dst) = (d.src, d.dst);
+        if self.is_inside(src.ip()) {
+            let n = self.behind[&src.ip()];
+            if tunnel {
+                return match self.nat_tcp_out(now, n, d) {
+                    Some(d) => Ok((d, Some(src.ip()), true)),
+                    None => Err(self.nat_drop(now, n, tag, "not TCP", sent)),
+                };
+            }
+            let (public, created) = self.nats[n].outbound(now, src, dst);
+            if created {
+                trace::record_at(now, &self.nats[n].name.clone(), "nat.map", format!("{src} as {public}"));
+            }
+            Ok((InFlight { src: public, ..d }, Some(src.ip()), true))
+        } else if let Some(n) = self.nat_of_public(dst.ip()) {
+            let passed =
+                if tunnel { self.nat_tcp_in(now, n, d) } else { self.nats[n].inbound(now, dst.port(), src).map(|inside| InFlight { dst: inside, ..d }) };
+            match passed {
+                Ok(d) => {
+                    let inside = d.dst.ip();
+                    Ok((d, Some(inside), false))
+                }
+                Err(why) => {
+                    let what = match why {
+                        NatDrop::NoMapping => "no mapping",
+                        NatDrop::Filtered => "filtered",
+                    };
+                    if !tunnel {
+                        self.fate(now, sent, src, self.fates.served_by(n), nat_drop_outcome(dst.port()));
+                    }
+                    Err(self.nat_drop(now, n, tag, what, sent))
+                }
+            }
+        } else if self.is_inside(dst.ip()) {
+            // Nothing reaches an inside host except through its NAT.
+            self.stats.dropped_nat += 1;
+            self.fate(now, sent, src, Some(dst.ip()), fate::Outcome::Nat);
+            trace::record_at(now, sender, "udp.drop", format!("{tag} inside host not reachable directly"));
+            self.tap(now, src.ip(), sent, true, Some("dropped: an inside host is not reachable directly".into()));
+            Err(Vec::new())
+        } else {
+            Ok((d, None, true))
+        }
+    }
+
+    /// Run `d` through its leg's chain (up or down `chain_owner`'s leg, or the
+    /// internet's), journalling the crossing when the log is on.
+    fn run_chain(&mut self, now: Duration, d: InFlight, chain_owner: Option<IpAddr>, up: bool) -> io::Result<Vec<InFlight>> {
+        let crossing = chain_owner.filter(|_| self.log.is_some()).map(|ip| (ip, link_sent(&d)));
+        let mut ctx = Ctx { now, rng: &mut self.rng };
+        let chain = match chain_owner.and_then(|ip| self.legs.get_mut(&ip)) {
+            Some(leg) if up => &mut leg.up,
+            Some(leg) => &mut leg.down,
+            None => &mut self.default_chain,
+        };
+        let out = chain.run(&mut ctx, d);
+        if let Some((ip, sent)) = crossing {
+            self.journal_crossing(now, ip, up, sent, &out);
+        }
+        out
+    }
+
+    /// Hand what the chain let through to the receivers, after their processing:
+    /// each arrival traced, captured and its fate noted.
+    fn deliver(
+        &mut self,
+        now: Duration,
+        out: Vec<InFlight>,
+        sent: &InFlight,
+        (seen_from, chain_owner, up): (SocketAddr, Option<IpAddr>, bool),
+        tunnel: bool,
+    ) -> Vec<turmoil::hook::Emit> {
         let reply_to = (!tunnel && !up).then(|| chain_owner.and_then(|ip| self.awaiting_reply(now, ip))).flatten();
         let mut emits = Vec::with_capacity(out.len());
         for mut o in out {
@@ -379,18 +419,18 @@ impl Network {
                 self.moves[i].first_reply_arrival.get_or_insert(now + o.delay);
             }
             if !tunnel {
-                self.fate(now, &sent, seen_from, Some(o.dst.ip()), fate::Outcome::Delivered(now + o.delay));
+                self.fate(now, sent, seen_from, Some(o.dst.ip()), fate::Outcome::Delivered(now + o.delay));
             }
             // Delivery happens at the first step at or after this time; whole
             // microseconds keep the trace free of float noise.
             trace::record_at(now + o.delay, &self.name(o.dst.ip()), "udp.arrive", format!("{}->{} h={}", o.src, o.dst, trace::bytes_hash(&o.payload)));
             if chain_owner.is_some() && !up {
-                self.tap_nat_in(at_nat, &sent, &o);
+                self.tap_nat_in(at_nat, sent, &o);
             }
             self.tap(now + o.delay, o.dst.ip(), &o, false, None);
             emits.push(turmoil::hook::Emit { delay: o.delay, src: o.src, dst: o.dst, payload: o.payload });
         }
-        Ok(emits)
+        emits
     }
 
     /// Capture `d` on the link of `ip`: an inside host's leg, a NAT's outside,
