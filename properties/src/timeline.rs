@@ -101,17 +101,41 @@ pub fn outages(plan: &FaultPlan) -> Vec<(&'static str, u64, u64, String)> {
     out
 }
 
-/// Render the picture as SVG.
-pub fn svg(events: &[Event], plan: Option<&FaultPlan>, title: &Title) -> String {
+/// Where everything goes: the lanes (hosts), the y of each instant of the trace
+/// (idle gaps compressed), the compressed gaps, and the picture's size.
+struct Layout {
+    lanes: Vec<String>,
+    y_of: BTreeMap<u64, f64>,
+    /// (y from, y to, true length) of each compressed gap.
+    gaps: Vec<(f64, f64, Duration)>,
+    height: f64,
+    width: f64,
+    end_t: u64,
+}
+
+impl Layout {
+    fn lane_of(&self, h: &str) -> Option<usize> {
+        self.lanes.iter().position(|l| l == h)
+    }
+
+    /// The row at or after `t_ns` (outage edges need not be instants of the trace).
+    fn y_at(&self, t_ns: u64) -> f64 {
+        match self.y_of.range(t_ns..).next() {
+            Some((_, y)) => *y,
+            None => self.height - 30.0,
+        }
+    }
+}
+
+fn x(i: usize) -> f64 {
+    LEFT_PX + LANE_PX * (i as f64 + 0.5)
+}
+
+/// Lay the events out: one row per distinct instant, as tall as its labelled
+/// markers need; gaps longer than `GAP_PX_MAX` compressed.
+fn layout(events: &[Event], order: &[usize]) -> Layout {
     let lanes = lanes(events);
     let lane_of = |h: &str| lanes.iter().position(|l| l == h);
-    let x = |i: usize| LEFT_PX + LANE_PX * (i as f64 + 0.5);
-
-    // Order by time (arrivals are recorded at send time, stamped later).
-    let mut order: Vec<usize> = (0..events.len()).collect();
-    order.sort_by_key(|&i| (events[i].t_ns, i));
-
-    // Rows: one per distinct instant; its height holds its labelled markers.
     let mut instants: Vec<u64> = order.iter().map(|&i| events[i].t_ns).collect();
     instants.dedup();
     let mut labels_at: BTreeMap<(u64, usize), usize> = BTreeMap::new();
@@ -128,7 +152,7 @@ pub fn svg(events: &[Event], plan: Option<&FaultPlan>, title: &Title) -> String 
         *r = (*r).max(*n);
     }
     let mut y_of: BTreeMap<u64, f64> = BTreeMap::new();
-    let mut gaps: Vec<(f64, f64, Duration)> = Vec::new(); // (y from, y to, true length) of compressed gaps
+    let mut gaps: Vec<(f64, f64, Duration)> = Vec::new();
     let mut y = TOP_PX + 20.0;
     let mut prev: Option<(u64, f64)> = None; // (t, height of that row)
     for &t in &instants {
@@ -149,8 +173,38 @@ pub fn svg(events: &[Event], plan: Option<&FaultPlan>, title: &Title) -> String 
     let height = y + prev.map_or(0.0, |p| p.1) + 40.0;
     let width = LEFT_PX + LANE_PX * lanes.len().max(1) as f64 + 20.0;
     let end_t = instants.last().copied().unwrap_or(0);
+    Layout { lanes, y_of, gaps, height, width, end_t }
+}
 
+/// Render the picture as SVG.
+pub fn svg(events: &[Event], plan: Option<&FaultPlan>, title: &Title) -> String {
+    // Order by time (arrivals are recorded at send time, stamped later).
+    let mut order: Vec<usize> = (0..events.len()).collect();
+    order.sort_by_key(|&i| (events[i].t_ns, i));
+    let lay = layout(events, &order);
     let mut s = String::new();
+    draw_frame(&mut s, &lay, events.len(), title);
+    draw_outages(&mut s, &lay, plan);
+    draw_axis(&mut s, &lay);
+    draw_messages(&mut s, &lay, events);
+    // Arrow heads, one per sender colour.
+    s.push_str("<defs>");
+    for i in 0..lay.lanes.len() {
+        let _ = write!(
+            s,
+            r#"<marker id="a{i}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" fill="{}"/></marker>"#,
+            colour(i)
+        );
+    }
+    s.push_str("</defs>\n");
+    draw_markers(&mut s, &lay, events, &order);
+    s.push_str("</svg>\n");
+    s
+}
+
+/// The SVG's head, style and title, the compressed gaps' bands and the lanes.
+fn draw_frame(s: &mut String, lay: &Layout, n_events: usize, title: &Title) {
+    let (width, height) = (lay.width, lay.height);
     let _ = writeln!(
         s,
         r#"<svg xmlns="http://www.w3.org/2000/svg" width="{width:.0}" height="{height:.0}" viewBox="0 0 {width:.0} {height:.0}" font-family="monospace" font-size="10">"#
@@ -166,12 +220,12 @@ pub fn svg(events: &[Event], plan: Option<&FaultPlan>, title: &Title) -> String 
         esc(&title.seed),
         esc(&title.verdict),
         esc(&title.hash),
-        events.len(),
-        fmt_time(Duration::from_nanos(end_t)),
+        n_events,
+        fmt_time(Duration::from_nanos(lay.end_t)),
         GAP_PX_MAX / PX_PER_MS
     );
     // Compressed gaps as bands with their true length.
-    for (a, b, d) in &gaps {
+    for (a, b, d) in &lay.gaps {
         let _ = writeln!(
             s,
             r#"<rect class="gap" x="0" y="{a:.1}" width="{width:.0}" height="{:.1}"/><text x="{:.0}" y="{:.1}" class="t">⋯ {} idle ⋯</text>"#,
@@ -181,8 +235,7 @@ pub fn svg(events: &[Event], plan: Option<&FaultPlan>, title: &Title) -> String 
             fmt_time(*d)
         );
     }
-    // Lanes.
-    for (i, h) in lanes.iter().enumerate() {
+    for (i, h) in lay.lanes.iter().enumerate() {
         let _ = writeln!(
             s,
             r#"<line class="lane" x1="{0:.1}" y1="{1:.1}" x2="{0:.1}" y2="{2:.1}"/><text x="{0:.1}" y="{3:.1}" text-anchor="middle" font-size="12" font-weight="bold">{4}</text>"#,
@@ -193,17 +246,13 @@ pub fn svg(events: &[Event], plan: Option<&FaultPlan>, title: &Title) -> String 
             esc(h)
         );
     }
-    // The plan's outages, shaded on their host's lane.
-    let y_at = |t_ns: u64| -> f64 {
-        // The row at or after t (outage edges need not be instants of the trace).
-        match y_of.range(t_ns..).next() {
-            Some((_, y)) => *y,
-            None => height - 30.0,
-        }
-    };
+}
+
+/// The plan's outages, shaded on their host's lane.
+fn draw_outages(s: &mut String, lay: &Layout, plan: Option<&FaultPlan>) {
     for (host, at_ms, for_ms, what) in plan.map(outages).unwrap_or_default() {
-        if let Some(l) = lane_of(host) {
-            let (a, b) = (y_at(at_ms * 1_000_000), y_at((at_ms + for_ms) * 1_000_000));
+        if let Some(l) = lay.lane_of(host) {
+            let (a, b) = (lay.y_at(at_ms * 1_000_000), lay.y_at((at_ms + for_ms) * 1_000_000));
             let _ = writeln!(
                 s,
                 r#"<rect class="outage" x="{:.1}" y="{a:.1}" width="{:.1}" height="{:.1}"><title>{what} on {} from {at_ms} ms for {for_ms} ms</title></rect>"#,
@@ -214,15 +263,21 @@ pub fn svg(events: &[Event], plan: Option<&FaultPlan>, title: &Title) -> String 
             );
         }
     }
-    // Time axis: a tick at each row that has room.
+}
+
+/// Time axis: a tick at each row that has room.
+fn draw_axis(s: &mut String, lay: &Layout) {
     let mut last_label_y = f64::NEG_INFINITY;
-    for (&t, &ty) in &y_of {
+    for (&t, &ty) in &lay.y_of {
         if ty - last_label_y >= 14.0 {
             last_label_y = ty;
             let _ = writeln!(s, r#"<text x="4" y="{:.1}" class="t">{}</text>"#, ty + 3.0, fmt_time(Duration::from_nanos(t)));
         }
     }
-    // Messages: each arrival joined to the latest send of the same datagram before it in the trace.
+}
+
+/// Messages: each arrival joined to the latest send of the same datagram before it in the trace.
+fn draw_messages(s: &mut String, lay: &Layout, events: &[Event]) {
     let mut last_send: BTreeMap<&str, usize> = BTreeMap::new();
     for (i, e) in events.iter().enumerate() {
         match e.kind.as_str() {
@@ -234,8 +289,8 @@ pub fn svg(events: &[Event], plan: Option<&FaultPlan>, title: &Title) -> String 
             "udp.arrive" => {
                 let Some(&si) = datagram_hash(&e.detail).and_then(|h| last_send.get(h)) else { continue };
                 let snd = &events[si];
-                let (Some(a), Some(b)) = (lane_of(&snd.host), lane_of(&e.host)) else { continue };
-                let (y1, y2) = (y_of[&snd.t_ns], y_of[&e.t_ns]);
+                let (Some(a), Some(b)) = (lay.lane_of(&snd.host), lay.lane_of(&e.host)) else { continue };
+                let (y1, y2) = (lay.y_of[&snd.t_ns], lay.y_of[&e.t_ns]);
                 let _ = writeln!(
                     s,
                     r#"<line class="msg" stroke="{c}" x1="{:.1}" y1="{y1:.1}" x2="{:.1}" y2="{y2:.1}" marker-end="url(#a{a})"><title>{} → {}  {}  ({} → {})</title></line>"#,
@@ -252,22 +307,15 @@ pub fn svg(events: &[Event], plan: Option<&FaultPlan>, title: &Title) -> String 
             _ => {}
         }
     }
-    // Arrow heads, one per sender colour.
-    s.push_str("<defs>");
-    for i in 0..lanes.len() {
-        let _ = write!(
-            s,
-            r#"<marker id="a{i}" viewBox="0 0 10 10" refX="10" refY="5" markerWidth="6" markerHeight="6" orient="auto-start-reverse"><path d="M0 0L10 5L0 10z" fill="{}"/></marker>"#,
-            colour(i)
-        );
-    }
-    s.push_str("</defs>\n");
-    // Markers: drops, refusals, timers, and labelled events.
+}
+
+/// Markers: drops, refusals, timers, and labelled events.
+fn draw_markers(s: &mut String, lay: &Layout, events: &[Event], order: &[usize]) {
     let mut used: BTreeMap<(u64, usize), usize> = BTreeMap::new();
-    for &i in &order {
+    for &i in order {
         let e = &events[i];
-        let Some(l) = lane_of(&e.host) else { continue };
-        let (ex, ey) = (x(l), y_of[&e.t_ns]);
+        let Some(l) = lay.lane_of(&e.host) else { continue };
+        let (ex, ey) = (x(l), lay.y_of[&e.t_ns]);
         let tip = format!("{} {} {}: {}", fmt_time(Duration::from_nanos(e.t_ns)), e.host, e.kind, e.detail);
         match e.kind.as_str() {
             "udp.drop" | "udp.refused" => {
@@ -308,8 +356,6 @@ pub fn svg(events: &[Event], plan: Option<&FaultPlan>, title: &Title) -> String 
             }
         }
     }
-    s.push_str("</svg>\n");
-    s
 }
 
 /// A self-contained HTML page around the SVG.
