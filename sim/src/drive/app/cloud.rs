@@ -150,6 +150,148 @@ struct LinkSlot {
     data_chans: BTreeSet<u32>,
 }
 
+/// What the tamper and the plan's relay faults do to one phone-bound (or, for
+/// `corrupt`, box-bound) transmit.
+#[derive(Clone, Copy, Debug, Default)]
+struct Fate {
+    /// Send it twice.
+    repeat: bool,
+    /// Hold it back until this many later messages have gone.
+    hold: Option<u32>,
+    /// Hold it in a `reverse_datagrams` window, to go newest first.
+    reverse: bool,
+    /// Flip its last byte's lowest bit.
+    corrupt: bool,
+}
+
+/// The test tamper's counts on a link: every n-th datagram twice, the n-th stream
+/// message twice or held back.
+fn tamper_fate(tamper: Tamper, slot: &mut LinkSlot, kind: SendKind) -> Fate {
+    let mut fate = Fate::default();
+    match kind {
+        SendKind::Datagram => {
+            assert!(slot.datagrams, "the cloud asked for a datagram on a link without them");
+            slot.phone_datagrams += 1;
+            let n = tamper.repeat_datagram_every;
+            fate.repeat = n > 0 && slot.phone_datagrams.is_multiple_of(n);
+        }
+        SendKind::Message => {
+            slot.phone_stream += 1;
+            fate.repeat = tamper.repeat_stream_message > 0 && slot.phone_stream == tamper.repeat_stream_message;
+            if tamper.hold_stream_message > 0 && slot.phone_stream == tamper.hold_stream_message {
+                fate.hold = Some(tamper.hold_behind.max(1));
+            }
+        }
+        SendKind::Bulk => {}
+    }
+    fate
+}
+
+/// The plan's timed relay faults on a phone-bound send: each acts once, on the
+/// first phone-bound message of its kind at or after its time (`closes`: this
+/// link, and the links a `cloud_close` closes now).
+fn relay_fate(relay: &mut [RelayFault], now: u64, kind: SendKind, (link, closes): (LinkId, &mut Vec<(LinkId, u16)>), fate: &mut Fate) {
+    for f in relay.iter_mut().filter(|f| f.at_ms <= now) {
+        match (&f.kind, kind) {
+            (FaultKind::ReplayDatagram(kind::ReplayDatagram { .. }), SendKind::Datagram) if !f.done => {
+                f.done = true;
+                fate.repeat = true;
+            }
+            (FaultKind::ReplayStreamMessage(kind::ReplayStreamMessage { .. }), SendKind::Message) if !f.done => {
+                f.done = true;
+                fate.repeat = true;
+            }
+            (FaultKind::OvertakeControl(kind::OvertakeControl { burst, .. }), SendKind::Message) if !f.done && fate.hold.is_none() => {
+                f.done = true;
+                fate.hold = Some((*burst).max(1));
+            }
+            (FaultKind::ReverseDatagrams(kind::ReverseDatagrams { for_ms, .. }), SendKind::Datagram) if now < f.at_ms + for_ms => {
+                fate.reverse = true;
+            }
+            (FaultKind::CorruptMessage(kind::CorruptMessage { datagram, host: Host::Phone }), k) if !f.done && *datagram == matches!(k, SendKind::Datagram) => {
+                f.done = true;
+                fate.corrupt = true;
+            }
+            // One link a fault: a second close due at once waits for the next link
+            // (two at one time closed one link twice: corpus/session-two-closes-at-once.toml).
+            (FaultKind::CloudClose(kind::CloudClose { code, .. }), _) if !f.done && !closes.iter().any(|c| c.0 == link) => {
+                f.done = true;
+                closes.push((link, *code));
+            }
+            _ => {}
+        }
+    }
+}
+
+/// The plan's `corrupt_message`: the last byte (inside the AEAD tag, the outer
+/// tunnel's toward a phone, the box session's in an uplink's `Data`) goes with its
+/// lowest bit flipped.
+fn corrupt(host: &str, log: &mut CloudLog, to_phone: bool, t: &mut ftw_cloud::Transmit) {
+    if let LinkOp::Send { bytes, .. } = &mut t.op {
+        if let Some(b) = bytes.last_mut() {
+            *b ^= 1;
+        }
+    }
+    if !to_phone {
+        log.corrupted_to_box += 1;
+        if let LinkOp::Send { bytes, .. } = &t.op {
+            journal::mark_tampered(bytes);
+        }
+    }
+    trace::record(host, "cloud.tamper", format!("link={} corrupts a message", t.link));
+}
+
+/// Send `t` on its link as its fate says: into a reversing window, held back, or
+/// now (releasing the held messages it passes), and again when it repeats.
+fn send_through(host: &str, log: &mut CloudLog, slot: &mut LinkSlot, t: ftw_cloud::Transmit, fate: Fate, now: u64) {
+    if fate.reverse {
+        trace::record(host, "cloud.tamper", format!("link={} holds a datagram to send newest first", t.link));
+        slot.reversing.push(t.op.clone());
+        if fate.repeat {
+            slot.reversing.push(t.op);
+            log.repeated += 1;
+            log.repeated_datagrams += 1;
+        }
+        return;
+    }
+    if let Some(behind) = fate.hold {
+        trace::record(host, "cloud.tamper", format!("link={} holds a message back behind {behind} later ones", t.link));
+        log.held += 1;
+        log.held_behind_max = log.held_behind_max.max(behind);
+        slot.held.push((t.op.clone(), behind, now + HOLD_MAX_MS));
+        if fate.repeat {
+            // The copy goes now; the original comes late.
+            log.repeated += 1;
+            log.repeated_stream += 1;
+            let _ = slot.ops.send(t.op);
+        }
+        return;
+    }
+    let is_datagram = matches!(&t.op, LinkOp::Send { kind: SendKind::Datagram, .. });
+    let _ = slot.ops.send(t.op.clone());
+    let mut k = 0;
+    while k < slot.held.len() {
+        slot.held[k].1 -= 1;
+        if slot.held[k].1 == 0 {
+            let (op, _, _) = slot.held.remove(k);
+            trace::record(host, "cloud.tamper", format!("link={} releases a held message", t.link));
+            let _ = slot.ops.send(op);
+        } else {
+            k += 1;
+        }
+    }
+    if fate.repeat {
+        log.repeated += 1;
+        if is_datagram {
+            log.repeated_datagrams += 1;
+        } else {
+            log.repeated_stream += 1;
+        }
+        trace::record(host, "cloud.tamper", format!("link={} repeats a message", t.link));
+        let _ = slot.ops.send(t.op);
+    }
+}
+
 struct Inner {
     host: String,
     cloud: Cloud,
@@ -403,67 +545,16 @@ impl CloudDriver {
         while let Some(mut t) = i.cloud.poll_transmit() {
             jot_transmit(&i.host, now, &t);
             let Some(slot) = i.links.get_mut(&t.link) else { continue };
-            let mut repeat = false;
-            let mut hold: Option<u32> = None;
-            let mut reverse = false;
-            let mut corrupt = false;
-            let tamper = if slot.phone { i.tamper } else { Tamper::default() };
+            let mut fate = Fate::default();
             match &t.op {
                 LinkOp::Send { kind, bytes } => {
                     i.log.keep(bytes);
-                    match kind {
-                        SendKind::Datagram => {
-                            assert!(slot.datagrams, "the cloud asked for a datagram on a link without them");
-                            slot.phone_datagrams += 1;
-                            let n = tamper.repeat_datagram_every;
-                            repeat = n > 0 && slot.phone_datagrams % n == 0;
-                        }
-                        SendKind::Message => {
-                            slot.phone_stream += 1;
-                            repeat = tamper.repeat_stream_message > 0 && slot.phone_stream == tamper.repeat_stream_message;
-                            if tamper.hold_stream_message > 0 && slot.phone_stream == tamper.hold_stream_message {
-                                hold = Some(tamper.hold_behind.max(1));
-                            }
-                        }
-                        SendKind::Bulk => {}
-                    }
-                    // The plan's timed relay faults: each acts once, on the first
-                    // phone-bound message of its kind at or after its time.
+                    let tamper = if slot.phone { i.tamper } else { Tamper::default() };
+                    fate = tamper_fate(tamper, slot, *kind);
                     if slot.phone {
-                        for f in i.relay.iter_mut().filter(|f| f.at_ms <= now) {
-                            match (&f.kind, kind) {
-                                (FaultKind::ReplayDatagram(kind::ReplayDatagram { .. }), SendKind::Datagram) if !f.done => {
-                                    f.done = true;
-                                    repeat = true;
-                                }
-                                (FaultKind::ReplayStreamMessage(kind::ReplayStreamMessage { .. }), SendKind::Message) if !f.done => {
-                                    f.done = true;
-                                    repeat = true;
-                                }
-                                (FaultKind::OvertakeControl(kind::OvertakeControl { burst, .. }), SendKind::Message) if !f.done && hold.is_none() => {
-                                    f.done = true;
-                                    hold = Some((*burst).max(1));
-                                }
-                                (FaultKind::ReverseDatagrams(kind::ReverseDatagrams { for_ms, .. }), SendKind::Datagram) if now < f.at_ms + for_ms => {
-                                    reverse = true;
-                                }
-                                (FaultKind::CorruptMessage(kind::CorruptMessage { datagram, host: Host::Phone }), k)
-                                    if !f.done && *datagram == matches!(k, SendKind::Datagram) =>
-                                {
-                                    f.done = true;
-                                    corrupt = true;
-                                }
-                                // One link a fault: a second close due at once waits for the next link
-                                // (two at one time closed one link twice: corpus/session-two-closes-at-once.toml).
-                                (FaultKind::CloudClose(kind::CloudClose { code, .. }), _) if !f.done && !closes.iter().any(|c| c.0 == t.link) => {
-                                    f.done = true;
-                                    closes.push((t.link, *code));
-                                }
-                                _ => {}
-                            }
-                        }
+                        relay_fate(&mut i.relay, now, *kind, (t.link, &mut closes), &mut fate);
                     } else {
-                        corrupt = box_corruption_due(&mut i.relay, now, &t.op, &mut slot.data_chans);
+                        fate.corrupt = box_corruption_due(&mut i.relay, now, &t.op, &mut slot.data_chans);
                     }
                 }
                 LinkOp::Close { code, .. } => {
@@ -471,22 +562,8 @@ impl CloudDriver {
                     trace::record(&i.host, "cloud.close", format!("link={} code={code}", t.link));
                 }
             }
-            if corrupt {
-                // The plan's `corrupt_message`: the last byte (inside the AEAD tag, the
-                // outer tunnel's toward a phone, the box session's in an uplink's `Data`)
-                // goes with its lowest bit flipped.
-                if let LinkOp::Send { bytes, .. } = &mut t.op {
-                    if let Some(b) = bytes.last_mut() {
-                        *b ^= 1;
-                    }
-                }
-                if !slot.phone {
-                    i.log.corrupted_to_box += 1;
-                    if let LinkOp::Send { bytes, .. } = &t.op {
-                        journal::mark_tampered(bytes);
-                    }
-                }
-                trace::record(&i.host, "cloud.tamper", format!("link={} corrupts a message", t.link));
+            if fate.corrupt {
+                corrupt(&i.host, &mut i.log, slot.phone, &mut t);
             }
             if let Some(&(_, code)) = closes.iter().find(|c| c.0 == t.link) {
                 // The plan's `cloud_close`: this message never goes; the link closes.
@@ -495,52 +572,7 @@ impl CloudDriver {
                 let _ = slot.ops.send(LinkOp::Close { code, reason: "cloud_close".into() });
                 continue;
             }
-            if reverse {
-                trace::record(&i.host, "cloud.tamper", format!("link={} holds a datagram to send newest first", t.link));
-                slot.reversing.push(t.op.clone());
-                if repeat {
-                    slot.reversing.push(t.op);
-                    i.log.repeated += 1;
-                    i.log.repeated_datagrams += 1;
-                }
-                continue;
-            }
-            if let Some(behind) = hold {
-                trace::record(&i.host, "cloud.tamper", format!("link={} holds a message back behind {behind} later ones", t.link));
-                i.log.held += 1;
-                i.log.held_behind_max = i.log.held_behind_max.max(behind);
-                slot.held.push((t.op.clone(), behind, now + HOLD_MAX_MS));
-                if repeat {
-                    // The copy goes now; the original comes late.
-                    i.log.repeated += 1;
-                    i.log.repeated_stream += 1;
-                    let _ = slot.ops.send(t.op);
-                }
-                continue;
-            }
-            let is_datagram = matches!(&t.op, LinkOp::Send { kind: SendKind::Datagram, .. });
-            let _ = slot.ops.send(t.op.clone());
-            let mut k = 0;
-            while k < slot.held.len() {
-                slot.held[k].1 -= 1;
-                if slot.held[k].1 == 0 {
-                    let (op, _, _) = slot.held.remove(k);
-                    trace::record(&i.host, "cloud.tamper", format!("link={} releases a held message", t.link));
-                    let _ = slot.ops.send(op);
-                } else {
-                    k += 1;
-                }
-            }
-            if repeat {
-                i.log.repeated += 1;
-                if is_datagram {
-                    i.log.repeated_datagrams += 1;
-                } else {
-                    i.log.repeated_stream += 1;
-                }
-                trace::record(&i.host, "cloud.tamper", format!("link={} repeats a message", t.link));
-                let _ = slot.ops.send(t.op);
-            }
+            send_through(&i.host, &mut i.log, slot, t, fate, now);
         }
         let closed_some = !closes.is_empty();
         for (link, code) in closes {
