@@ -424,53 +424,7 @@ impl QuicEndpoint {
             let host = st.host.clone();
             let local = st.socket.local_addr().expect("bound");
             let s = st.conns.get_mut(&h).expect("slot");
-            // Application events.
-            let mut woke = false;
-            while let Some(ev) = s.conn.poll() {
-                woke = true;
-                match ev {
-                    Event::Connected => {
-                        trace::record(&host, "quic.connected", format!("h={} peer={}", h.0, s.conn.remote_address()));
-                        s.events.push_back(QuicEvent::Connected);
-                        if s.conn.side().is_client() {
-                            if s.conn.accepted_0rtt() {
-                                trace::record(&host, "quic.0rtt", format!("h={} accepted", h.0));
-                            }
-                            s.events.push_back(QuicEvent::ZeroRttAccepted(s.conn.accepted_0rtt()));
-                        }
-                    }
-                    Event::Stream(StreamEvent::Opened { dir }) => {
-                        while let Some(id) = s.conn.streams().accept(dir) {
-                            s.events.push_back(QuicEvent::StreamOpened { stream: id, bidi: dir == Dir::Bi });
-                            read_stream(s, id);
-                        }
-                    }
-                    Event::Stream(StreamEvent::Readable { id }) => read_stream(s, id),
-                    Event::DatagramReceived => {
-                        while let Some(d) = s.conn.datagrams().recv() {
-                            s.events.push_back(QuicEvent::Datagram(d));
-                        }
-                    }
-                    Event::ConnectionLost { reason } => {
-                        let lost = Lost::from_error(&reason);
-                        trace::record(&host, "quic.lost", format!("h={} {lost:?}", h.0));
-                        if lost == Lost::TimedOut {
-                            fate::idle_out(time::now(), &host, local, s.conn.remote_address());
-                        }
-                        s.events.push_back(QuicEvent::Lost(lost));
-                        s.done = true;
-                    }
-                    Event::Stream(_) | Event::DatagramsUnblocked | Event::HandshakeDataReady => {}
-                }
-            }
-            let remote = s.conn.remote_address();
-            if remote != s.remote {
-                trace::record(&host, "quic.path", format!("h={} {} -> {}", h.0, s.remote, remote));
-                s.remote = remote;
-                s.events.push_back(QuicEvent::PathChanged(remote));
-                woke = true;
-            }
-            if woke {
+            if app_events(s, h, &host, local) {
                 s.notify.notify_one();
             }
             // Datagrams to send.
@@ -504,6 +458,57 @@ impl QuicEndpoint {
             }
         }
     }
+}
+
+/// Hand quinn-proto's application events on `h` to its slot's queue, and a path
+/// change as one more; whether any came (the waiting task is then woken).
+fn app_events(s: &mut Slot, h: ConnectionHandle, host: &str, local: SocketAddr) -> bool {
+    let mut woke = false;
+    while let Some(ev) = s.conn.poll() {
+        woke = true;
+        match ev {
+            Event::Connected => {
+                trace::record(host, "quic.connected", format!("h={} peer={}", h.0, s.conn.remote_address()));
+                s.events.push_back(QuicEvent::Connected);
+                if s.conn.side().is_client() {
+                    if s.conn.accepted_0rtt() {
+                        trace::record(host, "quic.0rtt", format!("h={} accepted", h.0));
+                    }
+                    s.events.push_back(QuicEvent::ZeroRttAccepted(s.conn.accepted_0rtt()));
+                }
+            }
+            Event::Stream(StreamEvent::Opened { dir }) => {
+                while let Some(id) = s.conn.streams().accept(dir) {
+                    s.events.push_back(QuicEvent::StreamOpened { stream: id, bidi: dir == Dir::Bi });
+                    read_stream(s, id);
+                }
+            }
+            Event::Stream(StreamEvent::Readable { id }) => read_stream(s, id),
+            Event::DatagramReceived => {
+                while let Some(d) = s.conn.datagrams().recv() {
+                    s.events.push_back(QuicEvent::Datagram(d));
+                }
+            }
+            Event::ConnectionLost { reason } => {
+                let lost = Lost::from_error(&reason);
+                trace::record(host, "quic.lost", format!("h={} {lost:?}", h.0));
+                if lost == Lost::TimedOut {
+                    fate::idle_out(time::now(), host, local, s.conn.remote_address());
+                }
+                s.events.push_back(QuicEvent::Lost(lost));
+                s.done = true;
+            }
+            Event::Stream(_) | Event::DatagramsUnblocked | Event::HandshakeDataReady => {}
+        }
+    }
+    let remote = s.conn.remote_address();
+    if remote != s.remote {
+        trace::record(host, "quic.path", format!("h={} {} -> {}", h.0, s.remote, remote));
+        s.remote = remote;
+        s.events.push_back(QuicEvent::PathChanged(remote));
+        woke = true;
+    }
+    woke
 }
 
 /// Send one transmit, split into its segments. False if the send was refused.

@@ -437,66 +437,72 @@ impl PhoneApp {
                     self.race.session_ended(end);
                     self.finish(End::Code(code));
                 }
-                PhoneEvent::Received(r) => {
-                    let arrival = match r.arrival {
-                        CArrival::Datagram => Arrival::Datagram,
-                        CArrival::Stream => Arrival::Stream,
-                    };
-                    let opened = match r.opened {
-                        COpened::Ok => Opened::Ok,
-                        COpened::Replay => Opened::Replay,
-                        COpened::Broken => Opened::Broken,
-                    };
-                    if let (Arrival::Datagram, Opened::Ok, Some(session), Some(seq)) = (arrival, opened, c.ps.box_session_hash(), r.inner_seq) {
-                        journal::record(&self.host, Step::Wire(WireStep::Arrived { session, seq }));
-                    }
-                    let verdict = c.carrier.judge(arrival, opened);
-                    let step = CarrierStep::Judged { session: c.no, transport, arrival, opened, verdict };
-                    journal::record(&self.host, Step::Carrier(step));
-                    if opened == Opened::Replay {
-                        let mut log = self.log.borrow_mut();
-                        log.replays_seen += 1;
-                        match (arrival, verdict) {
-                            (Arrival::Stream, Verdict::Drop) => log.stream_replays_dropped += 1,
-                            (Arrival::Datagram, Verdict::EndSession) => log.ended_by_datagram_replay += 1,
-                            _ => {}
-                        }
-                    }
-                    let first = verdict == Verdict::Deliver && !c.first_seen;
-                    if first {
-                        c.first_seen = true;
-                    }
-                    match verdict {
-                        Verdict::Deliver => {
-                            if first {
-                                self.log.borrow_mut().sessions[record].first_message_ms = Some(now);
-                                self.race.first_message();
-                            }
-                            self.log.borrow_mut().delivered_ms.push(now);
-                            if let Some(m) = r.msg {
-                                self.deliver(m, r.id, r.live_table);
-                            }
-                        }
-                        Verdict::Drop => {
-                            if opened == Opened::Replay {
-                                self.log.borrow_mut().replays_dropped += 1;
-                                trace::tag("phone.carrier", Verdict::Drop.name());
-                                trace::record(&self.host, "phone.carrier", format!("replay dropped ({arrival:?}, inner seq {:?})", r.inner_seq));
-                            }
-                        }
-                        Verdict::EndSession => {
-                            trace::tag("phone.carrier", Verdict::EndSession.name());
-                            trace::record(&self.host, "phone.carrier", format!("session ended by {opened:?} on {arrival:?}"));
-                            self.log.borrow_mut().ended_by_carrier += 1;
-                            c.ps.close(now);
-                            // The Closed event the close queues is ours: drop it.
-                            while c.ps.poll_event().is_some() {}
-                            self.flush();
-                            self.race.session_ended(SessionEnd::BrokenMessage);
-                            self.finish(if opened == Opened::Replay { End::Replay } else { End::Broken });
-                        }
-                    }
+                PhoneEvent::Received(r) => self.received(r, now),
+            }
+        }
+    }
+
+    /// A message the session opened: judged by the carrier (journalled), then
+    /// delivered, dropped, or the session ended.
+    fn received(&mut self, r: ftw_cloud::phone::Received, now: u64) {
+        let Some(c) = self.cur.as_mut() else { return };
+        let (record, transport) = (c.record, c.transport);
+        let arrival = match r.arrival {
+            CArrival::Datagram => Arrival::Datagram,
+            CArrival::Stream => Arrival::Stream,
+        };
+        let opened = match r.opened {
+            COpened::Ok => Opened::Ok,
+            COpened::Replay => Opened::Replay,
+            COpened::Broken => Opened::Broken,
+        };
+        if let (Arrival::Datagram, Opened::Ok, Some(session), Some(seq)) = (arrival, opened, c.ps.box_session_hash(), r.inner_seq) {
+            journal::record(&self.host, Step::Wire(WireStep::Arrived { session, seq }));
+        }
+        let verdict = c.carrier.judge(arrival, opened);
+        let step = CarrierStep::Judged { session: c.no, transport, arrival, opened, verdict };
+        journal::record(&self.host, Step::Carrier(step));
+        if opened == Opened::Replay {
+            let mut log = self.log.borrow_mut();
+            log.replays_seen += 1;
+            match (arrival, verdict) {
+                (Arrival::Stream, Verdict::Drop) => log.stream_replays_dropped += 1,
+                (Arrival::Datagram, Verdict::EndSession) => log.ended_by_datagram_replay += 1,
+                _ => {}
+            }
+        }
+        let first = verdict == Verdict::Deliver && !c.first_seen;
+        if first {
+            c.first_seen = true;
+        }
+        match verdict {
+            Verdict::Deliver => {
+                if first {
+                    self.log.borrow_mut().sessions[record].first_message_ms = Some(now);
+                    self.race.first_message();
                 }
+                self.log.borrow_mut().delivered_ms.push(now);
+                if let Some(m) = r.msg {
+                    self.deliver(m, r.id, r.live_table);
+                }
+            }
+            Verdict::Drop => {
+                if opened == Opened::Replay {
+                    self.log.borrow_mut().replays_dropped += 1;
+                    trace::tag("phone.carrier", Verdict::Drop.name());
+                    trace::record(&self.host, "phone.carrier", format!("replay dropped ({arrival:?}, inner seq {:?})", r.inner_seq));
+                }
+            }
+            Verdict::EndSession => {
+                trace::tag("phone.carrier", Verdict::EndSession.name());
+                trace::record(&self.host, "phone.carrier", format!("session ended by {opened:?} on {arrival:?}"));
+                self.log.borrow_mut().ended_by_carrier += 1;
+                c.ps.close(now);
+                // The Closed event the close queues is ours: drop it.
+                while c.ps.poll_event().is_some() {}
+                self.flush();
+                self.race.session_ended(SessionEnd::BrokenMessage);
+                self.finish(if opened == Opened::Replay { End::Replay } else { End::Broken });
             }
         }
     }
@@ -504,84 +510,8 @@ impl PhoneApp {
     fn deliver(&mut self, m: Msg, id: Option<u32>, table: Option<Vec<String>>) {
         let now = now_ms();
         match m {
-            Msg::Live(l) => {
-                let seq = l.live_seq;
-                self.delivered_seqs.insert(seq);
-                let live = ViewLive {
-                    live_seq: seq,
-                    src_rev: l.src_rev,
-                    wall_ms: l.wall_ms,
-                    table,
-                    values: l.values.iter().map(|(k, v)| (k.clone(), *v as f64)).collect(),
-                };
-                let table_before = self.view.table().map(|t| t.src_rev);
-                let newest_before = self.view.newest_seq();
-                let shown_before: BTreeMap<String, u64> = self.view.values().iter().map(|(k, s)| (k.clone(), s.live_seq)).collect();
-                journal::record(
-                    &self.host,
-                    Step::View(ViewStep::Live(LiveIn {
-                        live_seq: seq,
-                        src_rev: l.src_rev,
-                        wall_ms: l.wall_ms,
-                        table: live.table.clone(),
-                        values: l.values.clone(),
-                    })),
-                );
-                let outcome = self.view.handle_live(&live);
-                journal::record(&self.host, Step::View(ViewStep::Outcome(outcome)));
-                journal::record(&self.host, Step::View(ViewStep::Shows(shows(&self.view))));
-                let table_after = self.view.table().map(|t| t.src_rev);
-                let late = newest_before.is_some_and(|n| seq <= n);
-                let newer_table = live.table.is_some() && table_before.is_none_or(|r| live.src_rev > r);
-                let mut breaches = Vec::new();
-                if late && newer_table {
-                    self.log.borrow_mut().late_tables += 1;
-                }
-                if newer_table && table_after.is_none_or(|r| r < live.src_rev) {
-                    breaches.push(format!("live {seq} (late: {late}) carried the table of srcRev {} but the view kept {table_after:?}", live.src_rev));
-                }
-                if table_after < table_before {
-                    breaches.push(format!("live {seq}: the view's table went back from srcRev {table_before:?} to {table_after:?}"));
-                }
-                for (k, before) in &shown_before {
-                    let after = self.view.values().get(k).map(|s| s.live_seq);
-                    if after.is_none_or(|a| a < *before) {
-                        breaches.push(format!("live {seq}: {k} went back from live {before} to {after:?}"));
-                    }
-                }
-                if !breaches.is_empty() {
-                    for b in &breaches {
-                        trace::record(&self.host, "phone.view", format!("freshness breach: {b}"));
-                    }
-                    self.log.borrow_mut().freshness_breaches.extend(breaches);
-                }
-                let mut log = self.log.borrow_mut();
-                log.lives.push((seq, l.values.clone()));
-                for (k, s) in self.view.values() {
-                    if s.live_seq == seq {
-                        log.shown.push((k.clone(), s.value, seq));
-                    }
-                }
-                drop(log);
-                trace::record(&self.host, "phone.view", format!("live {seq} {outcome:?}"));
-                self.check_gap_law("live");
-            }
-            Msg::Hb(hb) => {
-                journal::record(&self.host, Step::View(ViewStep::Hb { live_seq: hb.live_seq }));
-                self.view.handle_hb(hb.live_seq);
-                journal::record(&self.host, Step::View(ViewStep::Shows(shows(&self.view))));
-                let newest = self.view.newest_seq();
-                if newest.is_none_or(|n| n < hb.live_seq) {
-                    match self.view.gap() {
-                        Some(g) => {
-                            self.log.borrow_mut().gaps_seen += 1;
-                            trace::record(&self.host, "phone.view", format!("gap: shown {:?}, box at {}", g.shown_seq, g.latest_seq));
-                        }
-                        None => self.log.borrow_mut().gap_breaches.push(format!("hb {} after live {newest:?} shows no gap", hb.live_seq)),
-                    }
-                }
-                self.check_gap_law("hb");
-            }
+            Msg::Live(l) => self.deliver_live(l, table),
+            Msg::Hb(hb) => self.deliver_hb(hb),
             Msg::CmdAck(a) => {
                 let mut log = self.log.borrow_mut();
                 if let Some(c) = log.cmds.iter_mut().find(|c| Some(c.id) == id && c.cmd_id == a.cmd_id) {
@@ -600,6 +530,85 @@ impl PhoneApp {
             }
             _ => {}
         }
+    }
+
+    /// A live for the view (journalled in and out), with the freshness rules checked
+    /// around it and what it showed logged.
+    fn deliver_live(&mut self, l: ftw_wire::envelope::Live, table: Option<Vec<String>>) {
+        let seq = l.live_seq;
+        self.delivered_seqs.insert(seq);
+        let live =
+            ViewLive { live_seq: seq, src_rev: l.src_rev, wall_ms: l.wall_ms, table, values: l.values.iter().map(|(k, v)| (k.clone(), *v as f64)).collect() };
+        let table_before = self.view.table().map(|t| t.src_rev);
+        let newest_before = self.view.newest_seq();
+        let shown_before: BTreeMap<String, u64> = self.view.values().iter().map(|(k, s)| (k.clone(), s.live_seq)).collect();
+        journal::record(
+            &self.host,
+            Step::View(ViewStep::Live(LiveIn { live_seq: seq, src_rev: l.src_rev, wall_ms: l.wall_ms, table: live.table.clone(), values: l.values.clone() })),
+        );
+        let outcome = self.view.handle_live(&live);
+        journal::record(&self.host, Step::View(ViewStep::Outcome(outcome)));
+        journal::record(&self.host, Step::View(ViewStep::Shows(shows(&self.view))));
+        let late = newest_before.is_some_and(|n| seq <= n);
+        self.check_freshness(&live, late, table_before, &shown_before);
+        let mut log = self.log.borrow_mut();
+        log.lives.push((seq, l.values.clone()));
+        for (k, s) in self.view.values() {
+            if s.live_seq == seq {
+                log.shown.push((k.clone(), s.value, seq));
+            }
+        }
+        drop(log);
+        trace::record(&self.host, "phone.view", format!("live {seq} {outcome:?}"));
+        self.check_gap_law("live");
+    }
+
+    /// The freshness rules after `live` (`late`: not newer than the newest before):
+    /// a newer table is kept, the table and every shown value never go back.
+    fn check_freshness(&mut self, live: &ViewLive, late: bool, table_before: Option<u64>, shown_before: &BTreeMap<String, u64>) {
+        let seq = live.live_seq;
+        let table_after = self.view.table().map(|t| t.src_rev);
+        let newer_table = live.table.is_some() && table_before.is_none_or(|r| live.src_rev > r);
+        let mut breaches = Vec::new();
+        if late && newer_table {
+            self.log.borrow_mut().late_tables += 1;
+        }
+        if newer_table && table_after.is_none_or(|r| r < live.src_rev) {
+            breaches.push(format!("live {seq} (late: {late}) carried the table of srcRev {} but the view kept {table_after:?}", live.src_rev));
+        }
+        if table_after < table_before {
+            breaches.push(format!("live {seq}: the view's table went back from srcRev {table_before:?} to {table_after:?}"));
+        }
+        for (k, before) in shown_before {
+            let after = self.view.values().get(k).map(|s| s.live_seq);
+            if after.is_none_or(|a| a < *before) {
+                breaches.push(format!("live {seq}: {k} went back from live {before} to {after:?}"));
+            }
+        }
+        if !breaches.is_empty() {
+            for b in &breaches {
+                trace::record(&self.host, "phone.view", format!("freshness breach: {b}"));
+            }
+            self.log.borrow_mut().freshness_breaches.extend(breaches);
+        }
+    }
+
+    /// An hb for the view: a gap must show when it is ahead of the newest live.
+    fn deliver_hb(&mut self, hb: ftw_wire::envelope::Hb) {
+        journal::record(&self.host, Step::View(ViewStep::Hb { live_seq: hb.live_seq }));
+        self.view.handle_hb(hb.live_seq);
+        journal::record(&self.host, Step::View(ViewStep::Shows(shows(&self.view))));
+        let newest = self.view.newest_seq();
+        if newest.is_none_or(|n| n < hb.live_seq) {
+            match self.view.gap() {
+                Some(g) => {
+                    self.log.borrow_mut().gaps_seen += 1;
+                    trace::record(&self.host, "phone.view", format!("gap: shown {:?}, box at {}", g.shown_seq, g.latest_seq));
+                }
+                None => self.log.borrow_mut().gap_breaches.push(format!("hb {} after live {newest:?} shows no gap", hb.live_seq)),
+            }
+        }
+        self.check_gap_law("hb");
     }
 
     /// Every value shown came with a live that was delivered (never from an hb).
