@@ -245,9 +245,10 @@ fn host_cloud(world: &mut World, spec: &RunSpec, setup: &Setup, shared: &Rc<RefC
     });
 }
 
-/// The box's QUIC uplink dialer: one session store for the box's life, so every
-/// reconnect resumes (0-RTT keys), sending early data as the switches allow.
-async fn box_quic_dialer(seed: RunSeed, box_early: EarlyData) -> std::io::Result<BoxDialer> {
+/// The box's QUIC uplink dialer with `params`: one session store for the box's life,
+/// so every reconnect resumes (0-RTT keys), sending early data as `box_early` says.
+/// The session system's box and the table's rig both dial with it.
+pub async fn box_quic_dialer(seed: RunSeed, params: &QuicTransportParams, box_early: EarlyData) -> std::io::Result<BoxDialer> {
     let rng = seed.crypto(BOX);
     let provider = crypto_provider(&rng.sub("tls"));
     let client = quic_client_config(
@@ -256,7 +257,7 @@ async fn box_quic_dialer(seed: RunSeed, box_early: EarlyData) -> std::io::Result
         &cloud_certs(),
         ClientResumption::Store(new_client_session_store()),
         rng.sub_seed("quic/initial-dcid"),
-        &QuicTransportParams::default(),
+        params,
     );
     let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
     let ep = QuicEndpoint::bind(BOX, "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
@@ -303,7 +304,7 @@ fn host_box(world: &mut World, spec: &RunSpec, setup: &Setup, shared: &Rc<RefCel
                     trace::record(BOX, "box.table", format!("srcRev {}", site.borrow().site().src_rev()));
                 }
             });
-            let dial = box_quic_dialer(seed, box_early).await?;
+            let dial = box_quic_dialer(seed, &QuicTransportParams::default(), box_early).await?;
             let uplinks = sh.borrow().uplinks.clone();
             run_box_logged(BOX, node, dial, uplinks).await;
             Ok(())

@@ -327,6 +327,40 @@ fn code_of(frame: Option<CloseFrame<'_>>) -> (u16, String) {
     }
 }
 
+/// When the read loop gives up waiting: the close reply's wait after a close (ours
+/// or the link's end), three missed beats on a client, never on the service's side.
+fn read_deadline(st: &Shared, service: bool) -> Option<Duration> {
+    let s = st.borrow();
+    match &s.local_close {
+        Some((_, _, at)) => Some(*at + CLOSE_REPLY_WAIT),
+        None if s.ended.is_some() => Some(time::now() + CLOSE_REPLY_WAIT),
+        None if service => None,
+        None => Some(s.last_rx + PING_INTERVAL * (BEATS_MISSED_MAX + 1)),
+    }
+}
+
+/// A frame read: any frame counts as a beat; a data frame is a message, a close
+/// frame ends the link (tungstenite then sends the reply and the stream ends).
+fn on_frame(s: &mut LinkState, msg: Message) {
+    s.last_rx = time::now();
+    s.unanswered = 0;
+    match msg {
+        Message::Binary(b) => {
+            let _ = s.events.send(LinkEvent::Message(Bytes::from(b)));
+        }
+        Message::Text(t) => {
+            let _ = s.events.send(LinkEvent::Message(Bytes::from(t.into_bytes())));
+        }
+        Message::Close(frame) => {
+            let (code, reason) = code_of(frame);
+            let by_peer = s.local_close.is_none();
+            s.finish(CloseInfo { code, reason, by_peer });
+            // Keep reading: tungstenite sends the reply, then the stream ends.
+        }
+        Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => {}
+    }
+}
+
 async fn read_loop<S>(
     mut stream: futures_util::stream::SplitStream<WebSocketStream<S>>,
     st: Shared,
@@ -338,15 +372,7 @@ async fn read_loop<S>(
     S: AsyncRead + AsyncWrite + Unpin,
 {
     loop {
-        let deadline = {
-            let s = st.borrow();
-            match &s.local_close {
-                Some((_, _, at)) => Some(*at + CLOSE_REPLY_WAIT),
-                None if s.ended.is_some() => Some(time::now() + CLOSE_REPLY_WAIT),
-                None if service => None,
-                None => Some(s.last_rx + PING_INTERVAL * (BEATS_MISSED_MAX + 1)),
-            }
-        };
+        let deadline = read_deadline(&st, service);
         let sleep = async {
             match deadline {
                 Some(d) => time::sleep_until(d).await,
@@ -360,25 +386,7 @@ async fn read_loop<S>(
             m = stream.next() => {
                 let mut s = st.borrow_mut();
                 match m {
-                    Some(Ok(msg)) => {
-                        s.last_rx = time::now();
-                        s.unanswered = 0;
-                        match msg {
-                            Message::Binary(b) => {
-                                let _ = s.events.send(LinkEvent::Message(Bytes::from(b)));
-                            }
-                            Message::Text(t) => {
-                                let _ = s.events.send(LinkEvent::Message(Bytes::from(t.into_bytes())));
-                            }
-                            Message::Close(frame) => {
-                                let (code, reason) = code_of(frame);
-                                let by_peer = s.local_close.is_none();
-                                s.finish(CloseInfo { code, reason, by_peer });
-                                // Keep reading: tungstenite sends the reply, then the stream ends.
-                            }
-                            Message::Ping(_) | Message::Pong(_) | Message::Frame(_) => {}
-                        }
-                    }
+                    Some(Ok(msg)) => on_frame(&mut s, msg),
                     Some(Err(_)) | None => {
                         s.finish(CloseInfo { code: close::ABNORMAL, reason: "connection ended without a close frame".into(), by_peer: true });
                         break;

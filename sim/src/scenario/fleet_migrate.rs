@@ -336,30 +336,9 @@ async fn phone_echoes(seed: crate::world::seed::RunSeed, phone_moves: &[u64], ou
             }
             LinkEvent::Datagram(_) => t.borrow_mut().datagrams_back += 1,
             LinkEvent::Closed(c) => {
-                // The client's handshake was done but not yet the server's (its
-                // Finished lost) when the phone moved: the server drops packets
-                // from a new address until it confirms the handshake (RFC 9000
-                // section 9), and the connection dies before any echo
-                // (corpus/fleet-migrate-move-before-confirmed.toml). The app dials
-                // again; the laws count it.
                 let now_ms = time::now().as_millis() as u64;
-                let moved = phone_moves.iter().any(|m| (dialled_at..=now_ms).contains(m));
-                if !(t.borrow().echoes.is_empty() && moved && t.borrow().redials < DIALS_MAX) {
-                    t.borrow_mut().phone_lost = Some(format!("closed: {c:?}"));
-                    break;
-                }
-                trace::record(PHONE, "app.redial", format!("connection lost to a move before its first echo: {c:?}"));
-                t.borrow_mut().redials += 1;
-                dialled_at = now_ms;
-                link = match dial_through_moves(PHONE, &ep, &client, phone_moves, t).await {
-                    Ok(l) => l,
-                    Err(e) => {
-                        t.borrow_mut().phone_lost = Some(e);
-                        break;
-                    }
-                };
-                sent = 0;
-                next_send = time::now();
+                let Some(l) = redial_after_move(&ep, &client, (phone_moves, dialled_at, now_ms), t, &c).await else { break };
+                (link, dialled_at, sent, next_send) = (l, now_ms, 0, time::now());
                 give_up = give_up.max(next_send + INTERVAL * ROUNDS as u32 + PATIENCE);
             }
         }
@@ -367,6 +346,35 @@ async fn phone_echoes(seed: crate::world::seed::RunSeed, phone_moves: &[u64], ou
     link.close(close::NORMAL, "done");
     time::sleep(Duration::from_millis(200)).await;
     Ok(())
+}
+
+/// The phone's connection closed (`c`) at `now_ms`. The client's handshake was
+/// done but not yet the server's (its Finished lost) when the phone moved: the
+/// server drops packets from a new address until it confirms the handshake (RFC 9000
+/// section 9), and the connection dies before any echo
+/// (corpus/fleet-migrate-move-before-confirmed.toml). The app dials again (the laws
+/// count it): the new link; otherwise the loss is noted and there is none.
+async fn redial_after_move(
+    ep: &QuicEndpoint,
+    client: &quinn_proto::ClientConfig,
+    (phone_moves, dialled_at, now_ms): (&[u64], u64, u64),
+    t: &Rc<RefCell<Tally>>,
+    c: &crate::drive::link::CloseInfo,
+) -> Option<crate::drive::link::Link> {
+    let moved = phone_moves.iter().any(|m| (dialled_at..=now_ms).contains(m));
+    if !(t.borrow().echoes.is_empty() && moved && t.borrow().redials < DIALS_MAX) {
+        t.borrow_mut().phone_lost = Some(format!("closed: {c:?}"));
+        return None;
+    }
+    trace::record(PHONE, "app.redial", format!("connection lost to a move before its first echo: {c:?}"));
+    t.borrow_mut().redials += 1;
+    match dial_through_moves(PHONE, ep, client, phone_moves, t).await {
+        Ok(l) => Some(l),
+        Err(e) => {
+            t.borrow_mut().phone_lost = Some(e);
+            None
+        }
+    }
 }
 
 /// The run's summary from the tally and the door's counters (recorded in the trace).

@@ -612,37 +612,47 @@ pub fn run_short(spec: &RunSpec, setup: Setup) -> (RunReport, SessionSummary) {
     let (mut world, shared) = build(spec, &setup, SHORT_BOUND + Duration::from_secs(60));
     let sh = shared.clone();
     let sp = spec.clone();
-    world.client(PHONE, addr::PHONE, async move {
-        let mut phone = phone_app(&sp).await?;
-        sh.borrow_mut().phone = Some(phone.log.clone());
-        time::sleep(Duration::from_millis(500)).await;
-        let log = phone.log.clone();
-        let last_end = || log.borrow().sessions.last().and_then(|r| r.end.clone());
-        for _ in 0..SHORT_SESSIONS_MAX {
-            if time::now() >= SHORT_BOUND {
-                break;
-            }
-            // A race can fail outright (a rebind during both handshakes): the
-            // app tries again, as after a lost session.
-            if !phone.connect(network_at(&sp.plan, time::now())).await {
-                time::sleep(RECONNECT_DELAY).await;
-                continue;
-            }
-            while last_end().is_none() && time::now() < SHORT_BOUND {
-                let next = (time::now() + Duration::from_secs(1)).min(SHORT_BOUND);
-                phone.run_until(next).await;
-            }
-            if last_end().is_none() || door_spoke(&last_end()) {
-                break;
-            }
-        }
-        phone.close();
-        sh.borrow_mut().memory = Some(phone.race().with_model(|m| m.memory().clone()));
-        time::sleep(Duration::from_millis(300)).await;
-        Ok(())
-    });
+    world.client(PHONE, addr::PHONE, async move { short_phone(&sp, &sh).await });
     let outcome = world.run();
     let s = summary(spec, &shared);
+    let checks = judge_short(spec, &setup, &s);
+    (RunReport { outcome, checks }, s)
+}
+
+/// The phone of the short runs: sessions until the door speaks (or the bound).
+async fn short_phone(sp: &RunSpec, sh: &Rc<RefCell<Shared>>) -> turmoil::Result {
+    let mut phone = phone_app(sp).await?;
+    sh.borrow_mut().phone = Some(phone.log.clone());
+    time::sleep(Duration::from_millis(500)).await;
+    let log = phone.log.clone();
+    let last_end = || log.borrow().sessions.last().and_then(|r| r.end.clone());
+    for _ in 0..SHORT_SESSIONS_MAX {
+        if time::now() >= SHORT_BOUND {
+            break;
+        }
+        // A race can fail outright (a rebind during both handshakes): the
+        // app tries again, as after a lost session.
+        if !phone.connect(network_at(&sp.plan, time::now())).await {
+            time::sleep(RECONNECT_DELAY).await;
+            continue;
+        }
+        while last_end().is_none() && time::now() < SHORT_BOUND {
+            let next = (time::now() + Duration::from_secs(1)).min(SHORT_BOUND);
+            phone.run_until(next).await;
+        }
+        if last_end().is_none() || door_spoke(&last_end()) {
+            break;
+        }
+    }
+    phone.close();
+    sh.borrow_mut().memory = Some(phone.race().with_model(|m| m.memory().clone()));
+    time::sleep(Duration::from_millis(300)).await;
+    Ok(())
+}
+
+/// The short runs' laws: the door's code ends the last session (4403 unpaired, 1013
+/// with sessions off), and no demotion comes from a session the door ended.
+fn judge_short(spec: &RunSpec, setup: &Setup, s: &SessionSummary) -> Vec<Check> {
     let ends: Vec<Option<End>> = s.phone.sessions.iter().map(|r| r.end.clone()).collect();
     let net = network_at(&spec.plan, Duration::ZERO);
     let demoted = s.memory.as_ref().and_then(|m| m.get(&net)).and_then(|e| e.quic_demoted_at_ms);
@@ -657,32 +667,30 @@ pub fn run_short(spec: &RunSpec, setup: Setup) -> (RunReport, SessionSummary) {
         ok: not_by_door,
         detail: format!("QUIC demoted at {demoted:?} ms; sessions ended {ends:?}, the door's {code} last"),
     };
-    let checks = if setup.paired {
-        vec![
+    if setup.paired {
+        return vec![
             Check {
                 law: &laws::SESSIONS_OFF_1013,
                 ok: door_ended_with(laws::spec::CLOSE_TRY_AGAIN_LATER) && s.phone.lives.is_empty(),
                 detail: format!("sessions ended {ends:?}"),
             },
             demotion(laws::spec::CLOSE_TRY_AGAIN_LATER),
-        ]
-    } else {
-        vec![
-            Check { law: &laws::UNPAIRED_4403, ok: door_ended_with(laws::spec::CLOSE_FORBIDDEN), detail: format!("sessions ended {ends:?}") },
-            Check {
-                law: &laws::NO_BOX_BYTES,
-                ok: s.phone.delivered_ms.is_empty() && s.box_stats.sessions_opened == 0 && s.cloud_stats.relayed_to_phone == 0,
-                detail: format!(
-                    "{} messages delivered, box sessions {}, relayed to phone {}",
-                    s.phone.delivered_ms.len(),
-                    s.box_stats.sessions_opened,
-                    s.cloud_stats.relayed_to_phone
-                ),
-            },
-            demotion(laws::spec::CLOSE_FORBIDDEN),
-        ]
-    };
-    (RunReport { outcome, checks }, s)
+        ];
+    }
+    vec![
+        Check { law: &laws::UNPAIRED_4403, ok: door_ended_with(laws::spec::CLOSE_FORBIDDEN), detail: format!("sessions ended {ends:?}") },
+        Check {
+            law: &laws::NO_BOX_BYTES,
+            ok: s.phone.delivered_ms.is_empty() && s.box_stats.sessions_opened == 0 && s.cloud_stats.relayed_to_phone == 0,
+            detail: format!(
+                "{} messages delivered, box sessions {}, relayed to phone {}",
+                s.phone.delivered_ms.len(),
+                s.box_stats.sessions_opened,
+                s.cloud_stats.relayed_to_phone
+            ),
+        },
+        demotion(laws::spec::CLOSE_FORBIDDEN),
+    ]
 }
 
 /// `session`.

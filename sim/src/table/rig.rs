@@ -9,20 +9,17 @@ use std::time::Duration;
 
 use ftw_box::{BoxConfig, BoxNode};
 use ftw_cloud::{Cloud, CloudConfig};
-use ftw_crypto::{
-    crypto_provider, new_client_session_store, quic_client_config, quic_endpoint_config, seeded_cid_factory, ClientResumption, QuicTransportParams,
-};
+use ftw_crypto::{new_client_session_store, ClientResumption, QuicTransportParams};
 use ftw_phone::Transport;
 
 use crate::drive::app::cloud::{CloudDriver, Tamper};
 use crate::drive::app::r#box::{run_box, BoxDialer};
 use crate::drive::build::{cloud_door_with, fleet_config, FleetRun};
-use crate::drive::link::{dial_quic_with, dial_ws, EarlyData};
-use crate::drive::quic::QuicEndpoint;
-use crate::drive::system::{Keys, BOX_ID};
+use crate::drive::link::{dial_ws, EarlyData};
+use crate::drive::system::{box_quic_dialer, Keys, BOX_ID};
 use crate::drive::tcp::TcpHost;
 use crate::drive::ws::{client_tls, door_tls, WsClient, WsDoor};
-use crate::world::host::{addr, cloud_certs, sim_clock};
+use crate::world::host::addr;
 use crate::world::host::{BOX, CLOUD};
 use crate::world::plan::FaultPlan;
 use crate::world::seed::RunSeed;
@@ -111,28 +108,8 @@ pub fn build(spec: &RigSpec) -> (World, Rc<RefCell<RigShared>>, (usize, usize)) 
             let node = Rc::new(RefCell::new(BoxNode::new(cfg, seed.key("model.box"))));
             sh.borrow_mut().boxn = Some(node.clone());
             let dial: BoxDialer = match via {
-                Transport::Quic => {
-                    let rng = seed.crypto(BOX);
-                    let provider = crypto_provider(&rng.sub("tls"));
-                    // One store for the box's life: every reconnect resumes with 0-RTT keys.
-                    let client = quic_client_config(
-                        &provider,
-                        &sim_clock(BOX),
-                        &cloud_certs(),
-                        ClientResumption::Store(new_client_session_store()),
-                        rng.sub_seed("quic/initial-dcid"),
-                        &params,
-                    );
-                    let ep_cfg =
-                        quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
-                    let ep = QuicEndpoint::bind(BOX, "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
-                    Rc::new(move |target: String| {
-                        let (ep, client) = (ep.clone(), client.clone());
-                        // Its first message as 0-RTT early data on a reconnect (seed; SPEC section 3).
-                        let early = EarlyData::IfTicket { resend: true };
-                        Box::pin(async move { dial_quic_with(&ep, client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME, &target, early).await })
-                    })
-                }
+                // Its first message as 0-RTT early data on a reconnect (seed; SPEC section 3).
+                Transport::Quic => box_quic_dialer(seed, &params, EarlyData::IfTicket { resend: true }).await?,
                 Transport::WebSocket => {
                     let tcp = TcpHost::bind_with(BOX, v4(addr::BOX), seed, box_tcp.clone()).await?;
                     let ws = Rc::new(WsClient::new(tcp, client_tls(seed, BOX, ClientResumption::Store(new_client_session_store())), seed));
