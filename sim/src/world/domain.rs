@@ -78,11 +78,6 @@ pub struct Domain {
 /// Reactor counts a drawn fleet has (one reactor forwards nothing, and stays possible).
 pub const FLEET_REACTORS_DRAWN: std::ops::RangeInclusive<usize> = 1..=8;
 
-/// What the `session` scenario's laws hold under besides the network: the
-/// cloud as a hostile relay, a table change, the app's life, a dropped path.
-pub const SESSION_EXTRAS: &[Kind] =
-    &[Kind::PathDrop, Kind::ReplayDatagram, Kind::ReplayStream, Kind::OvertakeControl, Kind::LateTable, Kind::Background, Kind::Relaunch, Kind::Sleep];
-
 /// Link impairments and the timed faults a QUIC connection must ride through
 /// (rebinds, network moves, outages well under the 30 s idle timeout).
 /// Reordering is in since sim's `Reorder` lets go of a held packet after
