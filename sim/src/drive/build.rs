@@ -33,16 +33,20 @@ pub async fn cloud_quic_endpoint(seed: RunSeed) -> std::io::Result<QuicEndpoint>
 /// A QUIC client config for a full handshake (no resumption: the phone's way),
 /// its keys from the stream named `host`.
 pub fn client_config(seed: RunSeed, host: &'static str) -> quinn_proto::ClientConfig {
+    client_config_with(seed, host, ftw_crypto::ClientResumption::Disabled, &QuicTransportParams::default())
+}
+
+/// A client host's QUIC client config: its TLS from the host's seeded crypto,
+/// trusting the cloud's certificates, with `resumption` and `params`.
+pub fn client_config_with(
+    seed: RunSeed,
+    host: &'static str,
+    resumption: ftw_crypto::ClientResumption,
+    params: &QuicTransportParams,
+) -> quinn_proto::ClientConfig {
     let rng = seed.crypto(host);
     let provider = crypto_provider(&rng.sub("tls"));
-    ftw_crypto::quic_client_config(
-        &provider,
-        &sim_clock(host),
-        &cloud_certs(),
-        ftw_crypto::ClientResumption::Disabled,
-        rng.sub_seed("quic/initial-dcid"),
-        &QuicTransportParams::default(),
-    )
+    ftw_crypto::quic_client_config(&provider, &sim_clock(host), &cloud_certs(), resumption, rng.sub_seed("quic/initial-dcid"), params)
 }
 
 /// A client host's QUIC endpoint on an ephemeral port, and [`client_config`].

@@ -16,16 +16,14 @@ use std::time::Duration;
 use ftw_box::{BoxConfig, BoxNode, BoxStats, SentLive};
 use ftw_cloud::phone::PhoneConfig;
 use ftw_cloud::{Cloud, CloudConfig, CloudStats};
-use ftw_crypto::{
-    crypto_provider, new_client_session_store, quic_client_config, quic_endpoint_config, seeded_cid_factory, ClientResumption, QuicTransportParams,
-};
+use ftw_crypto::{crypto_provider, new_client_session_store, quic_endpoint_config, seeded_cid_factory, ClientResumption, QuicTransportParams};
 use ftw_phone::network::{NetworkDesc, NetworkId};
 use ftw_wire::noise::{Key, Keypair};
 
 use crate::drive::app::cloud::{CloudDriver, CloudLog, RelayFault, Tamper};
 use crate::drive::app::phone::{dialer_with, PhoneApp, PhoneLog};
 use crate::drive::app::r#box::{run_box_logged, BoxDialer, UplinkLog, UplinkRecord};
-use crate::drive::build::{client_quic, cloud_door_with, fleet_config, FleetRun};
+use crate::drive::build::{client_config_with, client_quic, cloud_door_with, fleet_config, FleetRun};
 use crate::drive::fleet::FleetDoor;
 use crate::drive::link::{dial_quic_with, EarlyData};
 use crate::drive::quic::QuicEndpoint;
@@ -249,16 +247,8 @@ fn host_cloud(world: &mut World, spec: &RunSpec, setup: &Setup, shared: &Rc<RefC
 /// so every reconnect resumes (0-RTT keys), sending early data as `box_early` says.
 /// The session system's box and the table's rig both dial with it.
 pub async fn box_quic_dialer(seed: RunSeed, params: &QuicTransportParams, box_early: EarlyData) -> std::io::Result<BoxDialer> {
+    let client = client_config_with(seed, BOX, ClientResumption::Store(new_client_session_store()), params);
     let rng = seed.crypto(BOX);
-    let provider = crypto_provider(&rng.sub("tls"));
-    let client = quic_client_config(
-        &provider,
-        &sim_clock(BOX),
-        &cloud_certs(),
-        ClientResumption::Store(new_client_session_store()),
-        rng.sub_seed("quic/initial-dcid"),
-        params,
-    );
     let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
     let ep = QuicEndpoint::bind(BOX, "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
     Ok(Rc::new(move |target: String| {

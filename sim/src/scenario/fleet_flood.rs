@@ -19,16 +19,14 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use ftw_crypto::{crypto_provider, quic_client_config, ClientResumption, QuicTransportParams};
-
 use super::def::{judge, Check, RunReport, ScenarioDef};
 use super::laws;
-use crate::drive::build::{client_endpoint_config, cloud_door, fleet_config, FleetRun, FLEET_TARGET};
+use crate::drive::build::{client_config, client_endpoint_config, cloud_door, fleet_config, FleetRun, FLEET_TARGET};
 use crate::drive::fleet::{DoorStats, FleetDoor};
 use crate::drive::link::{accept_quic, dial_quic, Link, LinkEvent};
 use crate::drive::quic::QuicEndpoint;
 use crate::world::domain::{Domain, Kind};
-use crate::world::host::{addr, cloud_certs, sim_clock, Host};
+use crate::world::host::{addr, Host};
 use crate::world::host::{BOX, CLOUD};
 use crate::world::plan::kind;
 use crate::world::plan::{FaultKind, TimedFault};
@@ -143,16 +141,7 @@ fn host_stream_echo(world: &mut crate::world::World, seed: RunSeed, cfg: ftw_fle
 
 /// The crowd: `CROWD` clients behind the home NAT, each its own endpoint.
 async fn crowd(seed: RunSeed, t: &Rc<RefCell<Tally>>, attacks: &Attacks, last_round: Duration) -> turmoil::Result {
-    let rng = seed.crypto(BOX);
-    let provider = crypto_provider(&rng.sub("tls"));
-    let client = quic_client_config(
-        &provider,
-        &sim_clock(BOX),
-        &cloud_certs(),
-        ClientResumption::Disabled,
-        rng.sub_seed("quic/initial-dcid"),
-        &QuicTransportParams::default(),
-    );
+    let client = client_config(seed, BOX);
     let mut tasks = Vec::with_capacity(CROWD);
     for i in 0..CROWD {
         let ep = QuicEndpoint::bind(BOX, "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, BOX, i as u32), None).await?;

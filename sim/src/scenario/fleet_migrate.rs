@@ -11,13 +11,13 @@
 //!   reconnects (from a new socket) with 0-RTT and its first flight is answered
 //!   in one round trip; the phone makes a full handshake.
 
-use crate::drive::build::{client_config, client_endpoint_config, cloud_door, fleet_config, FleetRun, FLEET_TARGET};
+use crate::drive::build::{client_config, client_config_with, client_endpoint_config, cloud_door, fleet_config, FleetRun, FLEET_TARGET};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
 use bytes::BytesMut;
-use ftw_crypto::{crypto_provider, new_client_session_store, quic_client_config, ClientResumption, QuicTransportParams};
+use ftw_crypto::{new_client_session_store, ClientResumption, QuicTransportParams};
 use ftw_fleet::{Counters, Routing};
 
 use super::def::{broken, judge, Check, RunReport, ScenarioDef, NO_PANIC};
@@ -27,8 +27,8 @@ use crate::drive::fleet::{DoorStats, FleetDoor};
 use crate::drive::link::{accept_quic, close, dial_quic, put_varint, take_framed, LinkEvent};
 use crate::drive::quic::{Lost, QuicEndpoint, QuicEvent};
 use crate::world::domain::{Domain, Kind};
+use crate::world::host::addr;
 use crate::world::host::Host;
-use crate::world::host::{addr, cloud_certs, sim_clock};
 use crate::world::host::{BOX, CLOUD, PHONE};
 use crate::world::plan::kind;
 use crate::world::plan::{FaultKind, FaultPlan, TimedFault};
@@ -252,16 +252,7 @@ fn host_box(world: &mut crate::world::World, seed: crate::world::seed::RunSeed, 
     world.host(BOX, addr::BOX, move || {
         let (t, box_moves) = (t.clone(), box_moves.clone());
         async move {
-            let rng = seed.crypto(BOX);
-            let provider = crypto_provider(&rng.sub("tls"));
-            let client = quic_client_config(
-                &provider,
-                &sim_clock(BOX),
-                &cloud_certs(),
-                ClientResumption::Disabled,
-                rng.sub_seed("quic/initial-dcid"),
-                &QuicTransportParams::default(),
-            );
+            let client = client_config(seed, BOX);
             let ep = QuicEndpoint::bind(BOX, "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, BOX, 0), None).await?;
             let mut link = dial_through_moves(BOX, &ep, &client, &box_moves, &t).await?;
             for i in 0..ROUNDS {
@@ -630,16 +621,7 @@ fn host_resume_phone(world: &mut crate::world::World, seed: crate::world::seed::
     world.host(PHONE, addr::PHONE, move || {
         let t = t.clone();
         async move {
-            let rng = seed.crypto(PHONE);
-            let provider = crypto_provider(&rng.sub("tls"));
-            let client = quic_client_config(
-                &provider,
-                &sim_clock(PHONE),
-                &cloud_certs(),
-                ClientResumption::Disabled,
-                rng.sub_seed("quic/initial-dcid"),
-                &QuicTransportParams::default(),
-            );
+            let client = client_config(seed, PHONE);
             let ep = QuicEndpoint::bind(PHONE, "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, PHONE, 0), None).await?;
             time::sleep(Duration::from_millis(300)).await;
             let (had, _, ms) = first_reply_ms(&ep, client, PHONE_TARGET, PHONE).await?;
@@ -658,17 +640,7 @@ fn host_resume_phone(world: &mut crate::world::World, seed: crate::world::seed::
 /// The box of `fleet-resume`: its first session until the cloud ends it, then a
 /// restart from a new socket with the same session store, timed to its first reply.
 async fn box_resumes(seed: crate::world::seed::RunSeed, t: &Rc<RefCell<ResumeTally>>) -> turmoil::Result {
-    let rng = seed.crypto(BOX);
-    let provider = crypto_provider(&rng.sub("tls"));
-    let store = new_client_session_store();
-    let client = quic_client_config(
-        &provider,
-        &sim_clock(BOX),
-        &cloud_certs(),
-        ClientResumption::Store(store),
-        rng.sub_seed("quic/initial-dcid"),
-        &QuicTransportParams::default(),
-    );
+    let client = client_config_with(seed, BOX, ClientResumption::Store(new_client_session_store()), &QuicTransportParams::default());
     let ep = QuicEndpoint::bind(BOX, "0.0.0.0:0".parse().expect("addr"), client_endpoint_config(seed, BOX, 0), None).await?;
     let conn = ep.connect(client.clone(), addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME)?;
     let mut out = BytesMut::new();
