@@ -25,7 +25,8 @@ use crate::drive::build::{client_config, client_endpoint_config, cloud_door, fle
 use crate::drive::fleet::{DoorStats, FleetDoor};
 use crate::drive::link::{accept_quic, dial_quic, Link, LinkEvent};
 use crate::drive::quic::QuicEndpoint;
-use crate::world::domain::{Domain, Kind};
+use crate::kinds;
+use crate::world::domain::{Domain, Kind, IMPAIRMENTS};
 use crate::world::host::{addr, Host};
 use crate::world::host::{BOX, CLOUD};
 use crate::world::plan::kind;
@@ -276,7 +277,7 @@ pub const FLEET_PIN_FLOOD: ScenarioDef = ScenarioDef {
     // lost after a lossy handshake was first probed past the idle timeout,
     // corpus/fleet-pin-flood-initial-hijacked.toml).
     domain: Domain {
-        kinds: &[Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::ForgedMoves],
+        kinds: kinds![IMPAIRMENTS, &[Kind::ForgedMoves]],
         always: &[Kind::ForgedMoves],
         horizon_ms: 8_000,
         faults_from_ms: 2_000,

@@ -26,7 +26,8 @@ use super::laws;
 use crate::drive::fleet::{DoorStats, FleetDoor};
 use crate::drive::link::{accept_quic, close, dial_quic, put_varint, take_framed, LinkEvent};
 use crate::drive::quic::{Lost, QuicEndpoint, QuicEvent};
-use crate::world::domain::{Domain, Kind};
+use crate::kinds;
+use crate::world::domain::{Domain, Kind, IMPAIRMENTS, MOVES};
 use crate::world::host::addr;
 use crate::world::host::Host;
 use crate::world::host::{BOX, CLOUD, PHONE};
@@ -710,19 +711,7 @@ pub const FLEET_MIGRATE: ScenarioDef = ScenarioDef {
     // after the plan's last outage, and forwarding-stops-after-pin holds with
     // bounded reordering (corpus/fleet-migrate-*).
     domain: Domain {
-        kinds: &[
-            Kind::Delay,
-            Kind::Jitter,
-            Kind::Loss,
-            Kind::Duplicate,
-            Kind::Reorder,
-            Kind::Mtu,
-            Kind::Rebind,
-            Kind::SwitchNetwork,
-            Kind::Blackhole,
-            Kind::ForgedMoves,
-            Kind::Strangers,
-        ],
+        kinds: kinds![IMPAIRMENTS, &[Kind::Mtu], MOVES, &[Kind::Blackhole, Kind::ForgedMoves, Kind::Strangers]],
         fleet: true,
         fleet_routing: true,
         ..Domain::DEFAULT

@@ -16,7 +16,8 @@ use super::laws;
 use super::laws::{demoted_goes_ws_first, should_demote};
 use crate::drive::app::phone::{PhoneApp, SessionRecord};
 use crate::drive::system::{build, network_at, phone_app, record_fleet_counters, summary, SessionSummary, Setup};
-use crate::world::domain::{Domain, Kind};
+use crate::kinds;
+use crate::world::domain::{Domain, Kind, IMPAIRMENTS};
 use crate::world::host::PHONE;
 use crate::world::host::{addr, Host};
 use crate::world::plan::kind;
@@ -396,7 +397,7 @@ pub const DEMOTION_EXPIRY: ScenarioDef = ScenarioDef {
     // The link's impairments and rebinds around it, no move (the law is per
     // network). About 1 s of wall time a case.
     domain: Domain {
-        kinds: &[Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::Mtu, Kind::Rebind, Kind::PathDrop],
+        kinds: kinds![IMPAIRMENTS, &[Kind::Mtu, Kind::Rebind, Kind::PathDrop]],
         always: &[Kind::PathDrop],
         horizon_ms: 20_000,
         faults_from_ms: 12_000,

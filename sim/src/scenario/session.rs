@@ -23,7 +23,8 @@ use std::time::Duration;
 use super::def::{broken, judge, Check, RunReport, ScenarioDef};
 use super::laws;
 use super::uplink_laws;
-use crate::world::domain::{Domain, Kind};
+use crate::kinds;
+use crate::world::domain::{Domain, Kind, APP_LIFE, IMPAIRMENTS, MOVES, RELAY};
 use crate::world::host::addr;
 use crate::world::host::Host;
 use crate::world::host::PHONE;
@@ -704,29 +705,15 @@ pub const SESSION: ScenarioDef = ScenarioDef {
     // life, a dropped path, a slow phone or box (ten times the rig's processing
     // per datagram received). A case is about 0.1 s of wall time.
     domain: Domain {
-        kinds: &[
-            Kind::Delay,
-            Kind::Jitter,
-            Kind::Loss,
-            Kind::Duplicate,
-            Kind::Reorder,
-            Kind::Mtu,
-            Kind::Rebind,
-            Kind::SwitchNetwork,
-            Kind::Blackhole,
-            Kind::UdpBlocked,
-            Kind::UdpRefused,
-            Kind::PathDrop,
-            Kind::ReplayDatagram,
-            Kind::ReplayStream,
-            Kind::OvertakeControl,
-            Kind::LateTable,
-            Kind::Background,
-            Kind::Relaunch,
-            Kind::Sleep,
-            Kind::CloudClose,
-            Kind::Corrupt,
-            Kind::SlowHost,
+        kinds: kinds![
+            IMPAIRMENTS,
+            &[Kind::Mtu],
+            MOVES,
+            &[Kind::Blackhole, Kind::UdpBlocked, Kind::UdpRefused, Kind::PathDrop],
+            RELAY,
+            &[Kind::LateTable],
+            APP_LIFE,
+            &[Kind::CloudClose, Kind::Corrupt, Kind::SlowHost],
         ],
         faults_max: 12,
         // Faults over the first 150 s, not the default 10: a close or a drop
@@ -770,7 +757,7 @@ pub const BOX_RECONNECT: ScenarioDef = ScenarioDef {
     // now and then. The phone's session is ended by each restart (1001) and
     // reconnects, so the phone's law sees its reconnects too. About 0.2 s a case.
     domain: Domain {
-        kinds: &[Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::Rebind, Kind::Blackhole, Kind::CloudRestart],
+        kinds: kinds![IMPAIRMENTS, &[Kind::Rebind, Kind::Blackhole, Kind::CloudRestart]],
         always: &[Kind::CloudRestart],
         horizon_ms: 80_000,
         faults_from_ms: 5_000,
@@ -813,7 +800,7 @@ pub const SESSION_MOVES: ScenarioDef = ScenarioDef {
     // move with nothing else near it and the app in view. About 0.2 s of
     // wall time a case.
     domain: Domain {
-        kinds: &[Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::Mtu, Kind::SwitchNetwork],
+        kinds: kinds![IMPAIRMENTS, &[Kind::Mtu, Kind::SwitchNetwork]],
         always: &[Kind::Loss, Kind::SwitchNetwork],
         horizon_ms: 80_000,
         faults_max: 8,

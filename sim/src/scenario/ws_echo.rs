@@ -26,7 +26,8 @@ use super::laws;
 use crate::drive::link::{accept_ws, dial_ws, CloseInfo, LinkEvent, TransportKind};
 use crate::drive::tcp::{tcp_config_for, TcpHost};
 use crate::drive::ws::{client_tls, door_tls, WsClient, WsDoor};
-use crate::world::domain::{Domain, Kind};
+use crate::kinds;
+use crate::world::domain::{Domain, Kind, IMPAIRMENTS};
 use crate::world::host::addr;
 use crate::world::host::{CLOUD, PHONE};
 use crate::world::plan::kind;
@@ -249,7 +250,7 @@ pub const WS_ECHO: ScenarioDef = ScenarioDef {
     // A WebSocket has no migration: a rebind or a move gives its TCP flow a new
     // outside port and the cloud resets it (as behind a real NAT), and ws-echo
     // has no reconnect. Its laws hold under everything else.
-    domain: Domain { kinds: &[Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::Mtu, Kind::Blackhole], ..Domain::DEFAULT },
+    domain: Domain { kinds: kinds![IMPAIRMENTS, &[Kind::Mtu, Kind::Blackhole]], ..Domain::DEFAULT },
     laws: &[
         judge(&laws::ECHO_IN_ORDER),
         judge(&laws::DEATH_NEEDS_A_FAULT),

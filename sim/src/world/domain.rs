@@ -78,12 +78,53 @@ pub struct Domain {
 /// Reactor counts a drawn fleet has (one reactor forwards nothing, and stays possible).
 pub const FLEET_REACTORS_DRAWN: std::ops::RangeInclusive<usize> = 1..=8;
 
+/// A domain's kinds from named sets and single kinds, in order, as one constant
+/// slice: `kinds![IMPAIRMENTS, &[Kind::Mtu], MOVES]`. The order is the draw's, so
+/// a list written with sets draws what it drew written out.
+#[macro_export]
+macro_rules! kinds {
+    ($($part:expr),+ $(,)?) => {{
+        const PARTS: &[&[$crate::world::domain::Kind]] = &[$($part),+];
+        const LEN: usize = {
+            let (mut n, mut i) = (0, 0);
+            while i < PARTS.len() {
+                n += PARTS[i].len();
+                i += 1;
+            }
+            n
+        };
+        const OUT: [$crate::world::domain::Kind; LEN] = {
+            let mut out = [$crate::world::domain::Kind::Delay; LEN];
+            let (mut i, mut k) = (0, 0);
+            while i < PARTS.len() {
+                let mut j = 0;
+                while j < PARTS[i].len() {
+                    out[k] = PARTS[i][j];
+                    (k, j) = (k + 1, j + 1);
+                }
+                i += 1;
+            }
+            out
+        };
+        &OUT
+    }};
+}
+
+/// The link's impairments, drawn per leg: delay, jitter, loss, duplication, reordering.
+pub const IMPAIRMENTS: &[Kind] = &[Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder];
+/// A host's address changes: a NAT rebind, a move to another network.
+pub const MOVES: &[Kind] = &[Kind::Rebind, Kind::SwitchNetwork];
+/// The cloud as a hostile relay: a datagram or stream message replayed, a burst
+/// overtaking a control message.
+pub const RELAY: &[Kind] = &[Kind::ReplayDatagram, Kind::ReplayStream, Kind::OvertakeControl];
+/// The app's life: the background, a relaunch, the device asleep.
+pub const APP_LIFE: &[Kind] = &[Kind::Background, Kind::Relaunch, Kind::Sleep];
+
 /// Link impairments and the timed faults a QUIC connection must ride through
 /// (rebinds, network moves, outages well under the 30 s idle timeout).
 /// Reordering is in since sim's `Reorder` lets go of a held packet after
 /// `reorder_hold_max_ms` (corpus/quic-stream-reorder-holds-close.toml).
-pub const QUIC_SURVIVABLE: &[Kind] =
-    &[Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::Mtu, Kind::Rebind, Kind::SwitchNetwork, Kind::Blackhole, Kind::Strangers];
+pub const QUIC_SURVIVABLE: &[Kind] = kinds![IMPAIRMENTS, &[Kind::Mtu], MOVES, &[Kind::Blackhole, Kind::Strangers]];
 
 impl Domain {
     /// For any scenario without its own domain: QUIC-survivable faults in the
@@ -111,5 +152,19 @@ impl Domain {
 impl Default for Domain {
     fn default() -> Self {
         Domain::DEFAULT
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn kinds_joins_sets_in_order() {
+        const JOINED: &[Kind] = kinds![IMPAIRMENTS, &[Kind::Mtu], MOVES];
+        let written = [Kind::Delay, Kind::Jitter, Kind::Loss, Kind::Duplicate, Kind::Reorder, Kind::Mtu, Kind::Rebind, Kind::SwitchNetwork];
+        assert_eq!(JOINED, &written[..]);
+        assert_eq!(QUIC_SURVIVABLE.len(), 10);
+        assert_eq!(&QUIC_SURVIVABLE[8..], &[Kind::Blackhole, Kind::Strangers]);
     }
 }
