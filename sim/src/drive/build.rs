@@ -63,6 +63,11 @@ pub fn endpoint_config(rng: &ftw_crypto::SeededRng) -> quinn_proto::EndpointConf
 /// The target fleet scenarios' clients open.
 pub const FLEET_TARGET: &str = "/app?box=fleet";
 
+/// How long past its last send and the plan's outages a fleet scenario's client
+/// waits for its echoes: five doublings of a PTO of about 1.3 s (430 ms round
+/// trips) and more (`fleet-*`, `fleet-pin-flood`).
+pub const FLEET_CLIENT_PATIENCE: std::time::Duration = std::time::Duration::from_secs(120);
+
 /// How a fleet run is set up (the scenarios are presets of it).
 #[derive(Clone, Debug)]
 pub struct FleetRun {

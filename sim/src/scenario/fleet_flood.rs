@@ -49,7 +49,7 @@ const INTERVAL: Duration = Duration::from_secs(1);
 /// A client gives up on its echoes this long after its last round: the same
 /// patience as fleet-migrate's clients (30 s was short of QUIC's doubled PTOs
 /// under loss: corpus/fleet-pin-flood-lossy-two-give-up.toml).
-const GIVE_UP_AFTER: Duration = super::fleet_migrate::PATIENCE;
+const GIVE_UP_AFTER: Duration = crate::drive::build::FLEET_CLIENT_PATIENCE;
 /// Dials a client makes before it gives up on handshakes lost to the attack.
 const DIALS_MAX: usize = 4;
 

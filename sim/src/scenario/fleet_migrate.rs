@@ -86,9 +86,8 @@ struct Tally {
     moved_handshakes: usize,
 }
 
-/// How long past its last send and the plan's outages a client waits for its
-/// echoes: five doublings of a PTO of about 1.3 s (430 ms round trips) and more.
-pub const PATIENCE: Duration = Duration::from_secs(120);
+/// How long past its last send and the plan's outages a client waits for its echoes.
+pub const PATIENCE: Duration = crate::drive::build::FLEET_CLIENT_PATIENCE;
 
 /// How many times a client dials before it gives up on handshakes lost to moves.
 const DIALS_MAX: usize = 4;
