@@ -174,9 +174,7 @@ struct Conn {
     fin_unacked_since: Option<Duration>,
     /// Since when we sit in FIN-WAIT-2.
     fin_wait2_since: Option<Duration>,
-    /// Since when we sit in SYN-RECEIVED (the Linux flavour gives up silently after
-    /// `synack_timeout`), and when we last answered a repeated SYN.
-    syn_received_since: Option<Duration>,
+    /// When we last answered a repeated SYN in SYN-RECEIVED (Linux flavour).
     last_syn_answer: Option<Duration>,
 }
 
@@ -427,7 +425,6 @@ impl TcpStack {
             assert!(self.device.rx.is_empty(), "device consumed the packet");
             self.after_step(info.as_ref());
         }
-        self.give_up_half_open(now);
         self.egress(ts);
         if self.enforce_deadlines(now) {
             self.egress(ts);
@@ -482,16 +479,12 @@ impl TcpStack {
             return Some(now);
         }
         let mut at = self.iface.poll_at(to_smol_instant(now), &self.sockets).map(from_smol_instant);
-        let linux_syn_received = self.linux_syn_received();
         for c in self.conns.values() {
             if let Some(since) = c.fin_unacked_since {
                 at = min_opt(at, since + self.config.retransmit_timeout);
             }
             if let (true, Some(since)) = (c.detached, c.fin_wait2_since) {
                 at = min_opt(at, since + self.config.fin_wait2_orphan_timeout);
-            }
-            if let (true, Some(since)) = (linux_syn_received, c.syn_received_since) {
-                at = min_opt(at, since + self.config.synack_timeout);
             }
         }
         at.map(|t| t.max(now))
@@ -647,7 +640,6 @@ impl TcpStack {
                     queued_for_accept: false,
                     fin_unacked_since: None,
                     fin_wait2_since: None,
-                    syn_received_since: None,
                     last_syn_answer: None,
                 },
             );
@@ -701,22 +693,6 @@ impl TcpStack {
 
     /// Our own deadlines: an unacknowledged FIN, an orphan in FIN-WAIT-2.
     /// Returns whether a socket was aborted (its RST must go out).
-    /// Linux flavour: a connection in SYN-RECEIVED for `synack_timeout` is dropped without
-    /// a word (`inet_csk_reqsk_queue_drop_and_put`), before its timer would send the SYN-ACK
-    /// a sixth time (`tcp_synack_retries` = 5). Run before egress.
-    fn give_up_half_open(&mut self, now: Duration) {
-        let linux = self.linux_syn_received();
-        for c in self.conns.values_mut() {
-            let socket = self.sockets.get_mut::<tcp::Socket>(c.handle);
-            let syn_received = socket.state() == State::SynReceived;
-            c.syn_received_since = if syn_received { c.syn_received_since.or(Some(now)) } else { None };
-            if linux && c.syn_received_since.is_some_and(|s| now >= s + self.config.synack_timeout) {
-                socket.ftw_forget(to_smol_instant(now));
-                c.syn_received_since = None;
-            }
-        }
-    }
-
     fn enforce_deadlines(&mut self, now: Duration) -> bool {
         let mut aborted = false;
         for c in self.conns.values_mut() {
@@ -742,13 +718,12 @@ impl TcpStack {
             let s = self.sockets.get_mut::<tcp::Socket>(c.handle);
             let want = match s.state() {
                 State::SynSent => Some(self.config.connect_timeout),
-                // The Linux flavour gives up silently itself (`give_up_half_open`).
-                State::SynReceived if linux_syn_received => None,
                 State::SynReceived => Some(self.config.synack_timeout),
                 State::Established | State::CloseWait if s.send_queue() > 0 => Some(self.config.retransmit_timeout),
                 _ => None,
             }
             .map(to_smol_duration);
+            s.ftw_set_silent_half_open(linux_syn_received);
             if s.timeout() != want {
                 s.set_timeout(want);
             }
@@ -842,7 +817,6 @@ impl TcpStack {
                 queued_for_accept: false,
                 fin_unacked_since: None,
                 fin_wait2_since: None,
-                syn_received_since: None,
                 last_syn_answer: None,
             },
         );

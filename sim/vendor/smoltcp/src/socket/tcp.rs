@@ -659,6 +659,9 @@ pub struct Socket<'a> {
     rcv_mss: usize,
     last_seg_size: usize,
     ack_pushed: u8,
+    /// Give up a half-open connection silently at its timeout (Linux), not with an RST
+    /// (`ftw_set_silent_half_open`).
+    silent_half_open: bool,
     /// The scoreboard and RACK-TLP state.
     recovery: linux::Recovery,
 }
@@ -755,6 +758,7 @@ impl<'a> Socket<'a> {
             rcv_mss: 0,
             last_seg_size: 0,
             ack_pushed: 0,
+            silent_half_open: false,
             recovery: linux::Recovery::new(),
         }
     }
@@ -1325,14 +1329,12 @@ impl<'a> Socket<'a> {
         self.set_state(State::Closed);
     }
 
-    /// ftw-sim patch: forget this connection without a word to the peer (no RST), as
-    /// Linux drops a request whose SYN-ACK retries are spent
-    /// (`inet_csk_reqsk_queue_drop_and_put`).
-    pub fn ftw_forget(&mut self, now: Instant) {
-        if self.state == State::SynReceived {
-            log_rto!(self, now, rto_log::RtoKind::GaveUp { reset: false });
-        }
-        self.reset();
+    /// ftw-sim patch: when the timeout (`set_timeout`) ends a connection in
+    /// SYN-RECEIVED, forget it without a word to the peer (no RST), as Linux drops a
+    /// request whose SYN-ACK retries are spent (`inet_csk_reqsk_queue_drop_and_put`).
+    /// The timeout counts from the SYN, the last segment such a connection took in.
+    pub fn ftw_set_silent_half_open(&mut self, on: bool) {
+        self.silent_half_open = on;
     }
 
     /// ftw-sim patch: a retransmitted SYN reached this SYN-RECEIVED connection (logged);
@@ -3033,8 +3035,13 @@ impl<'a> Socket<'a> {
         if self.timed_out(cx.now()) {
             // If a timeout expires, we should abort the connection.
             net_debug!("timeout exceeded");
+            // ftw-sim patch: a half-open connection gives up silently when asked.
             if self.state == State::SynReceived {
-                log_rto!(self, cx.now(), rto_log::RtoKind::GaveUp { reset: true }); // ftw-sim patch
+                log_rto!(self, cx.now(), rto_log::RtoKind::GaveUp { reset: !self.silent_half_open });
+                if self.silent_half_open {
+                    self.reset();
+                    return Ok(());
+                }
             }
             self.set_state(State::Closed);
         } else if self.linux_recovery() && self.recovery.timer.is_some_and(|t| t.at() <= cx.now()) {
