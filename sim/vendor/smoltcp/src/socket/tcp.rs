@@ -1364,16 +1364,21 @@ impl<'a> Socket<'a> {
         if self.quickack_segments == 0 {
             return;
         }
-        let unacked = match self.remote_last_ack {
-            Some(last) if self.ack_to_transmit() => (self.remote_seq_no + self.rx_buffer.len()) - last,
-            _ => 0,
-        };
+        let unacked = self.unacked_rx();
         let left = self.rx_buffer.len();
         log_rto!(self, now, rto_log::RtoKind::AppRead { copied: copied as u32, left: left as u32, unacked: unacked as u32 });
         let pushed = self.ack_pushed & ACK_PUSHED2 != 0 || (self.ack_pushed & ACK_PUSHED != 0 && !self.pingpong);
         let drained = copied > 0 && left == 0 && pushed && !rto_log::no_read_ack();
         if unacked > 0 && (unacked > self.rcv_mss || drained) {
             self.ack_delay_timer = AckDelayTimer::Immediate;
+        }
+    }
+
+    /// ftw-sim patch: bytes received and not yet acknowledged (Linux `rcv_nxt - rcv_wup`).
+    fn unacked_rx(&self) -> usize {
+        match self.remote_last_ack {
+            Some(last) if self.ack_to_transmit() => (self.remote_seq_no + self.rx_buffer.len()) - last,
+            _ => 0,
         }
     }
 
@@ -2671,10 +2676,7 @@ impl<'a> Socket<'a> {
             if self.quickack_segments > 0 && seg.queued {
                 self.linux_measure_rcv_mss(advmss, seg);
             }
-            let unacked = match self.remote_last_ack {
-                Some(last) if self.ack_to_transmit() => (self.remote_seq_no + self.rx_buffer.len()) - last,
-                _ => 0,
-            };
+            let unacked = self.unacked_rx();
             let in_order = assembler_was_empty && self.assembler.is_empty();
             let (mss, advmss) = (self.remote_mss as u32, advmss as u32);
             log_rto!(self, cx.now(), rto_log::RtoKind::DataIn { unacked: unacked as u32, mss, advmss, in_order, seg });
