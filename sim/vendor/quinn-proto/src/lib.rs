@@ -106,6 +106,7 @@ pub mod ftw_sim_patch {
         static UPSTREAM_PTO_BEFORE_CONFIRMED: Cell<bool> = const { Cell::new(false) };
         static UPSTREAM_MTU_PROBE_ANY_SPACE: Cell<bool> = const { Cell::new(false) };
         static UPSTREAM_MIGRATION_IN_RIG: Cell<bool> = const { Cell::new(false) };
+        static UPSTREAM_ACKS_IN_RIG: Cell<bool> = const { Cell::new(false) };
     }
 
     /// On this thread, take a lost Initial or Handshake packet whose number is the
@@ -155,6 +156,22 @@ pub mod ftw_sim_patch {
     /// turns it off within the rig, for the tests that show the difference.
     pub(crate) fn rig_migration() -> bool {
         rig() && !UPSTREAM_MIGRATION_IN_RIG.with(|c| c.get())
+    }
+
+    /// With the rig's stacks, whether an endpoint bundles an ACK frame with other
+    /// frames only when an ack-eliciting packet arrived since its last ACK, as
+    /// quic-go's does (PATCH.md section 12), rather than repeating its pending ranges
+    /// in every packet as upstream quinn-proto does. `set_upstream_acks_in_rig` turns
+    /// it off within the rig, for the tests that show the difference.
+    pub(crate) fn rig_ack_once() -> bool {
+        rig() && !UPSTREAM_ACKS_IN_RIG.with(|c| c.get())
+    }
+
+    /// On this thread, in the rig's profile, repeat pending ACK ranges in every
+    /// packet as upstream quinn-proto does (`true`) instead of acknowledging once as
+    /// quic-go does (`false`, the default; PATCH.md section 12).
+    pub fn set_upstream_acks_in_rig(on: bool) {
+        UPSTREAM_ACKS_IN_RIG.with(|c| c.set(on));
     }
 
     /// On this thread, in the rig's profile, migrate as upstream quinn-proto does

@@ -683,6 +683,14 @@ impl PendingAcks {
 
     /// Whether any ACK frames can be sent in data-initiated packets
     pub(super) fn can_send_with_other_frames(&self) -> bool {
+        // ftw-sim patch (rig-ack-once): the rig's stacks acknowledge what they
+        // received once, in the next packet, and repeat nothing until a new
+        // ack-eliciting packet arrives (quic-go `receivedPacketTracker`
+        // `hasNewAck`). Upstream bundles its pending ranges into every packet
+        // until the peer acknowledges them. See PATCH.md section 12.
+        if crate::ftw_sim_patch::rig_ack_once() {
+            return !self.ranges.is_empty() && self.ack_eliciting_since_last_ack_sent > 0;
+        }
         !self.ranges.is_empty()
     }
 
