@@ -105,6 +105,10 @@ pub struct Move {
     /// The reactor the kernel's hash picks for `to` (a move forwards iff it differs
     /// from `reactor`, under `Forward`).
     pub hashed: usize,
+    /// When the moved connection ended (ms), if it did: a connection that ends
+    /// before the next pin sweep is never pinned (SPEC section 5: a pin lives as
+    /// long as its connection).
+    pub ended_ms: Option<u64>,
 }
 
 struct DoorState {
@@ -457,7 +461,7 @@ impl FleetDoor {
                     st.ever_peers.entry(remote).or_insert(now_ms);
                     if was.is_some_and(|w| w != remote) {
                         let hashed = st.fleet.kernel().hash_reactor(remote).index();
-                        st.stats.moves.push(Move { at_ms: now_ms, reactor: r, conn: conn.0, to: remote, hashed });
+                        st.stats.moves.push(Move { at_ms: now_ms, reactor: r, conn: conn.0, to: remote, hashed, ended_ms: None });
                         let host = st.host.clone();
                         trace::record(&host, "fleet.move", format!("r{r} conn {} {} -> {remote} (hashed to r{hashed})", conn.0, was.expect("known")));
                     }
@@ -466,6 +470,9 @@ impl FleetDoor {
                     st.journal_events(now_ms);
                 }
                 EpNote::Drained { conn } => {
+                    for m in st.stats.moves.iter_mut().filter(|m| m.reactor == r && m.conn == conn.0 && m.ended_ms.is_none()) {
+                        m.ended_ms = Some(now_ms);
+                    }
                     st.journal(now_ms, FleetStep::Closed { reactor: rid, conn });
                     st.fleet.connection_closed(now_ms, rid, conn);
                     st.journal_events(now_ms);

@@ -434,13 +434,15 @@ fn judge_fleet(run: &FleetRun, s: &FleetSummary, outcome: &crate::world::RunOutc
 /// filter) nothing forwarded.
 fn routing_checks(routing: Routing, s: &FleetSummary, end_ms: u64) -> Vec<Check> {
     let moves = s.stats.moves.len() as u64;
-    let moves_swept = s.stats.moves.iter().filter(|m| m.at_ms + super::laws::spec::PIN_SWEEP_MS <= end_ms).count();
+    // A move is pinned at the first sweep after it, if its connection still
+    // lives then: not one seen in the run's last moments
+    // (corpus/fleet-still-move-at-the-end.toml), nor one whose connection ended
+    // first (corpus/rig-fleet-still-one-pin-per-move-13000126982.toml).
+    let moves_swept = s.stats.moves.iter().filter(|m| m.at_ms + super::laws::spec::PIN_SWEEP_MS <= m.ended_ms.unwrap_or(end_ms).min(end_ms)).count();
     match routing {
         Routing::Forward => {
             let pin = Check {
                 law: &laws::ONE_PIN_PER_MOVE,
-                // A move needs a sweep before the run ends to be pinned (a move seen
-                // in the run's last moments: corpus/fleet-still-move-at-the-end.toml).
                 ok: s.totals.pins_created <= moves && (moves_swept == 0 || s.totals.pins_created >= 1),
                 detail: format!(
                     "{} pins for {moves} address changes, {moves_swept} with a sweep before the end ({} path reports)",
