@@ -287,6 +287,24 @@ fn fuzz_under_the_rig_writes_entries_that_replay_under_the_rig() {
     assert_eq!(rcode, 0, "the entry replays to its expectation: {rout}{rerr}");
 }
 
+/// `replay --quic rig` replays an entry with the rig's stand-in instead of its
+/// own: an entry that passes with the patched stand-in and fails under the rig
+/// (a finding about the product, docs/findings/rig-migration-under-loss.md)
+/// ends otherwise; a bad profile and `--record` with it are clear errors.
+#[test]
+fn replay_under_another_stand_in_keeps_the_expectation_and_skips_the_bytes() {
+    let entry = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/fleet-migrate-gone-fresh-seeds-9500002937.toml");
+    let (code, out, err) = ftwsim(&["replay", entry]);
+    assert_eq!(code, 0, "the entry passes with its own stand-in: {out}{err}");
+    let (code, out, err) = ftwsim(&["replay", "--quic", "rig", entry]);
+    assert_eq!(code, 1, "under the rig it fails: {out}{err}");
+    assert!(out.contains("expected pass, got fails same-connection") && out.contains("0 with other bytes"), "{out}");
+    let (code, _, err) = ftwsim(&["replay", "--quic", "quicgo", entry]);
+    assert!(code == 2 && err.contains("--quic: unknown QUIC profile \"quicgo\""), "{err}");
+    let (code, _, err) = ftwsim(&["replay", "--quic", "rig", "--record", entry]);
+    assert!(code == 2 && err.contains("--quic with --record"), "{err}");
+}
+
 /// Issue 14 section 6: a model's own assertion firing inside a case (the
 /// planted `pin-gauge-drift` bug makes the fleet's `check()` fail) is a
 /// finding: `run` fails the law `no-panic` with the message and the location

@@ -31,6 +31,12 @@ pub struct Args {
     /// cores); the output is in the entries' order whatever the number.
     #[arg(long, value_parser = clap::value_parser!(u64).range(1..=256))]
     jobs: Option<u64>,
+    /// Replay every entry with this QUIC stand-in instead of its own: `rig` (as
+    /// the rig's quic-go behaves) or `patched` (PATCH.md, quinn's own migration).
+    /// Each entry keeps its expectation; bytes recorded under another stand-in
+    /// are not compared (so not with `--record`).
+    #[arg(long)]
+    quic: Option<String>,
 }
 
 /// The line for one replayed entry; whether it counts as a failure.
@@ -90,13 +96,20 @@ fn pcap_beside(write: bool, entry: &std::path::Path, spec: &ftw_sim::world::topo
 }
 
 pub fn main(a: Args) -> ExitCode {
+    let quic = match a.quic.as_deref().map(ftw_sim::world::plan::QuicPlan::parse).transpose() {
+        Ok(q) => q,
+        Err(e) => return bad_input(&format!("--quic: {e}")),
+    };
+    if quic.is_some() && a.record {
+        return bad_input("--quic with --record: the entries' plans name their own stand-in; edit `quic` in the entry to record it under another");
+    }
     let paths = if a.paths.is_empty() { vec![PathBuf::from("corpus")] } else { a.paths };
     let files = match corpus::collect(&paths) {
         Ok(f) => f,
         Err(e) => return bad_input(&e),
     };
     let jobs = a.jobs.map_or_else(crate::pool::cores, |j| j as usize);
-    let results = corpus::replay(&files, jobs);
+    let results = corpus::replay_as(&files, jobs, quic);
     let mut bad = 0;
     let mut other = 0;
     for r in &results {
