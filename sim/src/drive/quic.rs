@@ -501,6 +501,9 @@ fn app_events(s: &mut Slot, h: ConnectionHandle, host: &str, local: SocketAddr) 
             Event::Stream(_) | Event::DatagramsUnblocked | Event::HandshakeDataReady => {}
         }
     }
+    for n in s.conn.ftw_take_rig_notes() {
+        fate::rig_path(since_start(n.at), n.remote, n.event);
+    }
     let remote = s.conn.remote_address();
     if remote != s.remote {
         trace::record(host, "quic.path", format!("h={} {} -> {}", h.0, s.remote, remote));

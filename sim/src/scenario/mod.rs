@@ -20,6 +20,7 @@ pub mod life_clock;
 pub mod phone_race;
 pub mod quic_echo;
 pub mod race_clock;
+pub mod rig_move;
 pub mod session;
 pub mod uplink_laws;
 pub mod wire_window;
@@ -94,6 +95,7 @@ fn panicked(p: Panicked) -> RunReport {
         qlog: ftw_crypto::qlog::end(),
         fates: Vec::new(),
         idle_outs: crate::world::net::fate::end(&Default::default()),
+        rig_paths: crate::world::net::fate::end_rig_paths(),
     };
     RunReport { outcome, checks: vec![Check { law: &def::NO_PANIC, ok: false, detail: p.to_string() }] }
 }

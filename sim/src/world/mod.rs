@@ -82,6 +82,8 @@ pub struct RunOutcome {
     pub fates: Vec<crate::world::net::fate::Fate>,
     /// Every QUIC connection that idled out (never hashed).
     pub idle_outs: Vec<crate::world::net::fate::IdleOut>,
+    /// What the rig's QUIC server did with its clients' new addresses (never hashed).
+    pub rig_paths: Vec<crate::world::net::fate::RigPath>,
 }
 
 /// A world being built, then run.
@@ -251,6 +253,7 @@ impl World {
         let capture = std::mem::take(&mut net.capture);
         let fates = std::mem::take(&mut net.fates.log);
         let idle_outs = crate::world::net::fate::end(&net.names);
+        let rig_paths = crate::world::net::fate::end_rig_paths();
         drop(net);
         drop(self.sim);
         let (keylog, qlog) = (ftw_crypto::keylog::end(), ftw_crypto::qlog::end());
@@ -267,6 +270,7 @@ impl World {
             qlog,
             fates,
             idle_outs,
+            rig_paths,
         }
     }
 }

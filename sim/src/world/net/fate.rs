@@ -75,20 +75,48 @@ pub struct IdleOut {
     pub peer: SocketAddr,
 }
 
+/// What the rig's QUIC server did with an address a client's packets came
+/// from (quinn-proto PATCH.md section 11: quic-go's probe, then switch), as its
+/// driver saw it. Only with the plan's `quic = "rig"`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RigPath {
+    pub at: Duration,
+    /// The client's address, as the server saw it.
+    pub remote: SocketAddr,
+    pub event: quinn_proto::RigPathEvent,
+}
+
+/// What the QUIC drivers tell the laws beside the datagrams' fates.
+#[derive(Default)]
+struct QuicNotes {
+    idle_outs: Vec<(String, IdleOut)>,
+    rig_paths: Vec<RigPath>,
+}
+
 thread_local! {
-    static IDLE_OUTS: std::cell::RefCell<Vec<(String, IdleOut)>> = const { std::cell::RefCell::new(Vec::new()) };
+    static QUIC_NOTES: std::cell::RefCell<QuicNotes> = std::cell::RefCell::new(QuicNotes::default());
 }
 
 /// A new run: no idle-out yet.
 pub(crate) fn begin() {
-    IDLE_OUTS.with(|v| v.borrow_mut().clear());
+    QUIC_NOTES.with(|v| *v.borrow_mut() = QuicNotes::default());
+}
+
+/// The run's rig path events, in the order they were seen.
+pub(crate) fn end_rig_paths() -> Vec<RigPath> {
+    QUIC_NOTES.with(|v| std::mem::take(&mut v.borrow_mut().rig_paths))
+}
+
+/// The rig's QUIC server noted `event` for `remote` at `at`.
+pub fn rig_path(at: Duration, remote: SocketAddr, event: quinn_proto::RigPathEvent) {
+    QUIC_NOTES.with(|v| v.borrow_mut().rig_paths.push(RigPath { at, remote, event }));
 }
 
 /// The run's idle-outs, in the order they happened. An endpoint bound to
 /// 0.0.0.0 is given its host's address, by the host's name in `names` (a
 /// reactor's driver is named `host.rN`).
 pub(crate) fn end(names: &BTreeMap<IpAddr, String>) -> Vec<IdleOut> {
-    let raw = IDLE_OUTS.with(|v| std::mem::take(&mut *v.borrow_mut()));
+    let raw = QUIC_NOTES.with(|v| std::mem::take(&mut v.borrow_mut().idle_outs));
     let ip_of = |host: &str| names.iter().find(|(_, n)| n.as_str() == host.split('.').next().unwrap_or(host)).map(|(ip, _)| *ip);
     let own = |host: &str, local: SocketAddr| match (local.ip().is_unspecified(), ip_of(host)) {
         (true, Some(ip)) => SocketAddr::new(ip, local.port()),
@@ -100,5 +128,5 @@ pub(crate) fn end(names: &BTreeMap<IpAddr, String>) -> Vec<IdleOut> {
 /// The QUIC driver of `host` saw a connection of its socket at `local` idle
 /// out.
 pub fn idle_out(at: Duration, host: &str, local: SocketAddr, peer: SocketAddr) {
-    IDLE_OUTS.with(|v| v.borrow_mut().push((host.to_string(), IdleOut { at, local, peer })));
+    QUIC_NOTES.with(|v| v.borrow_mut().idle_outs.push((host.to_string(), IdleOut { at, local, peer })));
 }

@@ -45,7 +45,8 @@ pub use bloom_token_log::BloomTokenLog;
 mod connection;
 pub use crate::connection::{
     Chunk, Chunks, ClosedStream, Connection, ConnectionError, ConnectionStats, Datagrams, Event,
-    FinishError, FrameStats, PathStats, ReadError, ReadableError, RecvStream, RttEstimator,
+    FinishError, FrameStats, PathStats, ReadError, ReadableError, RecvStream, RigPathEvent,
+    RigPathNote, RttEstimator,
     SendDatagramError, SendStream, ShouldTransmit, StreamEvent, Streams, UdpStats, WriteError,
     Written,
 };

@@ -35,6 +35,33 @@ const CANDIDATE_TIMEOUT: Duration = Duration::from_secs(5);
 /// quic-go's `pathProbePacketLossTimeout`.
 const PROBE_LOSS_TIMEOUT: Duration = Duration::from_secs(1);
 
+/// What the rig's server did with an address its client's packets came from.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum RigPathEvent {
+    /// A probe (PATH_CHALLENGE padded to 1200 B) went to it.
+    Probed,
+    /// An ACK covered that probe: it will never be declared lost.
+    ProbeAcked,
+    /// The probe was neither acknowledged nor answered within 1 s: the address
+    /// is forgotten (`at` is when the loss timer fired).
+    ProbeLost,
+    /// Its PATH_RESPONSE came: validated.
+    Validated,
+    /// The connection moved to it.
+    Switched,
+}
+
+/// One [`RigPathEvent`], for the simulator's laws (`Connection::ftw_take_rig_notes`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RigPathNote {
+    /// When it happened.
+    pub at: Instant,
+    /// The client's address it concerns.
+    pub remote: SocketAddr,
+    /// What happened.
+    pub event: RigPathEvent,
+}
+
 /// An address the client's packets came from that the connection has not moved to.
 #[derive(Debug, Clone)]
 pub(super) struct Candidate {
@@ -57,8 +84,22 @@ impl Candidate {
 }
 
 impl Connection {
+    /// What the rig's server did with its candidate addresses since the last call
+    /// (PATCH.md section 11): the simulator's laws judge a move by it.
+    pub fn ftw_take_rig_notes(&mut self) -> Vec<RigPathNote> {
+        std::mem::take(&mut self.ftw_rig_notes)
+    }
+
+    fn ftw_note(&mut self, at: Instant, remote: SocketAddr, event: RigPathEvent) {
+        self.ftw_rig_notes.push(RigPathNote { at, remote, event });
+    }
+
     /// A packet from `remote`, not the path's address, has been processed.
     pub(super) fn ftw_rig_path_packet(&mut self, now: Instant, remote: SocketAddr, non_probing: bool, largest: bool) {
+        for c in self.ftw_candidates.iter().filter(|c| c.probe_lost(now)) {
+            let at = c.challenge_sent.map_or(now, |t| t + PROBE_LOSS_TIMEOUT);
+            self.ftw_rig_notes.push(RigPathNote { at, remote: c.remote, event: RigPathEvent::ProbeLost });
+        }
         self.ftw_candidates.retain(|c| c.remote == remote || !c.probe_lost(now));
         if let Some(c) = self.ftw_candidates.iter_mut().find(|c| c.remote == remote) {
             c.last_packet = now;
@@ -110,6 +151,8 @@ impl Connection {
         }
         trace!(remote = %c.remote, "candidate path validated");
         c.validated = true;
+        let remote = c.remote;
+        self.ftw_note(now, remote, RigPathEvent::Validated);
         true
     }
 
@@ -126,6 +169,7 @@ impl Connection {
             c.probe_pn = Some(builder.exact_number);
         }
         trace!("probing candidate path with PATH_CHALLENGE {:08x}", token);
+        self.ftw_note(now, destination, RigPathEvent::Probed);
         buf.write(frame::FrameType::PATH_CHALLENGE);
         buf.write(token);
         self.stats.frame_tx.path_challenge += 1;
@@ -136,10 +180,13 @@ impl Connection {
     }
 
     /// An ACK of the Data space: the candidates' probes it covers are acknowledged.
-    pub(super) fn ftw_rig_on_ack(&mut self, ack: &frame::Ack) {
+    pub(super) fn ftw_rig_on_ack(&mut self, now: Instant, ack: &frame::Ack) {
         for c in self.ftw_candidates.iter_mut() {
             if let Some(pn) = c.probe_pn {
-                c.probe_acked |= ack.iter().any(|r| r.contains(&pn));
+                if !c.probe_acked && ack.iter().any(|r| r.contains(&pn)) {
+                    c.probe_acked = true;
+                    self.ftw_rig_notes.push(RigPathNote { at: now, remote: c.remote, event: RigPathEvent::ProbeAcked });
+                }
             }
         }
     }
@@ -147,6 +194,7 @@ impl Connection {
     /// Move the connection to `remote`, validated, as quic-go's `MigratedPath`.
     fn ftw_switch_to(&mut self, now: Instant, remote: SocketAddr) {
         trace!(%remote, "switching to validated candidate path");
+        self.ftw_note(now, remote, RigPathEvent::Switched);
         self.path_counter = self.path_counter.wrapping_add(1);
         let peer_max_udp_payload_size = u16::try_from(self.peer_params.max_udp_payload_size.into_inner()).unwrap_or(u16::MAX);
         let mut path = PathData::new(remote, self.allow_mtud, Some(peer_max_udp_payload_size), self.path_counter, now, &self.config);

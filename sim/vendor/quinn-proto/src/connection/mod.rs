@@ -62,6 +62,7 @@ use packet_crypto::{PrevCrypto, ZeroRttCrypto};
 mod paths;
 // ftw-sim patch (rig-migration): PATCH.md section 11.
 mod ftw_rig_migration;
+pub use ftw_rig_migration::{RigPathEvent, RigPathNote};
 pub use paths::RttEstimator;
 use paths::{PathData, PathResponses};
 
@@ -154,6 +155,9 @@ pub struct Connection {
     prev_path: Option<(ConnectionId, PathData)>,
     /// ftw-sim patch (rig-migration): addresses probed but not moved to (PATCH.md section 11).
     ftw_candidates: Vec<ftw_rig_migration::Candidate>,
+    /// What the rig's server did with its candidates, for the simulator's laws
+    /// (`ftw_take_rig_notes`).
+    ftw_rig_notes: Vec<RigPathNote>,
     state: State,
     side: ConnectionSide,
     /// Whether or not 0-RTT was enabled during the handshake. Does not imply acceptance.
@@ -299,6 +303,7 @@ impl Connection {
             local_ip,
             prev_path: None,
             ftw_candidates: Vec::new(),
+            ftw_rig_notes: Vec::new(),
             state,
             side: connection_side,
             zero_rtt_enabled: false,
@@ -1604,7 +1609,7 @@ impl Connection {
         }
         // ftw-sim patch (rig-migration): a candidate path's probe acknowledged (PATCH.md section 11).
         if space == SpaceId::Data && !self.ftw_candidates.is_empty() {
-            self.ftw_rig_on_ack(&ack);
+            self.ftw_rig_on_ack(now, &ack);
         }
         let new_largest = {
             let space = &mut self.spaces[space];

@@ -1,0 +1,194 @@
+//! A phone's move under the rig's quic-go: what `move-recovers-within-pto`
+//! excuses (issue 33 section 2; docs/findings/rig-migration-under-loss.md).
+//!
+//! RFC 9000 section 9.3 lets a server move to a new address at once and
+//! validate it while sending there; the law's bound (three probe timeouts of
+//! the new path) is drawn from that. quic-go's server instead sends the new
+//! address one probe and keeps everything else on the old one until the probe
+//! is answered (`path_manager.go` `HandlePacket`, `SwitchToPath`; PATCH.md
+//! section 11). A lost probe is sent again only once its 1 s loss timer fired
+//! and the address's next packet came (`pathProbePacketLossTimeout`); a lost
+//! answer is not sent again (RFC 9000 section 13.3). So under the rig a move's
+//! stall is excused exactly when:
+//!
+//! * every round of validation before the switch failed to the network: the
+//!   probe (a datagram from the cloud to the new address: under the rig nothing
+//!   else goes there before the switch) was lost to a fault, or it arrived and
+//!   a datagram the phone then sent from the new address, before the next
+//!   probe, was lost to a fault (the one that carried the answer); a probe that
+//!   arrived with nothing of the phone's lost after it is the stand-in's or the
+//!   phone's failure, never excused;
+//! * and from the switch on, no wait for a message is longer than the law's
+//!   bound: the RFC's clock starts when quic-go moves ("the time is the path
+//!   probe and switch", seed 000).
+
+use std::net::SocketAddr;
+use std::time::Duration;
+
+use quinn_proto::RigPathEvent;
+
+use crate::world::host::addr;
+use crate::world::net::fate::{Fate, Outcome, RigPath};
+
+/// The move the law judges: from `t1` (the phone's first datagram from the new
+/// network reached the cloud) to `until`, with the phone's message deliveries.
+pub struct MoveWindow<'a> {
+    pub t1: u64,
+    pub until: u64,
+    pub bound: u64,
+    pub delivered_ms: &'a [u64],
+}
+
+fn ms(d: Duration) -> u64 {
+    d.as_millis() as u64
+}
+
+/// Why the stall after the move in `w` is quic-go's validation meeting the
+/// network's losses (`Ok`), or why it is not (`Err`).
+pub fn excused(fates: &[Fate], rig_paths: &[RigPath], w: &MoveWindow) -> Result<String, String> {
+    let to = rig_paths.iter().find(|r| r.event == RigPathEvent::Probed && ms(r.at) >= w.t1 && ms(r.at) <= w.until).map(|r| r.remote);
+    let Some(to) = to else { return Err("the rig's server never probed the new address".into()) };
+    let switch = rig_paths.iter().find(|r| r.event == RigPathEvent::Switched && r.remote == to && ms(r.at) >= w.t1).map(|r| ms(r.at));
+    // The rounds before the answered one (the last probe before the validation).
+    let validated = rig_paths.iter().find(|r| r.event == RigPathEvent::Validated && r.remote == to && ms(r.at) >= w.t1).map(|r| ms(r.at));
+    let end = validated.map_or(w.until, |v| answered_probe(fates, to, w.t1, v)).min(w.until);
+    let rounds = failed_rounds(fates, to, w.t1, end)?;
+    let Some(v) = switch.filter(|&v| v <= w.until) else {
+        return Ok(format!("under the rig's quic-go the cloud never moved to {to} in the window: {rounds} rounds of validation, each lost to the network"));
+    };
+    let wait = longest_wait(w.delivered_ms, v, w.until);
+    if wait.0 > w.bound {
+        return Err(format!("the cloud moved to {to} at {v} ms, then no message for {} ms from {} ms (bound {} ms)", wait.0, wait.1, w.bound));
+    }
+    Ok(format!(
+        "under the rig's quic-go the cloud stays on the old address until its probe is answered (path_manager.go): {rounds} rounds lost to the network before it moved to {to} at {v} ms; from then the longest wait {} ms",
+        wait.0
+    ))
+}
+
+/// The rounds of validation in `[from, end)`, each failed to the network, or the
+/// first that did not.
+fn failed_rounds(fates: &[Fate], to: SocketAddr, from: u64, end: u64) -> Result<usize, String> {
+    let in_window = |f: &&Fate| ms(f.sent) >= from && ms(f.sent) < end;
+    let probes: Vec<&Fate> = fates.iter().filter(in_window).filter(|f| f.from_host == addr::CLOUD && f.to == to).collect();
+    let answers: Vec<&Fate> = fates.iter().filter(in_window).filter(|f| f.from_host == addr::PHONE && f.from == to).collect();
+    for (i, p) in probes.iter().enumerate() {
+        let Outcome::Delivered(d) = p.outcome else {
+            if p.outcome == Outcome::Fault {
+                continue;
+            }
+            return Err(format!("the probe sent at {} ms to {to} was {:?}, not lost to a fault", ms(p.sent), p.outcome));
+        };
+        let next = probes.get(i + 1).map_or(end, |n| ms(n.sent));
+        let lost = answers.iter().any(|a| a.sent >= d && ms(a.sent) < next && a.outcome == Outcome::Fault);
+        if !lost {
+            return Err(format!("the probe sent at {} ms reached the phone at {} ms and nothing it sent before {next} ms was lost", ms(p.sent), ms(d)));
+        }
+    }
+    Ok(probes.len())
+}
+
+/// When the probe that `validated` answered went out: the last datagram to `to`
+/// before it (before the switch the rig sends the new address only probes).
+fn answered_probe(fates: &[Fate], to: SocketAddr, from: u64, validated: u64) -> u64 {
+    let probes = fates.iter().filter(|f| f.from_host == addr::CLOUD && f.to == to && ms(f.sent) >= from && ms(f.sent) < validated);
+    probes.map(|f| ms(f.sent)).max().unwrap_or(validated)
+}
+
+/// The longest gap between message deliveries in `[from, until]`, and where it began.
+fn longest_wait(delivered_ms: &[u64], from: u64, until: u64) -> (u64, u64) {
+    let mut last = from;
+    let mut wait = (0, from);
+    for d in delivered_ms.iter().copied().filter(|&d| d >= from && d <= until).chain([until]) {
+        if d - last > wait.0 {
+            wait = (d - last, last);
+        }
+        last = d;
+    }
+    wait
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::net::{IpAddr, Ipv4Addr};
+
+    const NEW: SocketAddr = SocketAddr::new(IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1)), 49153);
+    const CLOUD: SocketAddr = SocketAddr::new(addr::CLOUD, 443);
+
+    fn fate(sent: u64, up: bool, outcome: Outcome) -> Fate {
+        let (from_host, from, to) = if up { (addr::PHONE, NEW, CLOUD) } else { (addr::CLOUD, CLOUD, NEW) };
+        Fate { sent: Duration::from_millis(sent), from_host, from, to, to_host: None, outcome }
+    }
+
+    fn note(at: u64, event: RigPathEvent) -> RigPath {
+        RigPath { at: Duration::from_millis(at), remote: NEW, event }
+    }
+
+    fn delivered(at: u64) -> Outcome {
+        Outcome::Delivered(Duration::from_millis(at))
+    }
+
+    /// The first round's answer lost, the second round's probe lost, the third
+    /// answered: the switch at 3,100 ms, then messages every second.
+    fn two_lost_rounds() -> (Vec<Fate>, Vec<RigPath>) {
+        let fates = vec![
+            fate(1_000, false, delivered(1_020)),
+            fate(1_020, true, Outcome::Fault),
+            fate(2_000, false, Outcome::Fault),
+            fate(3_000, false, delivered(3_020)),
+            fate(3_020, true, delivered(3_040)),
+        ];
+        let notes = vec![
+            note(1_000, RigPathEvent::Probed),
+            note(2_000, RigPathEvent::Probed),
+            note(3_000, RigPathEvent::Probed),
+            note(3_040, RigPathEvent::Validated),
+            note(3_100, RigPathEvent::Switched),
+        ];
+        (fates, notes)
+    }
+
+    fn window(delivered_ms: &[u64]) -> MoveWindow<'_> {
+        MoveWindow { t1: 980, until: 9_000, bound: 2_000, delivered_ms }
+    }
+
+    #[test]
+    fn rounds_lost_to_the_network_then_a_prompt_message_are_excused() {
+        let (fates, notes) = two_lost_rounds();
+        let msgs = [3_500, 4_500, 5_500, 6_500, 7_500, 8_500];
+        let why = excused(&fates, &notes, &window(&msgs)).expect("excused");
+        assert!(why.contains("2 rounds") && why.contains("3100 ms"), "{why}");
+    }
+
+    #[test]
+    fn a_probe_that_arrived_with_no_loss_after_it_is_not_excused() {
+        let (mut fates, notes) = two_lost_rounds();
+        fates[1].outcome = delivered(1_040);
+        let msgs = [3_500, 4_500, 5_500, 6_500, 7_500, 8_500];
+        let err = excused(&fates, &notes, &window(&msgs)).expect_err("not excused");
+        assert!(err.contains("reached the phone at 1020 ms"), "{err}");
+    }
+
+    #[test]
+    fn a_stall_after_the_switch_is_not_excused() {
+        let (fates, notes) = two_lost_rounds();
+        let msgs = [3_500, 8_500];
+        let err = excused(&fates, &notes, &window(&msgs)).expect_err("not excused");
+        assert!(err.contains("no message for 5000 ms"), "{err}");
+    }
+
+    #[test]
+    fn a_probe_dropped_by_a_nat_is_not_the_networks_loss() {
+        let (mut fates, notes) = two_lost_rounds();
+        fates[2].outcome = Outcome::Nat;
+        let err = excused(&fates, &notes, &window(&[3_500])).expect_err("not excused");
+        assert!(err.contains("Nat"), "{err}");
+    }
+
+    #[test]
+    fn no_probe_at_all_is_not_excused() {
+        let (fates, _) = two_lost_rounds();
+        assert!(excused(&fates, &[], &window(&[3_500])).is_err());
+    }
+}
