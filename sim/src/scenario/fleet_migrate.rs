@@ -397,7 +397,8 @@ fn judge_fleet(run: &FleetRun, s: &FleetSummary, outcome: &crate::world::RunOutc
     // the echoes before it must still be the first ones, in order
     // (corpus/fleet-migrate-blackhole-lossy-acks-lost-idle-out.toml).
     let in_order = expected.starts_with(&s.echoes);
-    let excuse = (handshakes_ok && !whole && in_order).then(|| idle_out::excused(&outcome.fates, &outcome.idle_outs, addr::PHONE)).flatten();
+    let excuse =
+        (handshakes_ok && !whole && in_order).then(|| idle_out::excused(&outcome.fates, &outcome.idle_outs, &outcome.rig_paths, addr::PHONE)).flatten();
     let mut checks = vec![
         Check {
             law: &laws::SAME_CONNECTION,

@@ -35,7 +35,9 @@
 use std::net::IpAddr;
 use std::time::Duration;
 
-use crate::world::net::fate::{Fate, IdleOut, Outcome};
+use quinn_proto::RigPathEvent;
+
+use crate::world::net::fate::{Fate, IdleOut, Outcome, RigPath};
 use crate::world::trace::fmt_time;
 
 /// How soon a peer answers an ack-eliciting datagram: within max_ack_delay
@@ -48,8 +50,9 @@ fn host_of(fates: &[Fate], addr: std::net::SocketAddr) -> IpAddr {
     fates.iter().find(|f| f.from == addr).map_or(addr.ip(), |f| f.from_host)
 }
 
-/// Why `o` is the network's doing (`Ok`), or why it is not (`Err`).
-pub fn judge(fates: &[Fate], o: &IdleOut) -> Result<String, String> {
+/// Why `o` is the network's doing (`Ok`), or why it is not (`Err`). `rig`: the
+/// rig server's path events (none unless the run has the rig's stand-in).
+pub fn judge(fates: &[Fate], o: &IdleOut, rig: &[RigPath]) -> Result<String, String> {
     let (me, peer) = (o.local.ip(), host_of(fates, o.peer));
     let toward_me: Vec<&Fate> = fates.iter().filter(|f| f.from_host == peer && f.to_host == Some(me)).collect();
     let heard = toward_me.iter().filter_map(|f| match f.outcome {
@@ -59,7 +62,8 @@ pub fn judge(fates: &[Fate], o: &IdleOut) -> Result<String, String> {
     let since = heard.max().unwrap_or_default();
     let after: Vec<&&Fate> = toward_me.iter().filter(|f| f.sent > since && f.sent <= o.at).collect();
     let dropped = |f: &Fate| matches!(f.outcome, Outcome::Nat | Outcome::Refused);
-    if let Some(f) = after.iter().find(|f| dropped(f) && !move_unknown(fates, me, peer, f) && !validation_failed(fates, me, peer, f)) {
+    let excused = |f: &Fate| move_unknown(fates, me, peer, f) || validation_failed(fates, me, peer, f) || rig_unvalidated(fates, rig, me, f, o.at);
+    if let Some(f) = after.iter().find(|f| dropped(f) && !excused(f)) {
         return Err(format!("the peer's datagram at {} to {} was {:?}, not lost to a fault", fmt_time(f.sent), f.to, f.outcome));
     }
     let asked = fates.iter().filter(|f| f.from_host == me && f.to_host == Some(peer) && f.sent > since + ANSWER_WITHIN);
@@ -76,8 +80,13 @@ pub fn judge(fates: &[Fate], o: &IdleOut) -> Result<String, String> {
     if lost == 0 {
         return Err(format!("the peer sent it nothing the network lost after {}, when it last heard it", fmt_time(since)));
     }
+    let to_old = after.iter().filter(|f| dropped(f) && rig_unvalidated(fates, rig, me, f, o.at)).count();
+    let rig_words = match to_old {
+        0 => String::new(),
+        n => format!(" ({n} of them to its old address: the rig's quic-go sends there until the new one is validated, and every validation round was lost to the network)"),
+    };
     Ok(format!(
-        "{me} idled out at {} (RFC 9000 section 10.1): it last heard {peer} at {}, and the network lost all {lost} datagrams the peer sent it after that",
+        "{me} idled out at {} (RFC 9000 section 10.1): it last heard {peer} at {}, and the network lost all {lost} datagrams the peer sent it after that{rig_words}",
         fmt_time(o.at),
         fmt_time(since)
     ))
@@ -138,11 +147,34 @@ fn validation_failed(fates: &[Fate], me: IpAddr, peer: IpAddr, f: &Fate) -> bool
     !elsewhere.is_empty() && elsewhere.iter().all(|x| x.outcome == Outcome::Fault)
 }
 
+/// Whether, under the rig's stand-in, the peer sent `f` to the address `me`
+/// left because `me`'s current address was not validated, as quic-go's server
+/// does (it sends only probes to a new address and switches once one is
+/// answered: `path_manager.go` `HandlePacket`, `SwitchToPath`; PATCH.md section
+/// 11), and that validation failed to the network until `me` idled out at
+/// `end`: every probe of the new address lost, or followed by a datagram of
+/// `me` lost to a fault (its answer is sent once, RFC 9000 section 13.3, and an
+/// acknowledged probe is never sent again; docs/findings/rig-migration-under-loss.md),
+/// or, before any probe, the address ignored while three others were candidates
+/// (quic-go `maxPaths`: forged copies of the plan's attack fill them).
+fn rig_unvalidated(fates: &[Fate], rig: &[RigPath], me: IpAddr, f: &Fate, end: Duration) -> bool {
+    let current = fates.iter().filter(|x| x.from_host == me && x.sent <= f.sent).max_by_key(|x| x.sent).map(|x| x.from);
+    let Some(current) = current.filter(|c| *c != f.to) else { return false };
+    let of = |e: RigPathEvent| rig.iter().filter(move |r| r.remote == current && r.event == e).map(|r| r.at);
+    if of(RigPathEvent::Switched).any(|t| t <= f.sent) {
+        return false;
+    }
+    match of(RigPathEvent::Probed).min() {
+        Some(p) if p <= f.sent => super::rig_move::failed_rounds(fates, current, p.as_millis() as u64, end.as_millis() as u64).is_ok(),
+        _ => of(RigPathEvent::Ignored).any(|t| t <= f.sent),
+    }
+}
+
 /// The idle-outs of `host`'s connections (either end), judged: `Ok` with why
 /// if the network explains one of them, else `Err` with why not (`None`:
 /// none idled out).
-pub fn excused(fates: &[Fate], idle_outs: &[IdleOut], host: IpAddr) -> Option<Result<String, String>> {
-    let judged = idle_outs.iter().filter(|o| o.local.ip() == host || host_of(fates, o.peer) == host).map(|o| judge(fates, o));
+pub fn excused(fates: &[Fate], idle_outs: &[IdleOut], rig: &[RigPath], host: IpAddr) -> Option<Result<String, String>> {
+    let judged = idle_outs.iter().filter(|o| o.local.ip() == host || host_of(fates, o.peer) == host).map(|o| judge(fates, o, rig));
     judged.reduce(|a, b| a.or(b))
 }
 
@@ -191,8 +223,37 @@ mod tests {
     #[test]
     fn every_answer_lost_to_a_fault_is_the_networks_doing() {
         let fates = [down(1_000, Outcome::Delivered(ms(1_020))), up(17_700), down(17_720, Outcome::Fault), up(25_400), down(25_420, Outcome::Fault)];
-        let why = judge(&fates, &phone_idles_at(31_020)).expect("excused");
+        let why = judge(&fates, &phone_idles_at(31_020), &[]).expect("excused");
         assert!(why.contains("lost all 2"), "{why}");
+    }
+
+    /// Under the rig, the phone moved to `PHONE_NEW` at 10 s: the cloud probes it
+    /// once (delivered at 10,040 ms) and keeps answering at the old address,
+    /// where the NAT drops everything; `answer` is the fate of the phone's
+    /// datagram after the probe (its PATH_RESPONSE).
+    fn rig_stuck(answer: Outcome) -> (Vec<Fate>, Vec<RigPath>) {
+        const PHONE_NEW: &str = "198.51.100.1:49152";
+        let new = |t, outcome| Fate { from: a(PHONE_NEW), outcome, ..up(t) };
+        let probe = Fate { to: a(PHONE_NEW), ..down(10_020, Outcome::Delivered(ms(10_040))) };
+        let fates = vec![up(1_000), down(1_020, Outcome::Delivered(ms(1_040))), new(10_000, Outcome::Delivered(ms(10_020))), probe];
+        let tail = [new(10_040, answer), down(10_060, Outcome::Nat), new(15_000, Outcome::Delivered(ms(15_020))), down(15_020, Outcome::Nat)];
+        let notes = vec![RigPath { at: ms(10_020), remote: a(PHONE_NEW), event: RigPathEvent::Probed }];
+        (fates.into_iter().chain(tail).collect(), notes)
+    }
+
+    #[test]
+    fn under_the_rig_answers_to_the_old_address_while_validation_is_lost_are_the_networks() {
+        let (fates, notes) = rig_stuck(Outcome::Fault);
+        let why = judge(&fates, &phone_idles_at(31_020), &notes).expect("excused");
+        assert!(why.contains("2 of them to its old address"), "{why}");
+        assert!(judge(&fates, &phone_idles_at(31_020), &[]).is_err(), "without the rig's events the NAT drops are the cloud's");
+    }
+
+    #[test]
+    fn under_the_rig_a_delivered_answer_does_not_excuse_staying_on_the_old_address() {
+        let (fates, notes) = rig_stuck(Outcome::Delivered(ms(10_060)));
+        let err = judge(&fates, &phone_idles_at(31_020), &notes).expect_err("not excused");
+        assert!(err.contains("was Nat"), "{err}");
     }
 
     #[test]
@@ -200,7 +261,7 @@ mod tests {
         // What the no-routing switch looks like: the phone's probes reach the
         // cloud's host and nothing comes back.
         let fates = [down(1_000, Outcome::Delivered(ms(1_020))), up(17_700), up(25_400)];
-        assert!(judge(&fates, &phone_idles_at(31_020)).is_err());
+        assert!(judge(&fates, &phone_idles_at(31_020), &[]).is_err());
     }
 
     #[test]
@@ -212,7 +273,7 @@ mod tests {
         let probe = Fate { sent: ms(22_850), to: a(PHONE_OUT), ..down(22_850, Outcome::Delivered(ms(23_090))) };
         let lost = |t| Fate { outcome: Outcome::Fault, ..up(t) };
         let fates = [up(3_700), lost(14_440), probe];
-        let err = judge(&fates, &o).expect_err("not excused");
+        let err = judge(&fates, &o, &[]).expect_err("not excused");
         assert!(err.contains("not answered"), "{err}");
     }
 
@@ -221,7 +282,7 @@ mod tests {
         // The stale reactor probes the address the phone left: its old NAT
         // forgot it. One lost answer beside it does not excuse it.
         let fates = [down(1_000, Outcome::Delivered(ms(1_020))), down(5_000, Outcome::Nat), down(9_000, Outcome::Fault)];
-        let err = judge(&fates, &phone_idles_at(31_020)).expect_err("not excused");
+        let err = judge(&fates, &phone_idles_at(31_020), &[]).expect_err("not excused");
         assert!(err.contains("Nat"), "{err}");
     }
 
@@ -243,7 +304,7 @@ mod tests {
             down(20_750, Outcome::Nat),
             up_moved(23_700, Outcome::Fault),
         ];
-        let why = judge(&fates, &phone_idles_at(31_020)).expect("excused");
+        let why = judge(&fates, &phone_idles_at(31_020), &[]).expect("excused");
         assert!(why.contains("lost all 1"), "{why}");
     }
 
@@ -258,7 +319,7 @@ mod tests {
             down(20_750, Outcome::Nat),
             down(21_000, Outcome::Fault),
         ];
-        let err = judge(&fates, &phone_idles_at(31_020)).expect_err("not excused");
+        let err = judge(&fates, &phone_idles_at(31_020), &[]).expect_err("not excused");
         assert!(err.contains("Nat"), "{err}");
     }
 
@@ -281,7 +342,7 @@ mod tests {
             down_moved(24_900, Outcome::Fault),
             down(27_972, Outcome::Nat),
         ];
-        let why = judge(&fates, &phone_idles_at(35_040)).expect("excused");
+        let why = judge(&fates, &phone_idles_at(35_040), &[]).expect("excused");
         assert!(why.contains("lost all 3"), "{why}");
     }
 
@@ -297,7 +358,7 @@ mod tests {
             down_moved(24_900, Outcome::Delivered(ms(24_920))),
             down(27_972, Outcome::Nat),
         ];
-        assert!(judge(&fates, &phone_idles_at(35_040)).is_err());
+        assert!(judge(&fates, &phone_idles_at(35_040), &[]).is_err());
     }
 
     #[test]
@@ -310,17 +371,17 @@ mod tests {
         let original = up_moved(14_210, Outcome::Delivered(ms(14_231)));
         let to_forged = Fate { to: a("198.51.100.1:20016"), ..down(14_230, Outcome::Fault) };
         let fates = [up(4_100), down(4_060, Outcome::Delivered(ms(4_080))), copy, original.clone(), down(14_230, Outcome::Nat), to_forged.clone()];
-        assert!(judge(&fates, &phone_idles_at(35_040)).is_ok(), "{:?}", judge(&fates, &phone_idles_at(35_040)));
+        assert!(judge(&fates, &phone_idles_at(35_040), &[]).is_ok(), "{:?}", judge(&fates, &phone_idles_at(35_040), &[]));
         // Without the copy the original was not answered.
         let fates = [up(4_100), down(4_060, Outcome::Delivered(ms(4_080))), original, down(14_230, Outcome::Nat), to_forged];
-        assert!(judge(&fates, &phone_idles_at(35_040)).is_err());
+        assert!(judge(&fates, &phone_idles_at(35_040), &[]).is_err());
     }
 
     #[test]
     fn only_what_came_after_the_last_delivery_counts() {
         // A lost answer before the phone last heard the cloud explains nothing.
         let fates = [down(500, Outcome::Fault), down(1_000, Outcome::Delivered(ms(1_020)))];
-        assert!(judge(&fates, &phone_idles_at(31_020)).is_err());
+        assert!(judge(&fates, &phone_idles_at(31_020), &[]).is_err());
     }
 
     #[test]
@@ -329,6 +390,6 @@ mod tests {
         let o = IdleOut { at: ms(31_000), local: a(CLOUD), peer: a(PHONE_OUT) };
         let up_lost = Fate { outcome: Outcome::Fault, ..up(9_000) };
         let fates = [up(900), up_lost];
-        assert!(excused(&fates, &[o], a(PHONE).ip()).is_some_and(|r| r.is_ok()));
+        assert!(excused(&fates, &[o], &[], a(PHONE).ip()).is_some_and(|r| r.is_ok()));
     }
 }

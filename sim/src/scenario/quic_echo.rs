@@ -193,7 +193,8 @@ fn judge_echoes(spec: &RunSpec, t: &Tally, messages: usize, outcome: &crate::wor
     // the cloud sent it is QUIC keeping its rules (RFC 9000 section 10.1): the
     // echoes before it must still be the first ones, in order
     // (corpus/quic-echo-gone-fresh-seeds-9400135905.toml).
-    let excuse = (!whole && expected.starts_with(&t.echoes)).then(|| idle_out::excused(&outcome.fates, &outcome.idle_outs, addr::PHONE)).flatten();
+    let excuse =
+        (!whole && expected.starts_with(&t.echoes)).then(|| idle_out::excused(&outcome.fates, &outcome.idle_outs, &outcome.rig_paths, addr::PHONE)).flatten();
     vec![
         Check {
             law: &laws::ECHO_IN_ORDER,

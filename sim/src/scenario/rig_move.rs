@@ -68,7 +68,7 @@ pub fn excused(fates: &[Fate], rig_paths: &[RigPath], w: &MoveWindow) -> Result<
 
 /// The rounds of validation in `[from, end)`, each failed to the network, or the
 /// first that did not.
-fn failed_rounds(fates: &[Fate], to: SocketAddr, from: u64, end: u64) -> Result<usize, String> {
+pub fn failed_rounds(fates: &[Fate], to: SocketAddr, from: u64, end: u64) -> Result<usize, String> {
     let in_window = |f: &&Fate| ms(f.sent) >= from && ms(f.sent) < end;
     let probes: Vec<&Fate> = fates.iter().filter(in_window).filter(|f| f.from_host == addr::CLOUD && f.to == to).collect();
     let answers: Vec<&Fate> = fates.iter().filter(in_window).filter(|f| f.from_host == addr::PHONE && f.from == to).collect();

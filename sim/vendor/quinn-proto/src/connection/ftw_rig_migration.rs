@@ -49,6 +49,9 @@ pub enum RigPathEvent {
     Validated,
     /// The connection moved to it.
     Switched,
+    /// A packet came from it while three other addresses, each heard within
+    /// 5 s, were candidates: not probed (quic-go `maxPaths`, `pathTimeout`).
+    Ignored,
 }
 
 /// One [`RigPathEvent`], for the simulator's laws (`Connection::ftw_take_rig_notes`).
@@ -120,6 +123,7 @@ impl Connection {
         if self.ftw_candidates.len() >= MAX_CANDIDATES {
             if now < self.ftw_candidates[0].last_packet + CANDIDATE_TIMEOUT {
                 trace!(%remote, "candidate paths full, ignoring");
+                self.ftw_note(now, remote, RigPathEvent::Ignored);
                 return;
             }
             self.ftw_candidates.remove(0);
