@@ -62,7 +62,8 @@ fn judge(loss_pct: f64, len: usize, gap: (u64, u64)) -> ftw_sim::scenario::Check
         first_udp_len: len,
         first_reply_arrival: None,
     }];
-    move_recovers_within_pto(&s, &plan, &moves, Duration::from_secs(60))
+    let seen = ftw_sim::scenario::session::MovesSeen { moves: &moves, fates: &[], rig_paths: &[] };
+    move_recovers_within_pto(&s, &plan, &seen, Duration::from_secs(60))
 }
 
 #[test]
