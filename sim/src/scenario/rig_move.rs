@@ -95,8 +95,8 @@ fn answered_probe(fates: &[Fate], to: SocketAddr, from: u64, validated: u64) -> 
     probes.map(|f| ms(f.sent)).max().unwrap_or(validated)
 }
 
-/// The longest gap between message deliveries in `[from, until]`, and where it began.
-fn longest_wait(delivered_ms: &[u64], from: u64, until: u64) -> (u64, u64) {
+/// The longest wait for the next message delivery in `[from, until]`, and where it began.
+pub fn longest_wait(delivered_ms: &[u64], from: u64, until: u64) -> (u64, u64) {
     let mut last = from;
     let mut wait = (0, from);
     for d in delivered_ms.iter().copied().filter(|&d| d >= from && d <= until).chain([until]) {

@@ -298,15 +298,7 @@ pub fn move_recovers_within_pto(s: &SessionSummary, plan: &FaultPlan, seen: &Mov
         if other_fault || hidden || !quic_open || m.first_udp_len < MOVE_LAW_TRIGGER_BYTES_MIN {
             continue;
         }
-        // The longest wait for the next message, from t1 on.
-        let mut last = t1;
-        let mut wait = (0, t1);
-        for d in s.phone.delivered_ms.iter().copied().filter(|&d| d >= t1 && d <= until).chain([until]) {
-            if d - last > wait.0 {
-                wait = (d - last, last);
-            }
-            last = d;
-        }
+        let wait = super::rig_move::longest_wait(&s.phone.delivered_ms, t1, until);
         judged.push(format!("move {at} ms, cloud sees the new path {t1} ms, longest wait {} ms from {} ms", wait.0, wait.1));
         if wait.0 > bound {
             let stall = format!("move at {at} ms: the phone's first datagram from the new network reached the cloud at {t1} ms; from {} ms no message for {} ms (bound {bound} ms)", wait.1, wait.0);
