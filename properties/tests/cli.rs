@@ -270,19 +270,31 @@ fn fuzz_shards_split_the_seeds_and_bad_input_is_status_2() {
     }
 }
 
-/// `fuzz --quic rig` runs every case on the rig's stand-in, and a failure's entry
-/// keeps `quic = "rig"` in its plan: a planted bug found under the rig replays as
-/// found.
+/// `fuzz --quic patched` runs every case on quinn's own migration (the rig's
+/// stand-in is the default), and a failure's entry keeps `quic = "patched"` in
+/// its plan: a planted bug found there replays as found.
 #[test]
-fn fuzz_under_the_rig_writes_entries_that_replay_under_the_rig() {
-    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fuzz-rig");
+fn fuzz_on_the_patched_stand_in_writes_entries_that_replay_on_it() {
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fuzz-patched");
     let _ = std::fs::remove_dir_all(&dir);
-    let (code, out, err) =
-        ftwsim(&["fuzz", "--quic", "rig", "--cases", "4", "--scenario", "fleet-migrate", "--switch", "no-routing", "--json", "--out", dir.to_str().unwrap()]);
+    let (code, out, err) = ftwsim(&[
+        "fuzz",
+        "--quic",
+        "patched",
+        "--cases",
+        "4",
+        "--scenario",
+        "fleet-migrate",
+        "--switch",
+        "no-routing",
+        "--json",
+        "--out",
+        dir.to_str().unwrap(),
+    ]);
     assert_eq!(code, 1, "the planted bug fails a case: {out}{err}");
     let entry = std::fs::read_dir(&dir).unwrap().map(|e| e.unwrap().path()).find(|p| p.extension().is_some_and(|x| x == "toml")).expect("an entry");
     let text = std::fs::read_to_string(&entry).unwrap();
-    assert!(text.contains("quic = \"rig\""), "the entry keeps the rig: {text}");
+    assert!(text.contains("quic = \"patched\""), "the entry keeps the patched stand-in: {text}");
     let (rcode, rout, rerr) = ftwsim(&["replay", entry.to_str().unwrap()]);
     assert_eq!(rcode, 0, "the entry replays to its expectation: {rout}{rerr}");
 }

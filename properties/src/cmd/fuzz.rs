@@ -28,9 +28,9 @@ pub struct Args {
     /// A bug switch on in every case (repeatable).
     #[arg(long = "switch")]
     switches: Vec<String>,
-    /// The QUIC stand-in of every case: `patched` (every section of PATCH.md, quinn's own
-    /// migration) or `rig` (as the rig's quic-go behaves; docs/fault-plans.md).
-    #[arg(long, default_value = "patched")]
+    /// The QUIC stand-in of every case: `rig` (as the rig's quic-go behaves; docs/fault-plans.md)
+    /// or `patched` (every section of PATCH.md, quinn's own migration).
+    #[arg(long, default_value = "rig")]
     quic: String,
     /// This shard of the case space: I/N, 0-based.
     #[arg(long, default_value = "0/1")]

@@ -52,6 +52,10 @@ pub struct QuicTransportParams {
     /// At most one DATAGRAM frame a packet, as quic-go packs (the vendored
     /// quinn-proto's patch, PATCH.md section 8); false: quinn-proto's (every one that fits).
     pub one_datagram_per_packet: bool,
+    /// The iPhone's stack (Apple's Network.framework), whose timing is not known:
+    /// these parameters as given (RFC 9002's defaults) even under the rig's profile,
+    /// which gives every other connection quic-go's (`for_this_run`).
+    pub apple: bool,
 }
 
 impl Default for QuicTransportParams {
@@ -66,11 +70,18 @@ impl Default for QuicTransportParams {
             initial_window_bytes: None,
             keep_alive_from_receipt: false,
             one_datagram_per_packet: false,
+            apple: false,
         }
     }
 }
 
 impl QuicTransportParams {
+    /// The iPhone of the seed's second table: RFC 9002's defaults (Apple's stack's
+    /// own timing is not known; docs/table.md, "The rig's QUIC stack").
+    pub fn iphone() -> Self {
+        QuicTransportParams { apple: true, ..QuicTransportParams::default() }
+    }
+
     /// quinn-proto set to time its recovery as quic-go does, for the seed's rig
     /// (issue 16 section 2): quic-go's first probe timeout (200 ms, against
     /// quinn-proto's 999 ms: a lost Initial costs a fifth of the time) and its
@@ -98,7 +109,7 @@ impl QuicTransportParams {
     /// takes quic-go's timing, window and packing ([`QuicTransportParams::quic_go`]);
     /// otherwise they are as given.
     fn for_this_run(&self) -> QuicTransportParams {
-        if !quinn_proto::ftw_sim_patch::rig() {
+        if !quinn_proto::ftw_sim_patch::rig() || self.apple {
             return self.clone();
         }
         let go = QuicTransportParams::quic_go();

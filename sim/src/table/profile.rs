@@ -49,6 +49,16 @@ impl Profile {
     }
 
     /// The QUIC of the rig's Go ends (ftwcloudd, the box, the Go test phone).
+    /// The QUIC stand-in: the rig's stacks as quic-go behaves (PATCH.md, "The QUIC
+    /// profile"), or, ideally, quinn-proto's own migration (RFC 9000 section 9.3:
+    /// move at once, validate there) with every patch.
+    pub fn quic_plan(self) -> crate::world::plan::QuicPlan {
+        match self {
+            Profile::Rig | Profile::RigWith(_) => crate::world::plan::QuicPlan::Rig,
+            Profile::Ideal => crate::world::plan::QuicPlan::Patched,
+        }
+    }
+
     pub fn quic(self) -> QuicTransportParams {
         match self {
             Profile::Rig | Profile::RigWith(_) => QuicTransportParams::quic_go(),

@@ -37,7 +37,7 @@ fn leg(c: Cond) -> LinkPlan {
 
 /// The profile's TCP and processing on a plan.
 fn profiled(pr: Profile, phone: LinkPlan, box_: LinkPlan) -> FaultPlan {
-    FaultPlan { tcp: pr.tcp(), phone, box_, processing: pr.processing(), ..FaultPlan::default() }
+    FaultPlan { tcp: pr.tcp(), quic: pr.quic_plan(), phone, box_, processing: pr.processing(), ..FaultPlan::default() }
 }
 
 /// Both legs shaped (table 1).
@@ -338,7 +338,7 @@ pub fn phone_view(seed: RunSeed, c: Cond, v: PhoneVia, n: usize, pr: Profile) ->
     let out: Rc<RefCell<PhoneView>> = Rc::default();
     let o = out.clone();
     world.client(PHONE, addr::PHONE, async move {
-        let mut p = Probe::start(seed, phone_tcp, QuicTransportParams::default()).await?;
+        let mut p = Probe::start(seed, phone_tcp, QuicTransportParams::iphone()).await?;
         box_ready(&shared, BOX_READY_BOUND).await;
         let make = |p: &mut Probe| {
             let d = p.dialer(false);

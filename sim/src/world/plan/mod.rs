@@ -129,18 +129,19 @@ impl TcpPlan {
     }
 }
 
-/// The QUIC stand-in (`quic = "patched"` / `quic = "rig"`; issue 33 section 2).
-/// `patched`, the default: every section of sim/vendor/quinn-proto/PATCH.md on, with
-/// quinn-proto's own migration. `rig`: the vendored quinn-proto as the rig's stacks
+/// The QUIC stand-in (`quic = "rig"` / `quic = "patched"`; issue 33 section 2).
+/// `rig`, the default since session 18: the vendored quinn-proto as the rig's stacks
 /// behave (quic-go, docs/findings/upstream/STACKS.md): sections 3 and 6 off, the
-/// server probing a new address and moving once it answers (section 11), quic-go's
-/// window and timing on every connection. Not yet the default: PATCH.md "The QUIC
-/// profile" says what waits.
+/// server probing a new address and moving once it answers (section 11), one ACK per
+/// packet received (section 12), quic-go's window and timing on every connection.
+/// `patched`: every section of sim/vendor/quinn-proto/PATCH.md on, with quinn-proto's
+/// own migration (the entries that show a quinn patch's effect, and the table's
+/// `ideal` profile, keep it). PATCH.md "The QUIC profile".
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "snake_case")]
 pub enum QuicPlan {
-    #[default]
     Patched,
+    #[default]
     Rig,
 }
 
