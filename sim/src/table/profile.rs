@@ -91,9 +91,9 @@ impl Profile {
         };
         let quic = match self {
             Profile::Rig | Profile::RigWith(_) => {
-                "quic-go timing on the Go ends (first PTO 200 ms, NewReno from 32 x 1,280 B), RFC 9002 defaults on the iPhone"
+                "quic-go timing on the Go ends (first PTO 200 ms, NewReno from 32 x 1,280 B), RFC 9002 defaults on the iPhone; quic-go's migration and ACKs (the cloud probes a moved phone and switches once it answers; quinn-proto PATCH.md sections 11 and 12)"
             }
-            Profile::Ideal => "quinn-proto defaults on every end",
+            Profile::Ideal => "quinn-proto defaults and its own migration on every end",
         };
         let processing = match self.processing() {
             Some(p) => format!(
