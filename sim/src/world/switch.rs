@@ -71,6 +71,19 @@ impl std::fmt::Display for Switch {
     }
 }
 
+impl Switch {
+    /// The QUIC stand-in the bug lives in, if only one: `mtud-on-unvalidated-path`
+    /// is quinn-proto's own (its server moves to an unvalidated address at once and
+    /// probes its MTU there); the rig's quic-go never sends to an unvalidated path,
+    /// so the bug has nothing to act on under `quic = "rig"` (PATCH.md section 2).
+    pub const fn stand_in(self) -> Option<crate::world::plan::QuicPlan> {
+        match self {
+            Switch::MtudOnUnvalidatedPath => Some(crate::world::plan::QuicPlan::Patched),
+            _ => None,
+        }
+    }
+}
+
 /// Switches sort by name, so a set lists them as users read them.
 impl Ord for Switch {
     fn cmp(&self, other: &Self) -> Ordering {
@@ -89,6 +102,11 @@ impl PartialOrd for Switch {
 pub struct Switches(pub BTreeSet<Switch>);
 
 impl Switches {
+    /// The QUIC stand-in a run with these switches needs ([`Switch::stand_in`]).
+    pub fn stand_in(&self) -> Option<crate::world::plan::QuicPlan> {
+        self.0.iter().find_map(|s| s.stand_in())
+    }
+
     /// Parse names, refusing unknown ones with the list of known ones.
     pub fn parse<'a>(names: impl IntoIterator<Item = &'a str>) -> Result<Self, String> {
         names.into_iter().map(Switch::parse).collect::<Result<BTreeSet<_>, _>>().map(Switches)
