@@ -250,7 +250,11 @@ fn cloud_catches_planted_disagreements() {
     });
 }
 
-/// The box's leg dark for 150 s: the uplink dies, dials fail and back off (the
+/// The box's outage: long enough for five redials on the rig's stand-in (150 s,
+/// enough on quinn's own, gave four there).
+const OUTAGE_MS: u64 = 200_000;
+
+/// The box's leg dark for 200 s: the uplink dies, dials fail and back off (the
 /// ceiling doubling), the phone waits for a box that is not there (4408), then all
 /// recovers. Random plans rarely reach the backoff or the 10 s wait: both laws
 /// judge them here.
@@ -259,7 +263,7 @@ fn agree_through_a_box_outage() {
     use ftw_sim::world::host::Host;
     use ftw_sim::world::plan::{kind, FaultKind, TimedFault};
     let mut spec = RunSpec::new("session", RunSeed(1));
-    spec.plan.faults.push(TimedFault { at_ms: 10_000, fault: FaultKind::Blackhole(kind::Blackhole { host: Host::Box, for_ms: 150_000 }) });
+    spec.plan.faults.push(TimedFault { at_ms: 10_000, fault: FaultKind::Blackhole(kind::Blackhole { host: Host::Box, for_ms: OUTAGE_MS }) });
     let j = journal_of(&spec);
     agreed(&r#box::BOX, &j, "box outage");
     agreed(&cloud::CLOUD, &j, "box outage");

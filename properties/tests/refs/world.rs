@@ -15,6 +15,15 @@ fn entry(name: &str) -> RunSpec {
     ftw_properties::corpus::load(&path).expect("corpus entry loads").spec
 }
 
+/// `spec` on quinn-proto's own migration (`quic = "patched"`): the plan of
+/// `sessions-off-lossy-rebind-1006` loses its QUIC session there and streams over
+/// the WebSocket through 13.9 % loss, where Linux's quick-ack mode shows; the
+/// rig's stand-in keeps the session on QUIC.
+fn on_patched(mut spec: RunSpec) -> RunSpec {
+    spec.plan.quic = ftw_sim::world::plan::QuicPlan::Patched;
+    spec
+}
+
 /// Run and judge every reference; the check of `law`: (ok, detail).
 fn judged(spec: &RunSpec, law: &str) -> (bool, String) {
     let r: RunReport = reference::run(spec).expect("the scenario runs");
@@ -59,7 +68,7 @@ fn shown_on(bug: Bug) -> (RunSpec, &'static str) {
             (spec, "not before the datagram ahead")
         }
         Bug::RtoNoBackoff => (entry("ws-echo-heartbeat-death.toml"), "5.5"),
-        Bug::TcpNoQuickAck => (entry("sessions-off-lossy-rebind-1006.toml"), "quick-ack"),
+        Bug::TcpNoQuickAck => (on_patched(entry("sessions-off-lossy-rebind-1006.toml")), "quick-ack"),
         Bug::TcpSynRecvAsStock => (entry("ws-echo-synack-given-up-resets-13100060729.toml"), "SYN-RECEIVED"),
         Bug::WirePadNotZeroed => (session(), "zero pad"),
         Bug::WireAckOnBulkLane => (session(), "cmd.ack on lane 1"),
