@@ -94,10 +94,11 @@ impl Check {
     }
 
     /// The run of `case` this check makes: on the check's QUIC stand-in, or on
-    /// the one a switch's bug lives in (`Switch::stand_in`).
+    /// the one a switch's bug lives in (`Switch::stand_in`) or the scenario's
+    /// premise needs (`Domain::stand_in`).
     pub fn spec(&self, case: &Case) -> RunSpec {
         let mut spec = spec_of(&self.scenario, &self.switches, case);
-        spec.plan.quic = self.switches.stand_in().unwrap_or(self.quic);
+        spec.plan.quic = self.switches.stand_in().or(self.domain.stand_in).unwrap_or(self.quic);
         spec
     }
 }

@@ -88,11 +88,17 @@ fn spec_of(a: &Args) -> Result<RunSpec, String> {
     spec.skip_idle = !a.no_skip;
     spec.capture = a.pcap.is_some();
     spec.qlog = a.qlog.is_some();
+    let domain = crate::strategy::domain_for(&a.scenario);
     if let Some(p) = &a.plan {
         spec.plan = corpus::load(p)?.spec.plan;
     }
     if a.drawn {
-        spec.plan = crate::strategy::draw(&crate::strategy::domain_for(&a.scenario), seed).current().plan;
+        spec.plan = crate::strategy::draw(&domain, seed).current().plan;
+    }
+    // Without a plan file, the stand-in a switch's bug or the scenario's premise
+    // needs, as the fuzzer runs them (a plan file names its own).
+    if let (None, Some(q)) = (&a.plan, spec.switches.stand_in().or(domain.stand_in)) {
+        spec.plan.quic = q;
     }
     Ok(spec)
 }

@@ -196,11 +196,9 @@ fn claim_per_path_report_fails_in_the_flood() {
 fn a_fleet_past_the_pin_ceiling_fails_the_law() {
     use ftw_sim::drive::build::FleetRun;
     use ftw_sim::scenario::fleet_flood::{run_with, FLOOD_REACTORS};
-    // Forged moves reach the pins only where a server adopts an address before
-    // validating it: quinn's own migration (and ngtcp2's, seed 002's "a forged
-    // datagram can reach here"); the rig's quic-go never does.
+    // The stand-in the flood's premise needs (`Domain::stand_in`).
     let mut spec = RunSpec::new("fleet-pin-flood", RunSeed(1));
-    spec.plan.quic = ftw_sim::world::plan::QuicPlan::Patched;
+    spec.plan.quic = ftw_sim::scenario::find("fleet-pin-flood").expect("registered").domain.stand_in.expect("the flood names its stand-in");
     let raised = FleetRun { reactor_count: FLOOD_REACTORS, default_moves: false, pins_per_reactor_max: 600, ..FleetRun::default() };
     let mut j = run_with(&spec, &raised).outcome.journal.clone();
     let config = j.iter().position(|e| matches!(e.step, Step::Fleet(FleetStep::Config { .. }))).expect("configured");

@@ -375,6 +375,7 @@ pub const PHONE_RACE: ScenarioDef = ScenarioDef {
         test_cases: 5,
         fleet: true,
         fleet_routing: true,
+        stand_in: None,
     },
     laws: &[
         judge(&laws::NEVER_TWO_SESSIONS),

@@ -73,6 +73,9 @@ pub struct Domain {
     /// With `fleet`: draw its routing too (one drawn fleet in four routes by
     /// the kernel filter, whose laws the scenario then checks).
     pub fleet_routing: bool,
+    /// The QUIC stand-in the scenario's premise needs, if only one (its drawn and
+    /// calm runs take it; PATCH.md, "The QUIC profile"): `None` runs the run's own.
+    pub stand_in: Option<crate::world::plan::QuicPlan>,
 }
 
 /// Reactor counts a drawn fleet has (one reactor forwards nothing, and stays possible).
@@ -142,6 +145,7 @@ impl Domain {
         test_cases: 16,
         fleet: false,
         fleet_routing: false,
+        stand_in: None,
     };
 
     /// For a scenario with no network (a bench driving a model at its edges): the
