@@ -98,6 +98,8 @@ pub fn case_strategy(domain: &Domain, seed: RunSeed) -> BoxedStrategy<Case> {
     let fault = (0..timed.len().max(1), 0..hosts.len(), first_step..=steps, 1..=outage_steps);
     let faults_max = if timed.is_empty() { 0 } else { domain.faults_max };
     let always = domain.always.to_vec();
+    // The stand-in the scenario's premise needs, else the default (`Domain::stand_in`).
+    let quic = domain.stand_in.unwrap_or_default();
     // A kind that is always on gets one fault of its own, drawn apart.
     let always_timed: Vec<Kind> = always.iter().copied().filter(|k| timed.contains(k)).collect();
     let always_faults = proptest::collection::vec((0..hosts.len(), first_step..=steps, 1..=outage_steps, 1u32..=128), always_timed.len());
@@ -135,7 +137,7 @@ pub fn case_strategy(domain: &Domain, seed: RunSeed) -> BoxedStrategy<Case> {
                 reactors,
                 routing: draw_routing.then_some(if r == 0 { FleetRouting::KernelFilter } else { FleetRouting::Forward }),
             });
-            let plan = FaultPlan { phone: apply_link(&on, &phone), box_: apply_link(&on, &box_), fleet, faults, ..FaultPlan::default() };
+            let plan = FaultPlan { quic, phone: apply_link(&on, &phone), box_: apply_link(&on, &box_), fleet, faults, ..FaultPlan::default() };
 
             debug_assert!(plan.validate().is_ok(), "drawn plans are valid: {plan:?}");
             Case { seed, plan }

@@ -396,10 +396,15 @@ pub fn idle_day(seed: RunSeed, c: Cond, t: Transport, mtu_discovery: bool, pr: P
     idle_day_with(seed, c, t, mtu_discovery, pr, pr.quic().keep_alive_from_receipt)
 }
 
-/// [`idle_day`] with the keep-alive's timing chosen (quinn-proto's own: `false`).
+/// [`idle_day`] with the keep-alive's timing chosen (quinn-proto's own: `false`,
+/// which only the patched stand-in keeps: the rig's gives every Go end quic-go's).
 pub fn idle_day_with(seed: RunSeed, c: Cond, t: Transport, mtu_discovery: bool, pr: Profile, keep_alive_from_receipt: bool) -> u64 {
     let quic = QuicTransportParams { mtu_discovery, keep_alive_from_receipt, ..pr.quic() };
-    let spec = RigSpec { seed, plan: plan_both(c, pr), box_transport: t, quic, limit: IDLE_DAY + Duration::from_secs(60) };
+    let mut plan = plan_both(c, pr);
+    if !keep_alive_from_receipt {
+        plan.quic = crate::world::plan::QuicPlan::Patched;
+    }
+    let spec = RigSpec { seed, plan, box_transport: t, quic, limit: IDLE_DAY + Duration::from_secs(60) };
     let (mut world, _shared, _) = build(&spec);
     const WATCH: IpAddr = IpAddr::V4(std::net::Ipv4Addr::new(203, 0, 113, 99));
     world.client("watch", WATCH, async move {
