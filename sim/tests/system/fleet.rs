@@ -24,13 +24,13 @@ use ftw_sim::world::time;
 use ftw_sim::world::topology::RunSpec;
 use ftw_sim::{RunSeed, World, WorldConfig};
 
-/// A calm run, on the QUIC stand-in the scenario's premise needs, if one
-/// (`Domain::stand_in`: the pin flood's forged moves need a server that adopts
-/// an address before validating it).
+/// A calm run, on the QUIC stand-in a registered scenario's premise needs, if
+/// one (`Domain::stand_in`: the pin flood's forged moves need a server that
+/// adopts an address before validating it).
 fn spec(scenario: &str, seed: u64, switches: &[&str]) -> RunSpec {
     let mut s = RunSpec::new(scenario, RunSeed(seed));
     s.switches = Switches::parse(switches.iter().copied()).expect("known switches");
-    if let Some(q) = ftw_sim::scenario::find(scenario).expect("registered").domain.stand_in {
+    if let Some(q) = ftw_sim::scenario::find(scenario).ok().and_then(|d| d.domain.stand_in) {
         s.plan.quic = q;
     }
     s
