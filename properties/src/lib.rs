@@ -18,6 +18,7 @@ pub mod cmd;
 pub mod corpus;
 pub mod coverage;
 pub mod fuzz;
+pub mod guide;
 pub mod harness;
 pub mod laws;
 pub mod pool;
