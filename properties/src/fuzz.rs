@@ -6,7 +6,7 @@
 //! `seed_from + i` and its scenario the `k`-th of the list, round robin. So a
 //! case is named by (scenario, seed) alone, and shards never overlap.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Mutex;
@@ -19,7 +19,10 @@ use serde::{Deserialize, Serialize};
 
 use crate::coverage::{Coverage, Growth};
 use crate::harness::{self, only_property, run_command, Check, Failure};
-use crate::strategy::draw;
+use crate::guide::engine::{Engine, Proposal};
+use crate::guide::keys::{self, Keys};
+use crate::guide::kept;
+use crate::strategy::{draw, Case};
 use crate::triage::signature::{self, Signature};
 
 /// When to stop.
@@ -49,6 +52,19 @@ pub struct FuzzOpts {
     pub progress: bool,
     /// Stop at the first failure, unshrunk (`ftwsim bench --catch`: time to first catch).
     pub first_only: bool,
+    /// The guided search, or the unguided one (the default here; `ftwsim fuzz` guides).
+    pub guide: Guide,
+}
+
+/// The guided search's options (issue 36).
+#[derive(Clone, Debug, Default)]
+pub struct Guide {
+    /// Guided: cases are fresh draws and mutations of kept plans, in generations.
+    pub on: bool,
+    /// Where kept plans are written (`DIR/<scenario>/`), if anywhere.
+    pub kept_out: Option<PathBuf>,
+    /// Kept plans to start from (run first, each as a case).
+    pub kept_from: Vec<PathBuf>,
 }
 
 /// One failure found: the lowest case of its signature.
@@ -102,6 +118,18 @@ pub struct Summary {
     pub per_scenario: Vec<ScenarioShare>,
     /// Each time the cases reached a fault kind or decision kind none had before.
     pub growth: Vec<Growth>,
+    /// Whether the search was guided (issue 36).
+    #[serde(default)]
+    pub guided: bool,
+    /// Protocol-state keys reached (`guide::keys`), counted per scenario and summed.
+    #[serde(default)]
+    pub keys: u64,
+    /// Each time a case reached keys none had before: case, wall s, keys so far.
+    #[serde(default)]
+    pub key_growth: Vec<Growth>,
+    /// Plans the guided search kept (a key no earlier case reached).
+    #[serde(default)]
+    pub kept: u64,
 }
 
 /// Parse `I/N` (0-based I).
@@ -128,6 +156,9 @@ struct Shared {
     /// Per scenario (in `opts.scenarios` order): cases run and wall time spent.
     per_scenario: Vec<ScenarioShare>,
     growth: Vec<Growth>,
+    /// Every (scenario index, key) reached.
+    keys: BTreeSet<(usize, String)>,
+    key_growth: Vec<Growth>,
 }
 
 /// What one scenario got of a fuzzing session.
@@ -137,6 +168,12 @@ pub struct ScenarioShare {
     pub scenario: String,
     pub cases: u64,
     pub wall_s: f64,
+    /// Protocol-state keys its cases reached.
+    #[serde(default)]
+    pub keys: u64,
+    /// Plans the guided search kept of it.
+    #[serde(default)]
+    pub kept: u64,
 }
 
 impl Shared {
@@ -262,9 +299,17 @@ fn spot_check(run: &harness::CaseRun) -> Option<(Signature, String)> {
 }
 
 /// Count a finished case: its coverage, unjudged laws, wall time, spot-check.
-fn tally(sh: &Mutex<Shared>, which: usize, ran: &Ran, case_wall_s: f64, spot: bool, start: Instant) {
+fn tally(sh: &Mutex<Shared>, which: usize, ran: &Ran, keys: &Keys, case_wall_s: f64, spot: bool, start: Instant) {
     let mut s = sh.lock().expect("lock");
     let r = &ran.run;
+    let before = s.keys.len();
+    s.keys.extend(keys.iter().map(|k| (which, k.clone())));
+    let new = (s.keys.len() - before) as u64;
+    if new > 0 {
+        s.per_scenario[which].keys += new;
+        let (case, keys) = (s.done, s.keys.len());
+        s.key_growth.push(Growth { case, wall_s: start.elapsed().as_secs_f64(), keys });
+    }
     s.coverage.add(r.report.outcome.trace.counts(), r.report.outcome.trace.tags());
     s.coverage.add_faults(&harness::FaultPlanSummary::of(&r.spec.plan).kinds);
     let (case, keys) = (s.done, s.coverage.keys());
@@ -303,7 +348,8 @@ fn on_replay_failure(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, start: Instant
 }
 
 /// A law failed in case `k`: shrink it (the lowest case of its signature only) and keep it.
-fn on_failure(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, start: Instant, mut check: Check, run: &harness::CaseRun, law: harness::Law) {
+#[allow(clippy::too_many_arguments)]
+fn on_failure(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, start: Instant, mut check: Check, run: &harness::CaseRun, case: &Case, drawn: bool, law: harness::Law) {
     let Verdict::Fail { property, detail } = &run.verdict else { return };
     let sig = signature::of_run(&check.scenario, property, &run.report);
     if !claim(sh, &sig, k) {
@@ -317,40 +363,159 @@ fn on_failure(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, start: Instant, mut c
     if opts.first_only {
         check.shrink_runs_max = 0;
     }
-    match harness::shrink(&check, run.spec.seed, &sig, detail, law) {
+    let shrunk = if drawn { harness::shrink(&check, run.spec.seed, &sig, detail, law) } else { harness::shrink_plan(&check, case, &sig, detail, law) };
+    match shrunk {
         Ok(f) => record_failure(sh, opts, k, found_after_s, f),
         Err(e) => eprintln!("ftwsim: shrinking {} seed {}: {e}", check.scenario, run.spec.seed.0),
     }
 }
 
-/// Run case `k` of the session: draw, run, spot-check, count, keep failures.
-fn one_case(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, start: Instant) {
+/// The run seed of case `k` of this shard.
+fn case_seed(opts: &FuzzOpts, k: u64) -> RunSeed {
     let (shard_i, shard_n) = opts.shard;
-    let seed = RunSeed(opts.seed_from.wrapping_add(shard_i + k * shard_n));
-    let which = sh.lock().expect("lock").pick(k, opts.stop);
-    let name = &opts.scenarios[which];
-    let case_start = Instant::now(); // the tool's wall clock, never seen by a run
-    let mut check = Check::new(name);
+    RunSeed(opts.seed_from.wrapping_add(shard_i + k * shard_n))
+}
+
+/// The check case `k` runs under: its scenario, the session's switches and QUIC.
+fn check_of(opts: &FuzzOpts, which: usize) -> Check {
+    let mut check = Check::new(&opts.scenarios[which]);
     check.switches = opts.switches.clone();
     check.quic = opts.quic;
-    let case = draw(&check.domain, seed).current();
+    check
+}
+
+/// What a case's run left for the guided search: its keys, its spec, verdict and hash.
+pub(crate) struct CaseOut {
+    pub keys: Keys,
+    pub spec: ftw_sim::world::topology::RunSpec,
+    pub verdict: Verdict,
+    pub hash: String,
+}
+
+/// Run case `k` (`case`, of scenario `which`): run, spot-check, count, keep
+/// failures. `drawn`: the plan is the swarm draw of its seed (shrunk as drawn),
+/// else a plan of the guided search (shrunk by [`harness::shrink_plan`]).
+fn run_one(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, which: usize, case: &Case, drawn: bool, start: Instant) -> Option<CaseOut> {
+    let case_start = Instant::now(); // the tool's wall clock, never seen by a run
+    let check = check_of(opts, which);
     let law_property = opts.property.clone();
     let law = move |_: &ftw_sim::world::topology::RunSpec, r: &ftw_sim::scenario::RunReport| match law_property.as_deref() {
         None => r.verdict(),
         Some("replay") => Verdict::Pass,
         Some(p) => only_property(p, r),
     };
-    let run = match harness::run_case(&check, &case, &law) {
+    let run = match harness::run_case(&check, case, &law) {
         Ok(r) => r,
-        Err(e) => return eprintln!("ftwsim: {name} seed {}: {e}", seed.0),
+        Err(e) => {
+            eprintln!("ftwsim: {} seed {}: {e}", check.scenario, case.seed.0);
+            return None;
+        }
     };
     let spot = opts.property.as_deref() == Some("replay") || k.is_multiple_of(opts.determinism_every);
     let ran = Ran { replay_failure: if spot { spot_check(&run) } else { None }, run };
-    tally(sh, which, &ran, case_start.elapsed().as_secs_f64(), spot, start);
+    let keys = keys::of_run(&ran.run.spec.plan, &ran.run.report);
+    tally(sh, which, &ran, &keys, case_start.elapsed().as_secs_f64(), spot, start);
     if let Some(failure) = ran.replay_failure {
         on_replay_failure(sh, opts, k, start, &ran.run, failure);
     }
-    on_failure(sh, opts, k, start, check, &ran.run, &law);
+    let out = CaseOut { keys, spec: ran.run.spec.clone(), verdict: ran.run.verdict.clone(), hash: ran.run.report.outcome.trace.hash() };
+    on_failure(sh, opts, k, start, check, &ran.run, case, drawn, &law);
+    Some(out)
+}
+
+/// Run case `k` of the unguided search: the swarm draw of its seed.
+fn one_case(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, start: Instant) {
+    let which = sh.lock().expect("lock").pick(k, opts.stop);
+    let case = draw(&Check::new(&opts.scenarios[which]).domain, case_seed(opts, k)).current();
+    run_one(sh, opts, k, which, &case, true, start);
+}
+
+/// Cases one generation of the guided search proposes before any of them runs.
+/// Each is decided from the engines' state at the generation's start and the
+/// results are merged in case order, so what is kept is the same on any number
+/// of threads; 16 keeps two cores busy across cases of unequal length.
+pub const GENERATION: u64 = 16;
+
+/// One case of a generation.
+struct Planned {
+    k: u64,
+    which: usize,
+    proposal: Proposal,
+    /// The plan is its seed's swarm draw.
+    drawn: bool,
+}
+
+/// Whether the session is over before case `k`.
+fn over(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, start: Instant) -> bool {
+    let spent = match opts.stop {
+        Stop::Cases(n) => k >= n,
+        Stop::Time(s) => start.elapsed() >= Duration::from_secs(s),
+    };
+    spent || (opts.first_only && !sh.lock().expect("lock").failures.is_empty())
+}
+
+/// The engine of scenario `which`, made on first use; its random source is
+/// seeded from the session's first seed, shard and the scenario's name.
+fn engine<'a>(engines: &'a mut [Option<Engine>], opts: &FuzzOpts, which: usize) -> Result<&'a mut Engine, String> {
+    if engines[which].is_none() {
+        let tag = format!("ftw.guide.engine.v1|{}|{:?}|{}", opts.seed_from, opts.shard, opts.scenarios[which]);
+        let d = <sha2::Sha256 as sha2::Digest>::digest(tag.as_bytes());
+        let seed = u64::from_be_bytes(d[..8].try_into().expect("8 bytes"));
+        engines[which] = Some(Engine::new(&Check::new(&opts.scenarios[which]).domain, seed)?);
+    }
+    Ok(engines[which].as_mut().expect("made"))
+}
+
+/// The next generation: kept plans to start from first, then the engines' proposals.
+fn generation(sh: &Mutex<Shared>, opts: &FuzzOpts, engines: &mut [Option<Engine>], preload: &mut [VecDeque<Case>], k: &mut u64, start: Instant) -> Result<Vec<Planned>, String> {
+    let mut gen = Vec::new();
+    while (gen.len() as u64) < GENERATION && !over(sh, opts, *k, start) {
+        let which = sh.lock().expect("lock").pick(*k, opts.stop);
+        let fresh = case_seed(opts, *k);
+        let (proposal, drawn) = match preload[which].pop_front() {
+            Some(case) => (Proposal { case, parent: None }, false),
+            None => {
+                let p = engine(engines, opts, which)?.propose(fresh)?;
+                let drawn = p.parent.is_none();
+                (p, drawn)
+            }
+        };
+        gen.push(Planned { k: *k, which, proposal, drawn });
+        *k += 1;
+    }
+    Ok(gen)
+}
+
+/// A kept plan: counted, and written under `--kept` if given.
+fn keep_plan(sh: &Mutex<Shared>, opts: &FuzzOpts, p: &Planned, out: &CaseOut) {
+    sh.lock().expect("lock").per_scenario[p.which].kept += 1;
+    let Some(dir) = &opts.guide.kept_out else { return };
+    let how = if p.proposal.parent.is_some() { "a mutation of a kept plan" } else { "a fresh draw" };
+    let note = format!("kept by the guided search (case {} of shard {}/{}, {how}): it reached a protocol-state key no earlier case of its scenario had", p.k, opts.shard.0, opts.shard.1);
+    if let Err(e) = kept::write(dir, &out.spec, &out.verdict, &out.hash, &note) {
+        eprintln!("ftwsim: could not write a kept plan: {e}");
+    }
+}
+
+/// The guided search: generations of proposals, run on threads, merged in case order.
+fn guided(sh: &Mutex<Shared>, opts: &FuzzOpts, start: Instant, bar: &indicatif::ProgressBar) -> Result<(), String> {
+    let mut engines: Vec<Option<Engine>> = opts.scenarios.iter().map(|_| None).collect();
+    let mut preload = kept::load(&opts.guide.kept_from, &opts.scenarios)?;
+    let mut k = 0;
+    loop {
+        let gen = generation(sh, opts, &mut engines, &mut preload, &mut k, start)?;
+        if gen.is_empty() {
+            return Ok(());
+        }
+        let outs = crate::pool::map_ordered(&gen, opts.jobs, |p| run_one(sh, opts, p.k, p.which, &p.proposal.case, p.drawn, start));
+        for (p, out) in gen.iter().zip(outs) {
+            let Some(out) = out else { continue };
+            if engine(&mut engines, opts, p.which)?.merge(&p.proposal, &out.keys)? {
+                keep_plan(sh, opts, p, &out);
+            }
+        }
+        progress(sh, opts, start, bar);
+    }
 }
 
 /// Fuzz until `opts.stop`.
@@ -372,26 +537,28 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
         unjudged: BTreeMap::new(),
         per_scenario,
         growth: Vec::new(),
+        keys: BTreeSet::new(),
+        key_growth: Vec::new(),
     });
     let bar = progress_bar(opts);
-    let worker = || loop {
-        let k = next.fetch_add(1, Ordering::SeqCst);
-        let over = match opts.stop {
-            Stop::Cases(n) => k >= n,
-            Stop::Time(s) => start.elapsed() >= Duration::from_secs(s),
+    if opts.guide.on {
+        guided(&sh, opts, start, &bar)?;
+    } else {
+        let worker = || loop {
+            let k = next.fetch_add(1, Ordering::SeqCst);
+            if over(&sh, opts, k, start) {
+                break;
+            }
+            one_case(&sh, opts, k, start);
+            progress(&sh, opts, start, &bar);
         };
-        if over || (opts.first_only && !sh.lock().expect("lock").failures.is_empty()) {
-            break;
-        }
-        one_case(&sh, opts, k, start);
-        progress(&sh, opts, start, &bar);
-    };
-    std::thread::scope(|scope| {
-        for _ in 1..opts.jobs.max(1) {
-            scope.spawn(worker);
-        }
-        worker();
-    });
+        std::thread::scope(|scope| {
+            for _ in 1..opts.jobs.max(1) {
+                scope.spawn(worker);
+            }
+            worker();
+        });
+    }
     bar.finish_and_clear();
     Ok(summary(opts, sh.into_inner().expect("lock"), start))
 }
@@ -416,8 +583,12 @@ fn summary(opts: &FuzzOpts, s: Shared, start: Instant) -> Summary {
         warnings: s.coverage.warnings(),
         coverage: s.coverage,
         wall_s: start.elapsed().as_secs_f64(),
+        kept: s.per_scenario.iter().map(|p| p.kept).sum(),
         per_scenario: s.per_scenario,
         growth: s.growth,
+        guided: opts.guide.on,
+        keys: s.keys.len() as u64,
+        key_growth: s.key_growth,
     }
 }
 

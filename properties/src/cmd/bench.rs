@@ -44,7 +44,7 @@ fn catch_main(a: &Args) -> ExitCode {
     };
     let mut all = Vec::new();
     for w in switches {
-        let c = crate::catch::catch(w, a.blocks, a.limit, a.jobs as usize);
+        let c = crate::catch::catch(w, a.blocks, a.limit, a.jobs as usize, false);
         if !a.json {
             let shown: Vec<String> = c.found_after_s.iter().map(|f| f.map_or(format!(">{}", a.limit), |s| format!("{s:.1}"))).collect();
             let median = c.median_s.map_or(format!("> {} s", a.limit), |m| format!("{m:.1} s"));
@@ -75,6 +75,7 @@ fn fuzz_throughput() -> (f64, Vec<(String, u64, f64)>) {
         determinism_every: u64::MAX,
         jobs: 1,
         progress: false,
+        guide: Default::default(),
     };
     let s = crate::fuzz::fuzz(&opts).expect("known scenarios");
     let per = s.per_scenario.iter().map(|x| (x.scenario.clone(), x.cases, x.wall_s * 1000.0 / x.cases.max(1) as f64)).collect();

@@ -65,7 +65,7 @@ struct PlanText {
 
 impl From<PlanInput> for String {
     fn from(p: PlanInput) -> String {
-        toml::to_string(&PlanText { seed: format!("{:#x}", p.0.seed), plan: p.0.plan }).expect("plan renders")
+        toml::to_string(&PlanText { seed: format!("{:#x}", p.0.seed.0), plan: p.0.plan }).expect("plan renders")
     }
 }
 
@@ -73,7 +73,7 @@ impl TryFrom<String> for PlanInput {
     type Error = String;
     fn try_from(s: String) -> Result<Self, String> {
         let t: PlanText = toml::from_str(&s).map_err(|e| e.to_string())?;
-        Ok(PlanInput(Case { seed: ftw_sim::parse_seed(&t.seed)?.0, plan: t.plan }))
+        Ok(PlanInput(Case { seed: ftw_sim::parse_seed(&t.seed)?, plan: t.plan }))
     }
 }
 
@@ -249,10 +249,9 @@ impl Engine {
     /// The next case: a fresh draw with seed `fresh` (always while nothing is
     /// kept, else a [`FRESH_SHARE`] of the time), or a kept plan the scheduler
     /// picks, mutated.
-    pub fn propose(&mut self, fresh: u64) -> Result<Proposal, String> {
+    pub fn propose(&mut self, fresh: ftw_sim::RunSeed) -> Result<Proposal, String> {
         if self.kept() == 0 || self.state.rand_mut().coinflip(FRESH_SHARE) {
-            let plan = crate::strategy::draw(&self.domain, ftw_sim::RunSeed(fresh)).current().plan;
-            return Ok(Proposal { case: Case { seed: fresh, plan }, parent: None });
+            return Ok(Proposal { case: crate::strategy::draw(&self.domain, fresh).current(), parent: None });
         }
         let id = HasScheduler::<PlanInput, State>::scheduler_mut(&mut self.fuzzer).next(&mut self.state).map_err(err)?;
         let mut input = self.state.corpus().cloned_input_for_id(id).map_err(err)?;

@@ -10,6 +10,7 @@ use ftw_sim::world::plan::kind::Draw;
 use ftw_sim::world::plan::{FaultPlan, TimedFault};
 use libafl_bolts::rands::Rand;
 
+pub use crate::strategy::Case;
 use crate::strategy::{Domain, Kind, KINDS};
 
 /// One mutation of a plan.
@@ -51,13 +52,6 @@ impl Mutation {
     }
 }
 
-/// A case of the guided search: the run seed and the plan.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Case {
-    pub seed: u64,
-    pub plan: FaultPlan,
-}
-
 /// Apply `m` to `case` with `rand`; false (and `case` unchanged) when it does not
 /// apply to this plan or makes one the domain could not have drawn.
 pub fn apply(m: Mutation, case: &mut Case, domain: &Domain, rand: &mut impl Rand) -> bool {
@@ -71,7 +65,7 @@ pub fn apply(m: Mutation, case: &mut Case, domain: &Domain, rand: &mut impl Rand
         Mutation::Drop => drop_one(&mut case.plan, rand),
         Mutation::Links => links(&mut case.plan, domain, rand),
         Mutation::Reseed => {
-            case.seed = rand.next();
+            case.seed = ftw_sim::RunSeed(rand.next());
             true
         }
     };
@@ -229,7 +223,7 @@ mod tests {
         for def in ftw_sim::scenario::SCENARIOS {
             let domain = &def.domain;
             for s in 1..6u64 {
-                let mut case = Case { seed: s, plan: crate::strategy::draw(domain, ftw_sim::RunSeed(s)).current().plan };
+                let mut case = crate::strategy::draw(domain, ftw_sim::RunSeed(s)).current();
                 for &m in MUTATIONS {
                     if apply(m, &mut case, domain, &mut rand) {
                         changed.insert(m);
