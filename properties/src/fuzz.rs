@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
 use ftw_sim::scenario::{self, Verdict};
@@ -59,7 +59,7 @@ pub struct FuzzOpts {
 /// The guided search's options (issue 36).
 #[derive(Clone, Debug, Default)]
 pub struct Guide {
-    /// Guided: cases are fresh draws and mutations of kept plans, in generations.
+    /// Guided: cases are fresh draws and mutations of kept plans (see [`WINDOW`]).
     pub on: bool,
     /// Where kept plans are written (`DIR/<scenario>/`), if anywhere.
     pub kept_out: Option<PathBuf>,
@@ -193,6 +193,22 @@ impl Shared {
             }
         };
         // Counted at once, so two workers picking together spread out.
+        self.per_scenario[i].cases += 1;
+        i
+    }
+
+    /// The guided search's scenario for the next case: the one whose cases (under
+    /// `--cases`) or wall time (under `--time`) so far, divided by its weight, is
+    /// least (ties: list order). A scenario still reaching new keys weighs up to
+    /// [`YIELD_WEIGHT_MAX`] times one that has stopped: it gets that many times
+    /// the share, and every scenario keeps at least its share at weight 1.
+    fn pick_weighted(&mut self, stop: Stop, weights: &[f64]) -> usize {
+        let cost = |s: &ScenarioShare| match stop {
+            Stop::Cases(_) => s.cases as f64,
+            Stop::Time(_) => s.wall_s,
+        };
+        let key = |i: usize| cost(&self.per_scenario[i]) / weights[i];
+        let i = (0..self.per_scenario.len()).min_by(|&a, &b| key(a).total_cmp(&key(b))).expect("a scenario");
         self.per_scenario[i].cases += 1;
         i
     }
@@ -430,13 +446,14 @@ fn one_case(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, start: Instant) {
     run_one(sh, opts, k, which, &case, true, start);
 }
 
-/// Cases one generation of the guided search proposes before any of them runs.
-/// Each is decided from the engines' state at the generation's start and the
-/// results are merged in case order, so what is kept is the same on any number
-/// of threads; 16 keeps two cores busy across cases of unequal length.
-pub const GENERATION: u64 = 16;
+/// Cases of the guided search in flight: case `k` is proposed once every case
+/// before `k - WINDOW` is merged (and none after), so each proposal is made from
+/// the same engine state however long the cases take or however many threads
+/// run them, and the threads keep busy past one long case (a `phone-race` case
+/// is 2 s, most others a tenth of that).
+pub const WINDOW: u64 = 16;
 
-/// One case of a generation.
+/// One case of the guided search.
 struct Planned {
     k: u64,
     which: usize,
@@ -466,24 +483,34 @@ fn engine<'a>(engines: &'a mut [Option<Engine>], opts: &FuzzOpts, which: usize) 
     Ok(engines[which].as_mut().expect("made"))
 }
 
-/// The next generation: kept plans to start from first, then the engines' proposals.
-fn generation(sh: &Mutex<Shared>, opts: &FuzzOpts, engines: &mut [Option<Engine>], preload: &mut [VecDeque<Case>], k: &mut u64, start: Instant) -> Result<Vec<Planned>, String> {
-    let mut gen = Vec::new();
-    while (gen.len() as u64) < GENERATION && !over(sh, opts, *k, start) {
-        let which = sh.lock().expect("lock").pick(*k, opts.stop);
-        let fresh = case_seed(opts, *k);
-        let (proposal, drawn) = match preload[which].pop_front() {
-            Some(case) => (Proposal { case, parent: None }, false),
-            None => {
-                let p = engine(engines, opts, which)?.propose(fresh)?;
-                let drawn = p.parent.is_none();
-                (p, drawn)
-            }
-        };
-        gen.push(Planned { k: *k, which, proposal, drawn });
-        *k += 1;
+/// The most a scenario still reaching new keys weighs against one that stopped.
+pub const YIELD_WEIGHT_MAX: f64 = 4.0;
+
+/// Merged cases of a scenario its weight looks back on.
+const YIELD_WINDOW: usize = 8;
+
+/// Each scenario's weight from the new keys of its last [`YIELD_WINDOW`] merged
+/// cases: 1 + 3 x (the share of them that reached a new key); the most before it
+/// has that many.
+fn weights(yields: &[VecDeque<bool>]) -> Vec<f64> {
+    yields
+        .iter()
+        .map(|y| {
+            let found = y.iter().filter(|n| **n).count() + YIELD_WINDOW - y.len();
+            1.0 + (YIELD_WEIGHT_MAX - 1.0) * found as f64 / YIELD_WINDOW as f64
+        })
+        .collect()
+}
+
+/// Case `k`: a kept plan to start from, else its scenario engine's proposal.
+fn plan_case(sh: &Mutex<Shared>, opts: &FuzzOpts, engines: &mut [Option<Engine>], preload: &mut [VecDeque<Case>], yields: &[VecDeque<bool>], k: u64) -> Result<Planned, String> {
+    let which = sh.lock().expect("lock").pick_weighted(opts.stop, &weights(yields));
+    if let Some(case) = preload[which].pop_front() {
+        return Ok(Planned { k, which, proposal: Proposal { case, parent: None }, drawn: false });
     }
-    Ok(gen)
+    let proposal = engine(engines, opts, which)?.propose(case_seed(opts, k))?;
+    let drawn = proposal.parent.is_none();
+    Ok(Planned { k, which, proposal, drawn })
 }
 
 /// A kept plan: counted, and written under `--kept` if given.
@@ -497,25 +524,74 @@ fn keep_plan(sh: &Mutex<Shared>, opts: &FuzzOpts, p: &Planned, out: &CaseOut) {
     }
 }
 
-/// The guided search: generations of proposals, run on threads, merged in case order.
+/// The guided search: cases proposed [`WINDOW`] ahead of the merge, run on
+/// `jobs` threads, merged into their engines in case order.
 fn guided(sh: &Mutex<Shared>, opts: &FuzzOpts, start: Instant, bar: &indicatif::ProgressBar) -> Result<(), String> {
-    let mut engines: Vec<Option<Engine>> = opts.scenarios.iter().map(|_| None).collect();
-    let mut preload = kept::load(&opts.guide.kept_from, &opts.scenarios)?;
-    let mut k = 0;
-    loop {
-        let gen = generation(sh, opts, &mut engines, &mut preload, &mut k, start)?;
-        if gen.is_empty() {
-            return Ok(());
+    let (work_tx, work_rx) = mpsc::channel::<Planned>();
+    let (done_tx, done_rx) = mpsc::channel::<(Planned, Option<CaseOut>)>();
+    let work_rx = Mutex::new(work_rx);
+    std::thread::scope(|scope| {
+        for _ in 0..opts.jobs.max(1) {
+            let (done_tx, work_rx) = (done_tx.clone(), &work_rx);
+            scope.spawn(move || loop {
+                let next = work_rx.lock().expect("lock").recv();
+                let Ok(p) = next else { break };
+                let out = run_one(sh, opts, p.k, p.which, &p.proposal.case, p.drawn, start);
+                if done_tx.send((p, out)).is_err() {
+                    break;
+                }
+            });
         }
-        let outs = crate::pool::map_ordered(&gen, opts.jobs, |p| run_one(sh, opts, p.k, p.which, &p.proposal.case, p.drawn, start));
-        for (p, out) in gen.iter().zip(outs) {
-            let Some(out) = out else { continue };
-            if engine(&mut engines, opts, p.which)?.merge(&p.proposal, &out.keys)? {
-                keep_plan(sh, opts, p, &out);
+        drop(done_tx);
+        coordinate(sh, opts, start, bar, work_tx, done_rx)
+    })
+}
+
+/// Propose, hand out and merge the guided search's cases (`work` dropped on
+/// return, so the threads end).
+fn coordinate(
+    sh: &Mutex<Shared>,
+    opts: &FuzzOpts,
+    start: Instant,
+    bar: &indicatif::ProgressBar,
+    work: mpsc::Sender<Planned>,
+    done: mpsc::Receiver<(Planned, Option<CaseOut>)>,
+) -> Result<(), String> {
+    let mut engines: Vec<Option<Engine>> = opts.scenarios.iter().map(|_| None).collect();
+    let mut preload = kept::load(&opts.guide.kept_from, &opts.scenarios, opts.shard)?;
+    let (mut next, mut merged, mut in_flight) = (0u64, 0u64, 0u64);
+    let mut arrived: BTreeMap<u64, (Planned, Option<CaseOut>)> = BTreeMap::new();
+    let mut yields: Vec<VecDeque<bool>> = opts.scenarios.iter().map(|_| VecDeque::new()).collect();
+    // Every proposal is made right after the merge of case `k - WINDOW`, never later.
+    let mut fill = |next: &mut u64, merged: u64, in_flight: &mut u64, engines: &mut [Option<Engine>], yields: &[VecDeque<bool>]| -> Result<(), String> {
+        while *next < merged + WINDOW && !over(sh, opts, *next, start) {
+            work.send(plan_case(sh, opts, engines, &mut preload, yields, *next)?).expect("the threads run");
+            (*next, *in_flight) = (*next + 1, *in_flight + 1);
+        }
+        Ok(())
+    };
+    fill(&mut next, merged, &mut in_flight, &mut engines, &yields)?;
+    while in_flight > 0 {
+        let (p, out) = done.recv().expect("a thread has the case");
+        arrived.insert(p.k, (p, out));
+        while let Some((p, out)) = arrived.remove(&merged) {
+            (merged, in_flight) = (merged + 1, in_flight - 1);
+            if let Some(out) = out {
+                let (kept, new) = engine(&mut engines, opts, p.which)?.merge(&p.proposal, &out.keys)?;
+                if kept {
+                    keep_plan(sh, opts, &p, &out);
+                }
+                let y = &mut yields[p.which];
+                y.push_back(new > 0);
+                if y.len() > YIELD_WINDOW {
+                    y.pop_front();
+                }
             }
+            fill(&mut next, merged, &mut in_flight, &mut engines, &yields)?;
         }
         progress(sh, opts, start, bar);
     }
+    Ok(())
 }
 
 /// Fuzz until `opts.stop`.

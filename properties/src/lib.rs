@@ -14,6 +14,7 @@
 
 pub mod capture;
 pub mod catch;
+pub mod compare;
 pub mod cmd;
 pub mod corpus;
 pub mod coverage;

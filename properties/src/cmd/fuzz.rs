@@ -54,11 +54,12 @@ pub struct Args {
     /// fresh draws mixed with mutations of the plans kept for reaching new keys).
     #[arg(long)]
     unguided: bool,
-    /// Where the guided search writes its kept plans, `DIR/<scenario>/` (default: OUT/kept).
+    /// Where the guided search writes its kept plans, `DIR/<scenario>/` (default: corpus/kept, git-ignored).
     #[arg(long)]
     kept: Option<PathBuf>,
     /// Kept plans to start from (a folder as `--kept` writes it; repeatable): run
-    /// first, each as a case, and kept again if they reach new keys.
+    /// first, each as a case, and kept again if they reach new keys. Under
+    /// `--shard I/N` this shard takes the files numbered I, I+N, ... (sorted by path).
     #[arg(long = "kept-from")]
     kept_from: Vec<PathBuf>,
     /// Also write the session as a page (`DIR/index.html`) with each signature's
@@ -103,7 +104,7 @@ fn opts(a: Args) -> Result<(FuzzOpts, bool, Option<PathBuf>), String> {
     if a.unguided && (a.kept.is_some() || !a.kept_from.is_empty()) {
         return Err("--kept and --kept-from are for the guided search: drop --unguided".into());
     }
-    let guide = fuzz::Guide { on: !a.unguided, kept_out: Some(a.kept.unwrap_or_else(|| a.out.join("kept"))), kept_from: a.kept_from };
+    let guide = fuzz::Guide { on: !a.unguided, kept_out: Some(a.kept.unwrap_or_else(|| PathBuf::from("corpus/kept"))), kept_from: a.kept_from };
     let opts = FuzzOpts {
         guide,
         first_only: false,

@@ -44,10 +44,18 @@ use crate::strategy::Domain;
 /// modulo the size); a scenario reaches a few hundred.
 pub const MAP_SIZE: usize = 1 << 14;
 
-/// Share of a generation's cases drawn afresh from the domain (swarm testing),
+/// Share of a scenario's cases drawn afresh from the domain (swarm testing),
 /// the rest mutations of kept plans: fresh draws keep finding what no kept plan
 /// is near, mutations dwell near what was rare.
-pub const FRESH_SHARE: f64 = 0.25;
+pub const FRESH_SHARE: f64 = 0.4;
+
+/// A scenario's first cases are all fresh draws: the corpus the mutations start
+/// from (as a fuzzer starts from its seeds).
+pub const FIRST_FRESH: u64 = 4;
+
+/// Share of mutated cases run under the case's own new seed rather than the
+/// kept plan's: the same plan under another run's randomness.
+pub const NEW_SEED_SHARE: f64 = 0.5;
 
 /// Stacked mutations a case: 2^1 or 2^2 (havoc's `2^(1+below(pow))`).
 const STACK_POW: usize = 2;
@@ -114,7 +122,7 @@ type Observer = StdMapObserver<'static, u8, false>;
 type State = StdState<InMemoryCorpus<PlanInput>, PlanInput, StdRand, InMemoryCorpus<PlanInput>>;
 type Sched = WeightedScheduler<Observer, RarityScore, Observer>;
 type Fuzzer = StdFuzzer<Sched, MaxMapFeedback<Observer, Observer>, BytesInputConverter, NopInputFilter, ConstFeedback>;
-type Mutations = tuple_list_type!(PlanMutator, PlanMutator, PlanMutator, PlanMutator, PlanMutator, PlanMutator, PlanMutator, PlanMutator, Splice);
+type Mutations = tuple_list_type!(PlanMutator, PlanMutator, PlanMutator, PlanMutator, PlanMutator, PlanMutator, PlanMutator, PlanMutator, PlanMutator, Splice);
 
 /// The executor: the case already ran; it writes the case's map entries.
 pub struct Replayed {
@@ -194,7 +202,7 @@ impl<S: HasRand + HasCorpus<PlanInput>> Mutator<PlanInput, S> for Splice {
 
 fn mutations(domain: &Domain) -> Mutations {
     let m = |i: usize| PlanMutator { m: MUTATIONS[i], domain: domain.clone(), name: Cow::Borrowed(MUTATIONS[i].name()) };
-    tuple_list!(m(0), m(1), m(2), m(3), m(4), m(5), m(6), m(7), Splice { domain: domain.clone(), name: Cow::Borrowed("splice") })
+    tuple_list!(m(0), m(1), m(2), m(3), m(4), m(5), m(6), m(7), m(8), Splice { domain: domain.clone(), name: Cow::Borrowed("splice") })
 }
 
 /// A case the engine proposes: fresh from the domain, or a mutation of a kept plan.
@@ -214,6 +222,8 @@ pub struct Engine {
     mgr: NopEventManager,
     /// Every key reached, numbered in the order first reached.
     entries: BTreeMap<String, usize>,
+    /// Cases proposed so far.
+    proposed: u64,
 }
 
 fn err(e: Error) -> String {
@@ -223,7 +233,7 @@ fn err(e: Error) -> String {
 impl Engine {
     /// A new engine for `domain`, its random source seeded with `seed`.
     pub fn new(domain: &Domain, seed: u64) -> Result<Engine, String> {
-        assert_eq!(MUTATIONS.len(), 8, "the mutator tuple lists every mutation");
+        assert_eq!(MUTATIONS.len(), 9, "the mutator tuple lists every mutation");
         let observer = StdMapObserver::owned("keys", vec![0u8; MAP_SIZE]);
         let mut feedback = MaxMapFeedback::new(&observer);
         let mut objective = ConstFeedback::new(false);
@@ -233,7 +243,7 @@ impl Engine {
         let fuzzer = StdFuzzer::new(scheduler, feedback, objective);
         let mutator = HavocScheduledMutator::with_max_stack_pow(mutations(domain), STACK_POW);
         let executor = Replayed { observers: (observer, ()), pending: vec![] };
-        Ok(Engine { domain: domain.clone(), state, fuzzer, executor, mutator, mgr: NopEventManager::new(), entries: BTreeMap::new() })
+        Ok(Engine { domain: domain.clone(), state, fuzzer, executor, mutator, mgr: NopEventManager::new(), entries: BTreeMap::new(), proposed: 0 })
     }
 
     /// Plans kept so far.
@@ -246,11 +256,12 @@ impl Engine {
         self.entries.keys()
     }
 
-    /// The next case: a fresh draw with seed `fresh` (always while nothing is
-    /// kept, else a [`FRESH_SHARE`] of the time), or a kept plan the scheduler
-    /// picks, mutated.
+    /// The next case: a fresh draw with seed `fresh` (the first [`FIRST_FRESH`],
+    /// and while nothing is kept, else a [`FRESH_SHARE`] of the time), or a kept
+    /// plan the scheduler picks, mutated.
     pub fn propose(&mut self, fresh: ftw_sim::RunSeed) -> Result<Proposal, String> {
-        if self.kept() == 0 || self.state.rand_mut().coinflip(FRESH_SHARE) {
+        self.proposed += 1;
+        if self.proposed <= FIRST_FRESH || self.kept() == 0 || self.state.rand_mut().coinflip(FRESH_SHARE) {
             return Ok(Proposal { case: crate::strategy::draw(&self.domain, fresh).current(), parent: None });
         }
         let id = HasScheduler::<PlanInput, State>::scheduler_mut(&mut self.fuzzer).next(&mut self.state).map_err(err)?;
@@ -260,15 +271,17 @@ impl Engine {
                 break;
             }
         }
-        if input.0 == self.state.corpus().cloned_input_for_id(id).map_err(err)?.0 {
-            input.0.seed = fresh; // nothing applied: the kept plan under a new seed
+        let unchanged = input.0 == self.state.corpus().cloned_input_for_id(id).map_err(err)?.0;
+        if unchanged || self.state.rand_mut().coinflip(NEW_SEED_SHARE) {
+            input.0.seed = fresh;
         }
         Ok(Proposal { case: input.0, parent: Some(id) })
     }
 
     /// A case's keys, in case order: whether it reached an entry no earlier case
-    /// did (the plan is then kept, its parent recorded).
-    pub fn merge(&mut self, p: &Proposal, keys: &Keys) -> Result<bool, String> {
+    /// did (the plan is then kept, its parent recorded), and how many keys were new.
+    pub fn merge(&mut self, p: &Proposal, keys: &Keys) -> Result<(bool, usize), String> {
+        let known = self.entries.len();
         let mut entries: Vec<usize> = keys
             .iter()
             .map(|k| {
@@ -288,6 +301,6 @@ impl Engine {
         if let Some(id) = id {
             self.state.corpus().get(id).map_err(err)?.borrow_mut().add_metadata(Reached { entries });
         }
-        Ok(id.is_some())
+        Ok((id.is_some(), self.entries.len() - known))
     }
 }

@@ -33,15 +33,16 @@ pub fn write(dir: &Path, spec: &RunSpec, verdict: &Verdict, hash: &str, note: &s
 
 /// The kept plans under each of `dirs` (the files of `DIR` and of its
 /// subfolders, sorted), as cases of the scenarios of `scenarios` (by index);
-/// entries of other scenarios are left out.
-pub fn load(dirs: &[PathBuf], scenarios: &[String]) -> Result<Vec<VecDeque<Case>>, String> {
+/// entries of other scenarios are left out, and shard `(i, n)` takes the
+/// files numbered i, i+n, ... of each folder.
+pub fn load(dirs: &[PathBuf], scenarios: &[String], (shard_i, shard_n): (u64, u64)) -> Result<Vec<VecDeque<Case>>, String> {
     let mut out: Vec<VecDeque<Case>> = scenarios.iter().map(|_| VecDeque::new()).collect();
     for d in dirs {
         let mut paths = vec![d.clone()];
         let mut subs: Vec<PathBuf> = std::fs::read_dir(d).map_err(|e| format!("{}: {e}", d.display()))?.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_dir()).collect();
         subs.sort();
         paths.extend(subs);
-        for f in corpus::collect(&paths)? {
+        for f in corpus::collect(&paths)?.into_iter().skip(shard_i as usize).step_by(shard_n as usize) {
             let e = corpus::load(&f)?;
             if let Some(i) = scenarios.iter().position(|s| *s == e.spec.scenario) {
                 out[i].push_back(Case { seed: e.spec.seed, plan: e.spec.plan });

@@ -32,10 +32,12 @@ pub enum Mutation {
     Links,
     /// A new run seed (the plan unchanged).
     Reseed,
+    /// The timed faults of a fresh swarm draw added to the plan's.
+    Graft,
 }
 
 /// Every mutation, in the order the engine's mutator tuple lists them.
-pub const MUTATIONS: &[Mutation] = &[Mutation::Shift, Mutation::Stretch, Mutation::Redraw, Mutation::Retarget, Mutation::Add, Mutation::Drop, Mutation::Links, Mutation::Reseed];
+pub const MUTATIONS: &[Mutation] = &[Mutation::Shift, Mutation::Stretch, Mutation::Redraw, Mutation::Retarget, Mutation::Add, Mutation::Drop, Mutation::Links, Mutation::Reseed, Mutation::Graft];
 
 impl Mutation {
     pub fn name(self) -> &'static str {
@@ -48,6 +50,7 @@ impl Mutation {
             Mutation::Drop => "drop",
             Mutation::Links => "links",
             Mutation::Reseed => "reseed",
+            Mutation::Graft => "graft",
         }
     }
 }
@@ -64,6 +67,7 @@ pub fn apply(m: Mutation, case: &mut Case, domain: &Domain, rand: &mut impl Rand
         Mutation::Add => add(&mut case.plan, domain, rand),
         Mutation::Drop => drop_one(&mut case.plan, rand),
         Mutation::Links => links(&mut case.plan, domain, rand),
+        Mutation::Graft => graft(&mut case.plan, domain, rand),
         Mutation::Reseed => {
             case.seed = ftw_sim::RunSeed(rand.next());
             true
@@ -207,6 +211,14 @@ fn links(plan: &mut FaultPlan, domain: &Domain, rand: &mut impl Rand) -> bool {
         plan.fleet = fresh.fleet;
     }
     true
+}
+
+/// The timed faults of a fresh swarm draw (seeded from `rand`) added.
+fn graft(plan: &mut FaultPlan, domain: &Domain, rand: &mut impl Rand) -> bool {
+    let fresh = crate::strategy::draw(domain, ftw_sim::RunSeed(rand.next())).current().plan;
+    let added = !fresh.faults.is_empty();
+    plan.faults.extend(fresh.faults);
+    added
 }
 
 #[cfg(test)]
