@@ -54,7 +54,8 @@ pub struct Args {
     /// fresh draws mixed with mutations of the plans kept for reaching new keys).
     #[arg(long)]
     unguided: bool,
-    /// Where the guided search writes its kept plans, `DIR/<scenario>/` (default: corpus/kept, git-ignored).
+    /// Where the guided search writes its kept plans, `DIR/<scenario>/` (default:
+    /// OUT/kept; `ftwsim triage` does not read a folder named `kept`).
     #[arg(long)]
     kept: Option<PathBuf>,
     /// Kept plans to start from (a folder as `--kept` writes it; repeatable): run
@@ -104,7 +105,7 @@ fn opts(a: Args) -> Result<(FuzzOpts, bool, Option<PathBuf>), String> {
     if a.unguided && (a.kept.is_some() || !a.kept_from.is_empty()) {
         return Err("--kept and --kept-from are for the guided search: drop --unguided".into());
     }
-    let guide = fuzz::Guide { on: !a.unguided, kept_out: Some(a.kept.unwrap_or_else(|| PathBuf::from("corpus/kept"))), kept_from: a.kept_from };
+    let guide = fuzz::Guide { on: !a.unguided, kept_out: Some(a.kept.unwrap_or_else(|| a.out.join("kept"))), kept_from: a.kept_from };
     let opts = FuzzOpts {
         guide,
         first_only: false,
