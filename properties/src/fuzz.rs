@@ -715,6 +715,12 @@ impl Summary {
             self.wall_s,
             self.determinism_checks
         );
+        s.push_str(&format!(
+            "{} search: {} protocol-state keys reached (each scenario's counted apart), {} plans kept\n",
+            if self.guided { "guided" } else { "unguided" },
+            self.keys,
+            self.kept
+        ));
         s.push_str(&self.coverage.render());
         if !self.unjudged.is_empty() {
             let u: Vec<String> = self.unjudged.iter().map(|(law, n)| format!("{law} {n}")).collect();
