@@ -174,6 +174,12 @@ pub struct ScenarioShare {
     /// Plans the guided search kept of it.
     #[serde(default)]
     pub kept: u64,
+    /// Cases handed out and not yet counted (the guided search's, under `--time`).
+    #[serde(skip)]
+    pub in_flight: u64,
+    /// Cases counted (run and tallied).
+    #[serde(skip)]
+    pub ran: u64,
 }
 
 impl Shared {
@@ -202,14 +208,17 @@ impl Shared {
     /// least (ties: list order). A scenario still reaching new keys weighs up to
     /// [`YIELD_WEIGHT_MAX`] times one that has stopped: it gets that many times
     /// the share, and every scenario keeps at least its share at weight 1.
+    /// Under `--time` the cost counts the cases in flight at the scenario's mean
+    /// case time so far, so the cases handed out ahead spread over the scenarios.
     fn pick_weighted(&mut self, stop: Stop, weights: &[f64]) -> usize {
         let cost = |s: &ScenarioShare| match stop {
             Stop::Cases(_) => s.cases as f64,
-            Stop::Time(_) => s.wall_s,
+            Stop::Time(_) => s.wall_s + s.in_flight as f64 * if s.ran > 0 { s.wall_s / s.ran as f64 } else { FIRST_CASE_S },
         };
         let key = |i: usize| cost(&self.per_scenario[i]) / weights[i];
         let i = (0..self.per_scenario.len()).min_by(|&a, &b| key(a).total_cmp(&key(b))).expect("a scenario");
         self.per_scenario[i].cases += 1;
+        self.per_scenario[i].in_flight += 1;
         i
     }
 }
@@ -337,6 +346,8 @@ fn tally(sh: &Mutex<Shared>, which: usize, ran: &Ran, keys: &Keys, case_wall_s: 
     }
     s.done += 1;
     s.per_scenario[which].wall_s += case_wall_s;
+    s.per_scenario[which].ran += 1;
+    s.per_scenario[which].in_flight = s.per_scenario[which].in_flight.saturating_sub(1);
     if spot {
         s.determinism_checks += 1;
     }
@@ -412,6 +423,11 @@ pub(crate) struct CaseOut {
 /// failures. `drawn`: the plan is the swarm draw of its seed (shrunk as drawn),
 /// else a plan of the guided search (shrunk by [`harness::shrink_plan`]).
 fn run_one(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, which: usize, case: &Case, drawn: bool, start: Instant) -> Option<CaseOut> {
+    if late(sh, opts, start) {
+        let share = &mut sh.lock().expect("lock").per_scenario[which];
+        (share.cases, share.in_flight) = (share.cases - 1, share.in_flight.saturating_sub(1));
+        return None;
+    }
     let case_start = Instant::now(); // the tool's wall clock, never seen by a run
     let check = check_of(opts, which);
     let law_property = opts.property.clone();
@@ -462,6 +478,14 @@ struct Planned {
     drawn: bool,
 }
 
+/// Whether a case handed out before the end comes too late to run: past `--time`,
+/// or after the first failure under `first_only` (never under `--cases`, whose
+/// every case runs). The guided search hands cases out ahead of time.
+fn late(sh: &Mutex<Shared>, opts: &FuzzOpts, start: Instant) -> bool {
+    let Stop::Time(s) = opts.stop else { return false };
+    start.elapsed() >= Duration::from_secs(s) || (opts.first_only && !sh.lock().expect("lock").failures.is_empty())
+}
+
 /// Whether the session is over before case `k`.
 fn over(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, start: Instant) -> bool {
     let spent = match opts.stop {
@@ -482,6 +506,10 @@ fn engine<'a>(engines: &'a mut [Option<Engine>], opts: &FuzzOpts, which: usize) 
     }
     Ok(engines[which].as_mut().expect("made"))
 }
+
+/// The wall time a scenario's case is taken to cost before one has run (a
+/// session case takes about 0.1 s: docs/fuzzing-and-ci.md).
+const FIRST_CASE_S: f64 = 0.1;
 
 /// The most a scenario still reaching new keys weighs against one that stopped.
 pub const YIELD_WEIGHT_MAX: f64 = 4.0;
