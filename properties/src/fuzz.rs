@@ -150,6 +150,9 @@ struct Shared {
     /// failure kept is always that case's, so the summary does not depend on
     /// `--jobs` or on which worker finished first (issue 19 section 2).
     seen: BTreeMap<Signature, u64>,
+    /// Per signature: every case that failed with it (the summary's repeats, counted
+    /// here rather than on the kept failure, which a lower case may not have reached yet).
+    failing: BTreeMap<Signature, u64>,
     done: u64,
     determinism_checks: u64,
     unjudged: BTreeMap<String, u64>,
@@ -226,6 +229,7 @@ impl Shared {
 /// Whether case `k` is (so far) the lowest failing case of its signature.
 fn claim(sh: &Mutex<Shared>, sig: &Signature, k: u64) -> bool {
     let mut s = sh.lock().expect("lock");
+    *s.failing.entry(sig.clone()).or_default() += 1;
     match s.seen.get(sig) {
         Some(&low) if low <= k => false,
         _ => {
@@ -636,6 +640,7 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
         coverage: Coverage::default(),
         failures: Vec::new(),
         seen: BTreeMap::new(),
+        failing: BTreeMap::new(),
         done: 0,
         determinism_checks: 0,
         unjudged: BTreeMap::new(),
@@ -672,7 +677,8 @@ fn summary(opts: &FuzzOpts, s: Shared, start: Instant) -> Summary {
     let (shard_i, shard_n) = opts.shard;
     let mut failures = s.failures;
     failures.sort_by_key(|(k, _)| *k);
-    let failures: Vec<Found> = failures.into_iter().map(|(_, f)| f).collect();
+    let failing = &s.failing;
+    let failures: Vec<Found> = failures.into_iter().map(|(_, f)| Found { repeats: failing.get(&f.signature).map_or(f.repeats, |n| n - 1), ..f }).collect();
     let signatures = failures.iter().map(|f| (f.signature.key(), 1 + f.repeats)).collect();
     let last = opts.seed_from.wrapping_add(shard_i + s.done.saturating_sub(1) * shard_n);
     Summary {
