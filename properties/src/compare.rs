@@ -68,7 +68,10 @@ pub fn keys_at(r: &Reach, at: f64, by_cases: bool) -> usize {
 
 /// Both searches' catches of every switch of `switches`.
 pub fn catches(switches: &[Switch], blocks: u64, limit_s: u64, jobs: usize) -> Vec<Catches> {
-    switches.iter().map(|&w| Catches { switch: w.name(), guided: catch(w, blocks, limit_s, jobs, true), unguided: catch(w, blocks, limit_s, jobs, false) }).collect()
+    switches
+        .iter()
+        .map(|&w| Catches { switch: w.name(), guided: catch(w, blocks, limit_s, jobs, true), unguided: catch(w, blocks, limit_s, jobs, false) })
+        .collect()
 }
 
 /// The keys table for people: eight points over the budget, then the totals.

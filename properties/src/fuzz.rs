@@ -18,10 +18,10 @@ use ftw_sim::RunSeed;
 use serde::{Deserialize, Serialize};
 
 use crate::coverage::{Coverage, Growth};
-use crate::harness::{self, only_property, run_command, Check, Failure};
 use crate::guide::engine::{Engine, Proposal};
-use crate::guide::keys::{self, Keys};
 use crate::guide::kept;
+use crate::guide::keys::{self, Keys};
+use crate::harness::{self, only_property, run_command, Check, Failure};
 use crate::strategy::{draw, Case};
 use crate::triage::signature::{self, Signature};
 
@@ -380,7 +380,17 @@ fn on_replay_failure(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, start: Instant
 
 /// A law failed in case `k`: shrink it (the lowest case of its signature only) and keep it.
 #[allow(clippy::too_many_arguments)]
-fn on_failure(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, start: Instant, mut check: Check, run: &harness::CaseRun, case: &Case, drawn: bool, law: harness::Law) {
+fn on_failure(
+    sh: &Mutex<Shared>,
+    opts: &FuzzOpts,
+    k: u64,
+    start: Instant,
+    mut check: Check,
+    run: &harness::CaseRun,
+    case: &Case,
+    drawn: bool,
+    law: harness::Law,
+) {
     let Verdict::Fail { property, detail } = &run.verdict else { return };
     let sig = signature::of_run(&check.scenario, property, &run.report);
     if !claim(sh, &sig, k) {
@@ -535,7 +545,14 @@ fn weights(yields: &[VecDeque<bool>]) -> Vec<f64> {
 }
 
 /// Case `k`: a kept plan to start from, else its scenario engine's proposal.
-fn plan_case(sh: &Mutex<Shared>, opts: &FuzzOpts, engines: &mut [Option<Engine>], preload: &mut [VecDeque<Case>], yields: &[VecDeque<bool>], k: u64) -> Result<Planned, String> {
+fn plan_case(
+    sh: &Mutex<Shared>,
+    opts: &FuzzOpts,
+    engines: &mut [Option<Engine>],
+    preload: &mut [VecDeque<Case>],
+    yields: &[VecDeque<bool>],
+    k: u64,
+) -> Result<Planned, String> {
     let which = sh.lock().expect("lock").pick_weighted(opts.stop, &weights(yields));
     if let Some(case) = preload[which].pop_front() {
         return Ok(Planned { k, which, proposal: Proposal { case, parent: None }, drawn: false });
@@ -550,7 +567,10 @@ fn keep_plan(sh: &Mutex<Shared>, opts: &FuzzOpts, p: &Planned, out: &CaseOut) {
     sh.lock().expect("lock").per_scenario[p.which].kept += 1;
     let Some(dir) = &opts.guide.kept_out else { return };
     let how = if p.proposal.parent.is_some() { "a mutation of a kept plan" } else { "a fresh draw" };
-    let note = format!("kept by the guided search (case {} of shard {}/{}, {how}): it reached a protocol-state key no earlier case of its scenario had", p.k, opts.shard.0, opts.shard.1);
+    let note = format!(
+        "kept by the guided search (case {} of shard {}/{}, {how}): it reached a protocol-state key no earlier case of its scenario had",
+        p.k, opts.shard.0, opts.shard.1
+    );
     if let Err(e) = kept::write(dir, &out.spec, &out.verdict, &out.hash, &note) {
         eprintln!("ftwsim: could not write a kept plan: {e}");
     }

@@ -14,8 +14,8 @@
 
 pub mod capture;
 pub mod catch;
-pub mod compare;
 pub mod cmd;
+pub mod compare;
 pub mod corpus;
 pub mod coverage;
 pub mod fuzz;

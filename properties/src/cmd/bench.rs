@@ -85,7 +85,10 @@ fn search_main(a: &Args) -> ExitCode {
         }
     }
     if a.json {
-        println!("{}", serde_json::json!({ "budget": format!("{stop:?}"), "seed_from": a.seed_from, "jobs": a.jobs, "guided": g, "unguided": u, "blocks": a.blocks, "limit_s": a.limit, "catches": caught }));
+        println!(
+            "{}",
+            serde_json::json!({ "budget": format!("{stop:?}"), "seed_from": a.seed_from, "jobs": a.jobs, "guided": g, "unguided": u, "blocks": a.blocks, "limit_s": a.limit, "catches": caught })
+        );
     }
     ExitCode::SUCCESS
 }
@@ -162,6 +165,11 @@ pub fn main(a: Args) -> ExitCode {
     if a.catch {
         return catch_main(&a);
     }
+    speed(a)
+}
+
+/// The speed figures: an idle day, a session, the table, the streaming day, fuzz throughput.
+fn speed(a: Args) -> ExitCode {
     if a.streaming_day {
         let (wall, d) = streaming_day();
         println!("streaming day: {:.0} sim s in {wall:.2} wall s = {:.0} sim s per wall s; {d:?}", d.sim_s, d.sim_s / wall);

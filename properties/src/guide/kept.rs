@@ -39,7 +39,8 @@ pub fn load(dirs: &[PathBuf], scenarios: &[String], (shard_i, shard_n): (u64, u6
     let mut out: Vec<VecDeque<Case>> = scenarios.iter().map(|_| VecDeque::new()).collect();
     for d in dirs {
         let mut paths = vec![d.clone()];
-        let mut subs: Vec<PathBuf> = std::fs::read_dir(d).map_err(|e| format!("{}: {e}", d.display()))?.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_dir()).collect();
+        let mut subs: Vec<PathBuf> =
+            std::fs::read_dir(d).map_err(|e| format!("{}: {e}", d.display()))?.filter_map(|e| e.ok().map(|e| e.path())).filter(|p| p.is_dir()).collect();
         subs.sort();
         paths.extend(subs);
         for f in corpus::collect(&paths)?.into_iter().skip(shard_i as usize).step_by(shard_n as usize) {

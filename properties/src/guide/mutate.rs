@@ -37,7 +37,17 @@ pub enum Mutation {
 }
 
 /// Every mutation, in the order the engine's mutator tuple lists them.
-pub const MUTATIONS: &[Mutation] = &[Mutation::Shift, Mutation::Stretch, Mutation::Redraw, Mutation::Retarget, Mutation::Add, Mutation::Drop, Mutation::Links, Mutation::Reseed, Mutation::Graft];
+pub const MUTATIONS: &[Mutation] = &[
+    Mutation::Shift,
+    Mutation::Stretch,
+    Mutation::Redraw,
+    Mutation::Retarget,
+    Mutation::Add,
+    Mutation::Drop,
+    Mutation::Links,
+    Mutation::Reseed,
+    Mutation::Graft,
+];
 
 impl Mutation {
     pub fn name(self) -> &'static str {
