@@ -431,8 +431,6 @@ pub(crate) struct CaseOut {
     pub spec: ftw_sim::world::topology::RunSpec,
     pub verdict: Verdict,
     pub hash: String,
-    /// Its wall seconds (the tool's clock: under `--time` only, what a scenario's keys cost).
-    pub wall_s: f64,
 }
 
 /// Run case `k` (`case`, of scenario `which`): run, spot-check, count, keep
@@ -462,12 +460,11 @@ fn run_one(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, which: usize, case: &Cas
     let spot = opts.property.as_deref() == Some("replay") || k.is_multiple_of(opts.determinism_every);
     let ran = Ran { replay_failure: if spot { spot_check(&run) } else { None }, run };
     let keys = keys::of_run(&ran.run.spec.plan, &ran.run.report);
-    let wall_s = case_start.elapsed().as_secs_f64();
-    tally(sh, which, &ran, &keys, wall_s, spot, start);
+    tally(sh, which, &ran, &keys, case_start.elapsed().as_secs_f64(), spot, start);
     if let Some(failure) = ran.replay_failure {
         on_replay_failure(sh, opts, k, start, &ran.run, failure);
     }
-    let out = CaseOut { keys, spec: ran.run.spec.clone(), verdict: ran.run.verdict.clone(), hash: ran.run.report.outcome.trace.hash(), wall_s };
+    let out = CaseOut { keys, spec: ran.run.spec.clone(), verdict: ran.run.verdict.clone(), hash: ran.run.report.outcome.trace.hash() };
     on_failure(sh, opts, k, start, check, &ran.run, case, drawn, &law);
     Some(out)
 }
@@ -534,32 +531,15 @@ pub const YIELD_WEIGHT_MAX: f64 = 4.0;
 /// Merged cases of a scenario its weight looks back on.
 const YIELD_WINDOW: usize = 8;
 
-/// One merged case of a scenario: the keys it reached first, and its cost (1
-/// under `--cases`, its wall seconds under `--time`).
-type Yield = (usize, f64);
-
-/// Each scenario's weight: 1 + 3 x its rate of new keys per cost over its last
-/// [`YIELD_WINDOW`] merged cases, against the best rate; a scenario with fewer
-/// cases than that weighs the most. Under `--time` the rate is keys per second,
-/// so a scenario of millisecond cases that still finds keys is not starved by
-/// one of two-second cases finding one a case.
-fn weights(yields: &[VecDeque<Yield>]) -> Vec<f64> {
-    let rate = |y: &VecDeque<Yield>| {
-        let (new, cost) = y.iter().fold((0, 0.0), |(n, c), (dn, dc)| (n + dn, c + dc));
-        if y.len() < YIELD_WINDOW {
-            f64::INFINITY
-        } else {
-            new as f64 / f64::max(cost, 1e-6)
-        }
-    };
-    let rates: Vec<f64> = yields.iter().map(rate).collect();
-    let best = rates.iter().copied().filter(|r| r.is_finite()).fold(0.0, f64::max);
-    rates
+/// Each scenario's weight from the new keys of its last [`YIELD_WINDOW`] merged
+/// cases: 1 + 3 x (the share of them that reached a new key); the most before it
+/// has that many.
+fn weights(yields: &[VecDeque<bool>]) -> Vec<f64> {
+    yields
         .iter()
-        .map(|&r| match r {
-            r if r.is_infinite() => YIELD_WEIGHT_MAX,
-            _ if best == 0.0 => 1.0,
-            r => 1.0 + (YIELD_WEIGHT_MAX - 1.0) * r / best,
+        .map(|y| {
+            let found = y.iter().filter(|n| **n).count() + YIELD_WINDOW - y.len();
+            1.0 + (YIELD_WEIGHT_MAX - 1.0) * found as f64 / YIELD_WINDOW as f64
         })
         .collect()
 }
@@ -570,7 +550,7 @@ fn plan_case(
     opts: &FuzzOpts,
     engines: &mut [Option<Engine>],
     preload: &mut [VecDeque<Case>],
-    yields: &[VecDeque<Yield>],
+    yields: &[VecDeque<bool>],
     k: u64,
 ) -> Result<Planned, String> {
     let which = sh.lock().expect("lock").pick_weighted(opts.stop, &weights(yields));
@@ -633,9 +613,9 @@ fn coordinate(
     let mut preload = kept::load(&opts.guide.kept_from, &opts.scenarios, opts.shard)?;
     let (mut next, mut merged, mut in_flight) = (0u64, 0u64, 0u64);
     let mut arrived: BTreeMap<u64, (Planned, Option<CaseOut>)> = BTreeMap::new();
-    let mut yields: Vec<VecDeque<Yield>> = opts.scenarios.iter().map(|_| VecDeque::new()).collect();
+    let mut yields: Vec<VecDeque<bool>> = opts.scenarios.iter().map(|_| VecDeque::new()).collect();
     // Every proposal is made right after the merge of case `k - WINDOW`, never later.
-    let mut fill = |next: &mut u64, merged: u64, in_flight: &mut u64, engines: &mut [Option<Engine>], yields: &[VecDeque<Yield>]| -> Result<(), String> {
+    let mut fill = |next: &mut u64, merged: u64, in_flight: &mut u64, engines: &mut [Option<Engine>], yields: &[VecDeque<bool>]| -> Result<(), String> {
         while *next < merged + WINDOW && !over(sh, opts, *next, start) {
             work.send(plan_case(sh, opts, engines, &mut preload, yields, *next)?).expect("the threads run");
             (*next, *in_flight) = (*next + 1, *in_flight + 1);
@@ -654,7 +634,7 @@ fn coordinate(
                     keep_plan(sh, opts, &p, &out);
                 }
                 let y = &mut yields[p.which];
-                y.push_back((new, if let Stop::Time(_) = opts.stop { out.wall_s } else { 1.0 }));
+                y.push_back(new > 0);
                 if y.len() > YIELD_WINDOW {
                     y.pop_front();
                 }
