@@ -21,14 +21,15 @@ pub struct Catch {
 /// The seed block `b` starts here: far apart, so blocks never overlap.
 const BLOCK: u64 = 1 << 32;
 
-/// Time to first catch of `switch` from `blocks` seed blocks, each run at most `limit_s`.
-pub fn catch(switch: Switch, blocks: u64, limit_s: u64, jobs: usize) -> Catch {
+/// Time to first catch of `switch` from `blocks` seed blocks, each run at most
+/// `limit_s`, by the guided search or the unguided one.
+pub fn catch(switch: Switch, blocks: u64, limit_s: u64, jobs: usize, guided: bool) -> Catch {
     let scenarios = crate::laws::scenarios_for([switch.name()]);
-    let found: Vec<Option<f64>> = (1..=blocks).map(|b| first_find(switch, &scenarios, b * BLOCK, limit_s, jobs)).collect();
+    let found: Vec<Option<f64>> = (1..=blocks).map(|b| first_find(switch, &scenarios, b * BLOCK, limit_s, jobs, guided)).collect();
     Catch { switch: switch.name(), scenarios, median_s: median(&found), found_after_s: found }
 }
 
-fn first_find(switch: Switch, scenarios: &[&str], seed_from: u64, limit_s: u64, jobs: usize) -> Option<f64> {
+fn first_find(switch: Switch, scenarios: &[&str], seed_from: u64, limit_s: u64, jobs: usize, guided: bool) -> Option<f64> {
     let opts = FuzzOpts {
         stop: Stop::Time(limit_s),
         property: None,
@@ -42,6 +43,7 @@ fn first_find(switch: Switch, scenarios: &[&str], seed_from: u64, limit_s: u64, 
         jobs,
         progress: false,
         first_only: true,
+        guide: crate::fuzz::Guide { on: guided, ..Default::default() },
     };
     let s = fuzz(&opts).ok()?;
     s.failures.iter().map(|f| f.found_after_s).min_by(|a, b| a.total_cmp(b))

@@ -6,10 +6,10 @@
 //! `seed_from + i` and its scenario the `k`-th of the list, round robin. So a
 //! case is named by (scenario, seed) alone, and shards never overlap.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
-use std::sync::Mutex;
+use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
 use ftw_sim::scenario::{self, Verdict};
@@ -18,8 +18,11 @@ use ftw_sim::RunSeed;
 use serde::{Deserialize, Serialize};
 
 use crate::coverage::{Coverage, Growth};
+use crate::guide::engine::{Engine, Proposal};
+use crate::guide::kept;
+use crate::guide::keys::{self, Keys};
 use crate::harness::{self, only_property, run_command, Check, Failure};
-use crate::strategy::draw;
+use crate::strategy::{draw, Case};
 use crate::triage::signature::{self, Signature};
 
 /// When to stop.
@@ -49,6 +52,19 @@ pub struct FuzzOpts {
     pub progress: bool,
     /// Stop at the first failure, unshrunk (`ftwsim bench --catch`: time to first catch).
     pub first_only: bool,
+    /// The guided search, or the unguided one (the default here; `ftwsim fuzz` guides).
+    pub guide: Guide,
+}
+
+/// The guided search's options (issue 36).
+#[derive(Clone, Debug, Default)]
+pub struct Guide {
+    /// Guided: cases are fresh draws and mutations of kept plans (see [`WINDOW`]).
+    pub on: bool,
+    /// Where kept plans are written (`DIR/<scenario>/`), if anywhere.
+    pub kept_out: Option<PathBuf>,
+    /// Kept plans to start from (run first, each as a case).
+    pub kept_from: Vec<PathBuf>,
 }
 
 /// One failure found: the lowest case of its signature.
@@ -102,6 +118,18 @@ pub struct Summary {
     pub per_scenario: Vec<ScenarioShare>,
     /// Each time the cases reached a fault kind or decision kind none had before.
     pub growth: Vec<Growth>,
+    /// Whether the search was guided (issue 36).
+    #[serde(default)]
+    pub guided: bool,
+    /// Protocol-state keys reached (`guide::keys`), counted per scenario and summed.
+    #[serde(default)]
+    pub keys: u64,
+    /// Each time a case reached keys none had before: case, wall s, keys so far.
+    #[serde(default)]
+    pub key_growth: Vec<Growth>,
+    /// Plans the guided search kept (a key no earlier case reached).
+    #[serde(default)]
+    pub kept: u64,
 }
 
 /// Parse `I/N` (0-based I).
@@ -122,12 +150,18 @@ struct Shared {
     /// failure kept is always that case's, so the summary does not depend on
     /// `--jobs` or on which worker finished first (issue 19 section 2).
     seen: BTreeMap<Signature, u64>,
+    /// Per signature: every case that failed with it (the summary's repeats, counted
+    /// here rather than on the kept failure, which a lower case may not have reached yet).
+    failing: BTreeMap<Signature, u64>,
     done: u64,
     determinism_checks: u64,
     unjudged: BTreeMap<String, u64>,
     /// Per scenario (in `opts.scenarios` order): cases run and wall time spent.
     per_scenario: Vec<ScenarioShare>,
     growth: Vec<Growth>,
+    /// Every (scenario index, key) reached.
+    keys: BTreeSet<(usize, String)>,
+    key_growth: Vec<Growth>,
 }
 
 /// What one scenario got of a fuzzing session.
@@ -137,6 +171,18 @@ pub struct ScenarioShare {
     pub scenario: String,
     pub cases: u64,
     pub wall_s: f64,
+    /// Protocol-state keys its cases reached.
+    #[serde(default)]
+    pub keys: u64,
+    /// Plans the guided search kept of it.
+    #[serde(default)]
+    pub kept: u64,
+    /// Cases handed out and not yet counted (the guided search's, under `--time`).
+    #[serde(skip)]
+    pub in_flight: u64,
+    /// Cases counted (run and tallied).
+    #[serde(skip)]
+    pub ran: u64,
 }
 
 impl Shared {
@@ -159,11 +205,31 @@ impl Shared {
         self.per_scenario[i].cases += 1;
         i
     }
+
+    /// The guided search's scenario for the next case: the one whose cases (under
+    /// `--cases`) or wall time (under `--time`) so far, divided by its weight, is
+    /// least (ties: list order). A scenario still reaching new keys weighs up to
+    /// [`YIELD_WEIGHT_MAX`] times one that has stopped: it gets that many times
+    /// the share, and every scenario keeps at least its share at weight 1.
+    /// Under `--time` the cost counts the cases in flight at the scenario's mean
+    /// case time so far, so the cases handed out ahead spread over the scenarios.
+    fn pick_weighted(&mut self, stop: Stop, weights: &[f64]) -> usize {
+        let cost = |s: &ScenarioShare| match stop {
+            Stop::Cases(_) => s.cases as f64,
+            Stop::Time(_) => s.wall_s + s.in_flight as f64 * if s.ran > 0 { s.wall_s / s.ran as f64 } else { FIRST_CASE_S },
+        };
+        let key = |i: usize| cost(&self.per_scenario[i]) / weights[i];
+        let i = (0..self.per_scenario.len()).min_by(|&a, &b| key(a).total_cmp(&key(b))).expect("a scenario");
+        self.per_scenario[i].cases += 1;
+        self.per_scenario[i].in_flight += 1;
+        i
+    }
 }
 
 /// Whether case `k` is (so far) the lowest failing case of its signature.
 fn claim(sh: &Mutex<Shared>, sig: &Signature, k: u64) -> bool {
     let mut s = sh.lock().expect("lock");
+    *s.failing.entry(sig.clone()).or_default() += 1;
     match s.seen.get(sig) {
         Some(&low) if low <= k => false,
         _ => {
@@ -262,9 +328,17 @@ fn spot_check(run: &harness::CaseRun) -> Option<(Signature, String)> {
 }
 
 /// Count a finished case: its coverage, unjudged laws, wall time, spot-check.
-fn tally(sh: &Mutex<Shared>, which: usize, ran: &Ran, case_wall_s: f64, spot: bool, start: Instant) {
+fn tally(sh: &Mutex<Shared>, which: usize, ran: &Ran, keys: &Keys, case_wall_s: f64, spot: bool, start: Instant) {
     let mut s = sh.lock().expect("lock");
     let r = &ran.run;
+    let before = s.keys.len();
+    s.keys.extend(keys.iter().map(|k| (which, k.clone())));
+    let new = (s.keys.len() - before) as u64;
+    if new > 0 {
+        s.per_scenario[which].keys += new;
+        let (case, keys) = (s.done, s.keys.len());
+        s.key_growth.push(Growth { case, wall_s: start.elapsed().as_secs_f64(), keys });
+    }
     s.coverage.add(r.report.outcome.trace.counts(), r.report.outcome.trace.tags());
     s.coverage.add_faults(&harness::FaultPlanSummary::of(&r.spec.plan).kinds);
     let (case, keys) = (s.done, s.coverage.keys());
@@ -276,6 +350,8 @@ fn tally(sh: &Mutex<Shared>, which: usize, ran: &Ran, case_wall_s: f64, spot: bo
     }
     s.done += 1;
     s.per_scenario[which].wall_s += case_wall_s;
+    s.per_scenario[which].ran += 1;
+    s.per_scenario[which].in_flight = s.per_scenario[which].in_flight.saturating_sub(1);
     if spot {
         s.determinism_checks += 1;
     }
@@ -303,7 +379,18 @@ fn on_replay_failure(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, start: Instant
 }
 
 /// A law failed in case `k`: shrink it (the lowest case of its signature only) and keep it.
-fn on_failure(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, start: Instant, mut check: Check, run: &harness::CaseRun, law: harness::Law) {
+#[allow(clippy::too_many_arguments)]
+fn on_failure(
+    sh: &Mutex<Shared>,
+    opts: &FuzzOpts,
+    k: u64,
+    start: Instant,
+    mut check: Check,
+    run: &harness::CaseRun,
+    case: &Case,
+    drawn: bool,
+    law: harness::Law,
+) {
     let Verdict::Fail { property, detail } = &run.verdict else { return };
     let sig = signature::of_run(&check.scenario, property, &run.report);
     if !claim(sh, &sig, k) {
@@ -317,40 +404,246 @@ fn on_failure(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, start: Instant, mut c
     if opts.first_only {
         check.shrink_runs_max = 0;
     }
-    match harness::shrink(&check, run.spec.seed, &sig, detail, law) {
+    let shrunk = if drawn { harness::shrink(&check, run.spec.seed, &sig, detail, law) } else { harness::shrink_plan(&check, case, &sig, detail, law) };
+    match shrunk {
         Ok(f) => record_failure(sh, opts, k, found_after_s, f),
         Err(e) => eprintln!("ftwsim: shrinking {} seed {}: {e}", check.scenario, run.spec.seed.0),
     }
 }
 
-/// Run case `k` of the session: draw, run, spot-check, count, keep failures.
-fn one_case(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, start: Instant) {
+/// The run seed of case `k` of this shard.
+fn case_seed(opts: &FuzzOpts, k: u64) -> RunSeed {
     let (shard_i, shard_n) = opts.shard;
-    let seed = RunSeed(opts.seed_from.wrapping_add(shard_i + k * shard_n));
-    let which = sh.lock().expect("lock").pick(k, opts.stop);
-    let name = &opts.scenarios[which];
-    let case_start = Instant::now(); // the tool's wall clock, never seen by a run
-    let mut check = Check::new(name);
+    RunSeed(opts.seed_from.wrapping_add(shard_i + k * shard_n))
+}
+
+/// The check case `k` runs under: its scenario, the session's switches and QUIC.
+fn check_of(opts: &FuzzOpts, which: usize) -> Check {
+    let mut check = Check::new(&opts.scenarios[which]);
     check.switches = opts.switches.clone();
     check.quic = opts.quic;
-    let case = draw(&check.domain, seed).current();
+    check
+}
+
+/// What a case's run left for the guided search: its keys, its spec, verdict and hash.
+pub(crate) struct CaseOut {
+    pub keys: Keys,
+    pub spec: ftw_sim::world::topology::RunSpec,
+    pub verdict: Verdict,
+    pub hash: String,
+}
+
+/// Run case `k` (`case`, of scenario `which`): run, spot-check, count, keep
+/// failures. `drawn`: the plan is the swarm draw of its seed (shrunk as drawn),
+/// else a plan of the guided search (shrunk by [`harness::shrink_plan`]).
+fn run_one(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, which: usize, case: &Case, drawn: bool, start: Instant) -> Option<CaseOut> {
+    if late(sh, opts, start) {
+        let share = &mut sh.lock().expect("lock").per_scenario[which];
+        (share.cases, share.in_flight) = (share.cases - 1, share.in_flight.saturating_sub(1));
+        return None;
+    }
+    let case_start = Instant::now(); // the tool's wall clock, never seen by a run
+    let check = check_of(opts, which);
     let law_property = opts.property.clone();
     let law = move |_: &ftw_sim::world::topology::RunSpec, r: &ftw_sim::scenario::RunReport| match law_property.as_deref() {
         None => r.verdict(),
         Some("replay") => Verdict::Pass,
         Some(p) => only_property(p, r),
     };
-    let run = match harness::run_case(&check, &case, &law) {
+    let run = match harness::run_case(&check, case, &law) {
         Ok(r) => r,
-        Err(e) => return eprintln!("ftwsim: {name} seed {}: {e}", seed.0),
+        Err(e) => {
+            eprintln!("ftwsim: {} seed {}: {e}", check.scenario, case.seed.0);
+            return None;
+        }
     };
     let spot = opts.property.as_deref() == Some("replay") || k.is_multiple_of(opts.determinism_every);
     let ran = Ran { replay_failure: if spot { spot_check(&run) } else { None }, run };
-    tally(sh, which, &ran, case_start.elapsed().as_secs_f64(), spot, start);
+    let keys = keys::of_run(&ran.run.spec.plan, &ran.run.report);
+    tally(sh, which, &ran, &keys, case_start.elapsed().as_secs_f64(), spot, start);
     if let Some(failure) = ran.replay_failure {
         on_replay_failure(sh, opts, k, start, &ran.run, failure);
     }
-    on_failure(sh, opts, k, start, check, &ran.run, &law);
+    let out = CaseOut { keys, spec: ran.run.spec.clone(), verdict: ran.run.verdict.clone(), hash: ran.run.report.outcome.trace.hash() };
+    on_failure(sh, opts, k, start, check, &ran.run, case, drawn, &law);
+    Some(out)
+}
+
+/// Run case `k` of the unguided search: the swarm draw of its seed.
+fn one_case(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, start: Instant) {
+    let which = sh.lock().expect("lock").pick(k, opts.stop);
+    let case = draw(&Check::new(&opts.scenarios[which]).domain, case_seed(opts, k)).current();
+    run_one(sh, opts, k, which, &case, true, start);
+}
+
+/// Cases of the guided search in flight: case `k` is proposed once every case
+/// before `k - WINDOW` is merged (and none after), so each proposal is made from
+/// the same engine state however long the cases take or however many threads
+/// run them, and the threads keep busy past one long case (a `phone-race` case
+/// is 2 s, most others a tenth of that).
+pub const WINDOW: u64 = 16;
+
+/// One case of the guided search.
+struct Planned {
+    k: u64,
+    which: usize,
+    proposal: Proposal,
+    /// The plan is its seed's swarm draw.
+    drawn: bool,
+}
+
+/// Whether a case handed out before the end comes too late to run: past `--time`,
+/// or after the first failure under `first_only` (never under `--cases`, whose
+/// every case runs). The guided search hands cases out ahead of time.
+fn late(sh: &Mutex<Shared>, opts: &FuzzOpts, start: Instant) -> bool {
+    let Stop::Time(s) = opts.stop else { return false };
+    start.elapsed() >= Duration::from_secs(s) || (opts.first_only && !sh.lock().expect("lock").failures.is_empty())
+}
+
+/// Whether the session is over before case `k`.
+fn over(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, start: Instant) -> bool {
+    let spent = match opts.stop {
+        Stop::Cases(n) => k >= n,
+        Stop::Time(s) => start.elapsed() >= Duration::from_secs(s),
+    };
+    spent || (opts.first_only && !sh.lock().expect("lock").failures.is_empty())
+}
+
+/// The engine of scenario `which`, made on first use; its random source is
+/// seeded from the session's first seed, shard and the scenario's name.
+fn engine<'a>(engines: &'a mut [Option<Engine>], opts: &FuzzOpts, which: usize) -> Result<&'a mut Engine, String> {
+    if engines[which].is_none() {
+        let tag = format!("ftw.guide.engine.v1|{}|{:?}|{}", opts.seed_from, opts.shard, opts.scenarios[which]);
+        let d = <sha2::Sha256 as sha2::Digest>::digest(tag.as_bytes());
+        let seed = u64::from_be_bytes(d[..8].try_into().expect("8 bytes"));
+        engines[which] = Some(Engine::new(&Check::new(&opts.scenarios[which]).domain, seed)?);
+    }
+    Ok(engines[which].as_mut().expect("made"))
+}
+
+/// The wall time a scenario's case is taken to cost before one has run (a
+/// session case takes about 0.1 s: docs/fuzzing-and-ci.md).
+const FIRST_CASE_S: f64 = 0.1;
+
+/// The most a scenario still reaching new keys weighs against one that stopped.
+pub const YIELD_WEIGHT_MAX: f64 = 4.0;
+
+/// Merged cases of a scenario its weight looks back on.
+const YIELD_WINDOW: usize = 8;
+
+/// Each scenario's weight from the new keys of its last [`YIELD_WINDOW`] merged
+/// cases: 1 + 3 x (the share of them that reached a new key); the most before it
+/// has that many.
+fn weights(yields: &[VecDeque<bool>]) -> Vec<f64> {
+    yields
+        .iter()
+        .map(|y| {
+            let found = y.iter().filter(|n| **n).count() + YIELD_WINDOW - y.len();
+            1.0 + (YIELD_WEIGHT_MAX - 1.0) * found as f64 / YIELD_WINDOW as f64
+        })
+        .collect()
+}
+
+/// Case `k`: a kept plan to start from, else its scenario engine's proposal.
+fn plan_case(
+    sh: &Mutex<Shared>,
+    opts: &FuzzOpts,
+    engines: &mut [Option<Engine>],
+    preload: &mut [VecDeque<Case>],
+    yields: &[VecDeque<bool>],
+    k: u64,
+) -> Result<Planned, String> {
+    let which = sh.lock().expect("lock").pick_weighted(opts.stop, &weights(yields));
+    if let Some(case) = preload[which].pop_front() {
+        return Ok(Planned { k, which, proposal: Proposal { case, parent: None }, drawn: false });
+    }
+    let proposal = engine(engines, opts, which)?.propose(case_seed(opts, k))?;
+    let drawn = proposal.parent.is_none();
+    Ok(Planned { k, which, proposal, drawn })
+}
+
+/// A kept plan: counted, and written under `--kept` if given.
+fn keep_plan(sh: &Mutex<Shared>, opts: &FuzzOpts, p: &Planned, out: &CaseOut) {
+    sh.lock().expect("lock").per_scenario[p.which].kept += 1;
+    let Some(dir) = &opts.guide.kept_out else { return };
+    let how = if p.proposal.parent.is_some() { "a mutation of a kept plan" } else { "a fresh draw" };
+    let note = format!(
+        "kept by the guided search (case {} of shard {}/{}, {how}): it reached a protocol-state key no earlier case of its scenario had",
+        p.k, opts.shard.0, opts.shard.1
+    );
+    if let Err(e) = kept::write(dir, &out.spec, &out.verdict, &out.hash, &note) {
+        eprintln!("ftwsim: could not write a kept plan: {e}");
+    }
+}
+
+/// The guided search: cases proposed [`WINDOW`] ahead of the merge, run on
+/// `jobs` threads, merged into their engines in case order.
+fn guided(sh: &Mutex<Shared>, opts: &FuzzOpts, start: Instant, bar: &indicatif::ProgressBar) -> Result<(), String> {
+    let (work_tx, work_rx) = mpsc::channel::<Planned>();
+    let (done_tx, done_rx) = mpsc::channel::<(Planned, Option<CaseOut>)>();
+    let work_rx = Mutex::new(work_rx);
+    std::thread::scope(|scope| {
+        for _ in 0..opts.jobs.max(1) {
+            let (done_tx, work_rx) = (done_tx.clone(), &work_rx);
+            scope.spawn(move || loop {
+                let next = work_rx.lock().expect("lock").recv();
+                let Ok(p) = next else { break };
+                let out = run_one(sh, opts, p.k, p.which, &p.proposal.case, p.drawn, start);
+                if done_tx.send((p, out)).is_err() {
+                    break;
+                }
+            });
+        }
+        drop(done_tx);
+        coordinate(sh, opts, start, bar, work_tx, done_rx)
+    })
+}
+
+/// Propose, hand out and merge the guided search's cases (`work` dropped on
+/// return, so the threads end).
+fn coordinate(
+    sh: &Mutex<Shared>,
+    opts: &FuzzOpts,
+    start: Instant,
+    bar: &indicatif::ProgressBar,
+    work: mpsc::Sender<Planned>,
+    done: mpsc::Receiver<(Planned, Option<CaseOut>)>,
+) -> Result<(), String> {
+    let mut engines: Vec<Option<Engine>> = opts.scenarios.iter().map(|_| None).collect();
+    let mut preload = kept::load(&opts.guide.kept_from, &opts.scenarios, opts.shard)?;
+    let (mut next, mut merged, mut in_flight) = (0u64, 0u64, 0u64);
+    let mut arrived: BTreeMap<u64, (Planned, Option<CaseOut>)> = BTreeMap::new();
+    let mut yields: Vec<VecDeque<bool>> = opts.scenarios.iter().map(|_| VecDeque::new()).collect();
+    // Every proposal is made right after the merge of case `k - WINDOW`, never later.
+    let mut fill = |next: &mut u64, merged: u64, in_flight: &mut u64, engines: &mut [Option<Engine>], yields: &[VecDeque<bool>]| -> Result<(), String> {
+        while *next < merged + WINDOW && !over(sh, opts, *next, start) {
+            work.send(plan_case(sh, opts, engines, &mut preload, yields, *next)?).expect("the threads run");
+            (*next, *in_flight) = (*next + 1, *in_flight + 1);
+        }
+        Ok(())
+    };
+    fill(&mut next, merged, &mut in_flight, &mut engines, &yields)?;
+    while in_flight > 0 {
+        let (p, out) = done.recv().expect("a thread has the case");
+        arrived.insert(p.k, (p, out));
+        while let Some((p, out)) = arrived.remove(&merged) {
+            (merged, in_flight) = (merged + 1, in_flight - 1);
+            if let Some(out) = out {
+                let (kept, new) = engine(&mut engines, opts, p.which)?.merge(&p.proposal, &out.keys)?;
+                if kept {
+                    keep_plan(sh, opts, &p, &out);
+                }
+                let y = &mut yields[p.which];
+                y.push_back(new > 0);
+                if y.len() > YIELD_WINDOW {
+                    y.pop_front();
+                }
+            }
+            fill(&mut next, merged, &mut in_flight, &mut engines, &yields)?;
+        }
+        progress(sh, opts, start, bar);
+    }
+    Ok(())
 }
 
 /// Fuzz until `opts.stop`.
@@ -367,31 +660,34 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
         coverage: Coverage::default(),
         failures: Vec::new(),
         seen: BTreeMap::new(),
+        failing: BTreeMap::new(),
         done: 0,
         determinism_checks: 0,
         unjudged: BTreeMap::new(),
         per_scenario,
         growth: Vec::new(),
+        keys: BTreeSet::new(),
+        key_growth: Vec::new(),
     });
     let bar = progress_bar(opts);
-    let worker = || loop {
-        let k = next.fetch_add(1, Ordering::SeqCst);
-        let over = match opts.stop {
-            Stop::Cases(n) => k >= n,
-            Stop::Time(s) => start.elapsed() >= Duration::from_secs(s),
+    if opts.guide.on {
+        guided(&sh, opts, start, &bar)?;
+    } else {
+        let worker = || loop {
+            let k = next.fetch_add(1, Ordering::SeqCst);
+            if over(&sh, opts, k, start) {
+                break;
+            }
+            one_case(&sh, opts, k, start);
+            progress(&sh, opts, start, &bar);
         };
-        if over || (opts.first_only && !sh.lock().expect("lock").failures.is_empty()) {
-            break;
-        }
-        one_case(&sh, opts, k, start);
-        progress(&sh, opts, start, &bar);
-    };
-    std::thread::scope(|scope| {
-        for _ in 1..opts.jobs.max(1) {
-            scope.spawn(worker);
-        }
-        worker();
-    });
+        std::thread::scope(|scope| {
+            for _ in 1..opts.jobs.max(1) {
+                scope.spawn(worker);
+            }
+            worker();
+        });
+    }
     bar.finish_and_clear();
     Ok(summary(opts, sh.into_inner().expect("lock"), start))
 }
@@ -401,7 +697,8 @@ fn summary(opts: &FuzzOpts, s: Shared, start: Instant) -> Summary {
     let (shard_i, shard_n) = opts.shard;
     let mut failures = s.failures;
     failures.sort_by_key(|(k, _)| *k);
-    let failures: Vec<Found> = failures.into_iter().map(|(_, f)| f).collect();
+    let failing = &s.failing;
+    let failures: Vec<Found> = failures.into_iter().map(|(_, f)| Found { repeats: failing.get(&f.signature).map_or(f.repeats, |n| n - 1), ..f }).collect();
     let signatures = failures.iter().map(|f| (f.signature.key(), 1 + f.repeats)).collect();
     let last = opts.seed_from.wrapping_add(shard_i + s.done.saturating_sub(1) * shard_n);
     Summary {
@@ -416,8 +713,12 @@ fn summary(opts: &FuzzOpts, s: Shared, start: Instant) -> Summary {
         warnings: s.coverage.warnings(),
         coverage: s.coverage,
         wall_s: start.elapsed().as_secs_f64(),
+        kept: s.per_scenario.iter().map(|p| p.kept).sum(),
         per_scenario: s.per_scenario,
         growth: s.growth,
+        guided: opts.guide.on,
+        keys: s.keys.len() as u64,
+        key_growth: s.key_growth,
     }
 }
 
@@ -468,6 +769,12 @@ impl Summary {
             self.wall_s,
             self.determinism_checks
         );
+        s.push_str(&format!(
+            "{} search: {} protocol-state keys reached (each scenario's counted apart), {} plans kept\n",
+            if self.guided { "guided" } else { "unguided" },
+            self.keys,
+            self.kept
+        ));
         s.push_str(&self.coverage.render());
         if !self.unjudged.is_empty() {
             let u: Vec<String> = self.unjudged.iter().map(|(law, n)| format!("{law} {n}")).collect();

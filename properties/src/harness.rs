@@ -321,6 +321,71 @@ pub fn shrink(check: &Check, seed: RunSeed, sig: &Signature, detail: &str, law: 
     })
 }
 
+/// Simpler plans than `c`'s, one step each: each timed fault dropped (the
+/// latest first), then each leg, the fleet and the processing set back to the default.
+fn simpler(c: &Case) -> Vec<Case> {
+    let mut out = Vec::new();
+    for i in (0..c.plan.faults.len()).rev() {
+        let mut x = c.clone();
+        x.plan.faults.remove(i);
+        out.push(x);
+    }
+    let default = ftw_sim::world::plan::LinkPlan::default();
+    for leg in 0..2 {
+        let mut x = c.clone();
+        let l = if leg == 0 { &mut x.plan.phone } else { &mut x.plan.box_ };
+        if *l != default {
+            *l = default.clone();
+            out.push(x);
+        }
+    }
+    if c.plan.fleet.is_some() || c.plan.processing.is_some() {
+        let mut x = c.clone();
+        (x.plan.fleet, x.plan.processing) = (None, None);
+        out.push(x);
+    }
+    out
+}
+
+/// Shrink a failing case whose plan was not drawn from its seed (the guided
+/// search's mutation of a kept plan): take the first of [`simpler`]'s plans that
+/// still fails with the signature `sig`, until none does, within the check's
+/// runs and deadline.
+pub fn shrink_plan(check: &Check, case: &Case, sig: &Signature, detail: &str, law: Law) -> Result<Failure, String> {
+    let (mut best, mut best_detail) = (case.clone(), detail.to_string());
+    let (mut runs, mut cut) = (0, false);
+    'steps: loop {
+        for cand in simpler(&best) {
+            if runs >= check.shrink_runs_max {
+                break 'steps;
+            }
+            if check.shrink_deadline.is_some_and(|d| std::time::Instant::now() >= d) {
+                cut = true;
+                break 'steps;
+            }
+            runs += 1;
+            if let Some(d) = fails_alike(check, run_case(check, &cand, law)?, sig) {
+                (best, best_detail) = (cand, d);
+                continue 'steps;
+            }
+        }
+        break;
+    }
+    Ok(Failure {
+        spec: check.spec(&best),
+        original: FaultPlanSummary::of(&case.plan),
+        property: sig.law.clone(),
+        detail: best_detail,
+        shrink_runs: runs,
+        shrink_cut: cut,
+        entry: None,
+        pcap: None,
+        test_hint: check.test_hint.clone(),
+        recorded: None,
+        signature: sig.clone(),
+    })
+}
+
 /// Run the cases `seeds` under `law`; the first failure is shrunk, written to
 /// `check.out_dir` and returned. `Ok(n)`: all `n` cases passed.
 pub fn check_law(check: &Check, seeds: &[u64], law: Law) -> Result<u32, Box<Failure>> {

@@ -15,9 +15,11 @@
 pub mod capture;
 pub mod catch;
 pub mod cmd;
+pub mod compare;
 pub mod corpus;
 pub mod coverage;
 pub mod fuzz;
+pub mod guide;
 pub mod harness;
 pub mod laws;
 pub mod pool;

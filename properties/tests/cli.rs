@@ -240,7 +240,12 @@ fn fuzz_reports_coverage_and_json_and_fails_on_a_bug_switch() {
     assert!(v["coverage"]["kinds"]["udp.send"]["cases"] == 6, "{}", v["coverage"]);
     assert!(v["wall_s"].as_f64().is_some() && v["warnings"].is_array());
     assert!(!err.contains("fuzz [") && !err.contains("cases, 0 failures"), "no progress bar when stderr is not a terminal: {err}");
-    assert!(!dir.exists() || std::fs::read_dir(&dir).unwrap().next().is_none(), "no entries without failures");
+    // No entries without failures: only the guided search's kept plans, in their own folder.
+    let names: Vec<String> = std::fs::read_dir(&dir).map(|d| d.flatten().map(|e| e.file_name().to_string_lossy().into_owned()).collect()).unwrap_or_default();
+    assert_eq!(names, ["kept"], "no entries without failures");
+    assert!(v["kept"].as_u64().unwrap() > 0 && v["keys"].as_u64().unwrap() > 0 && v["guided"] == true, "{}", v);
+    let kept = ftw_properties::corpus::collect(&[dir.join("kept").join("quic-echo")]).unwrap();
+    assert_eq!(kept.len() as u64, v["kept"].as_u64().unwrap(), "one file a kept plan");
 
     // A bug switch on: the failure is shrunk, written, and the exit status is 1.
     let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("fuzz-switch");

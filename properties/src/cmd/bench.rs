@@ -27,9 +27,70 @@ pub struct Args {
     /// Instead: only the streaming day (a simulated day of the whole system at work).
     #[arg(long)]
     streaming_day: bool,
-    /// With --catch: fuzzing threads.
+    /// With --catch or --search: fuzzing threads.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=256))]
     jobs: u64,
+    /// Instead: the guided search against the unguided one (issue 36): keys reached
+    /// over the same budget and seeds, then each switch's time to first catch by both.
+    #[arg(long)]
+    search: bool,
+    /// With --search: wall seconds each search gets (default 120 unless --cases).
+    #[arg(long, value_parser = clap::value_parser!(u64).range(1..=86_400))]
+    time: Option<u64>,
+    /// With --search: a budget in cases instead (the same cases on any machine).
+    #[arg(long, conflicts_with = "time", value_parser = clap::value_parser!(u64).range(1..=10_000_000))]
+    cases: Option<u64>,
+    /// With --search: the first seed of both searches.
+    #[arg(long, default_value_t = 1)]
+    seed_from: u64,
+    /// With --search: only the keys, no catches.
+    #[arg(long)]
+    no_catch: bool,
+}
+
+/// `--search`: keys reached by both searches, then both catches of every switch.
+fn search_main(a: &Args) -> ExitCode {
+    let switches: Vec<Switch> = if a.switches.is_empty() {
+        Switch::ALL.to_vec()
+    } else {
+        match a.switches.iter().map(|s| Switch::parse(s)).collect::<Result<Vec<_>, _>>() {
+            Ok(v) => v,
+            Err(e) => return super::bad_input(&format!("--switch: {e}")),
+        }
+    };
+    let stop = match (a.time, a.cases) {
+        (_, Some(n)) => crate::fuzz::Stop::Cases(n),
+        (t, None) => crate::fuzz::Stop::Time(t.unwrap_or(120)),
+    };
+    let scenarios = ftw_sim::scenario::SCENARIOS.iter().map(|s| s.name.to_string()).collect();
+    let budget = crate::compare::Budget { stop, seed_from: a.seed_from, jobs: a.jobs as usize, scenarios };
+    let (g, u) = match (crate::compare::reach(&budget, true), crate::compare::reach(&budget, false)) {
+        (Ok(g), Ok(u)) => (g, u),
+        (Err(e), _) | (_, Err(e)) => return super::bad_input(&e),
+    };
+    if !a.json {
+        print!("{}", crate::compare::render_reach(&g, &u, stop));
+    }
+    let mut caught = Vec::new();
+    if !a.no_catch {
+        if !a.json {
+            println!("time to first catch, median over {} seed blocks (limit {} s a block)", a.blocks, a.limit);
+        }
+        for w in &switches {
+            let c = crate::compare::catches(std::slice::from_ref(w), a.blocks, a.limit, a.jobs as usize).remove(0);
+            if !a.json {
+                println!("{}", crate::compare::render_catch(&c, a.limit));
+            }
+            caught.push(c);
+        }
+    }
+    if a.json {
+        println!(
+            "{}",
+            serde_json::json!({ "budget": format!("{stop:?}"), "seed_from": a.seed_from, "jobs": a.jobs, "guided": g, "unguided": u, "blocks": a.blocks, "limit_s": a.limit, "catches": caught })
+        );
+    }
+    ExitCode::SUCCESS
 }
 
 /// `--catch`: one line (or one JSON object) per switch.
@@ -44,7 +105,7 @@ fn catch_main(a: &Args) -> ExitCode {
     };
     let mut all = Vec::new();
     for w in switches {
-        let c = crate::catch::catch(w, a.blocks, a.limit, a.jobs as usize);
+        let c = crate::catch::catch(w, a.blocks, a.limit, a.jobs as usize, false);
         if !a.json {
             let shown: Vec<String> = c.found_after_s.iter().map(|f| f.map_or(format!(">{}", a.limit), |s| format!("{s:.1}"))).collect();
             let median = c.median_s.map_or(format!("> {} s", a.limit), |m| format!("{m:.1} s"));
@@ -75,6 +136,7 @@ fn fuzz_throughput() -> (f64, Vec<(String, u64, f64)>) {
         determinism_every: u64::MAX,
         jobs: 1,
         progress: false,
+        guide: Default::default(),
     };
     let s = crate::fuzz::fuzz(&opts).expect("known scenarios");
     let per = s.per_scenario.iter().map(|x| (x.scenario.clone(), x.cases, x.wall_s * 1000.0 / x.cases.max(1) as f64)).collect();
@@ -97,9 +159,17 @@ fn timed(name: &str) -> (Verdict, f64, f64, u64) {
 }
 
 pub fn main(a: Args) -> ExitCode {
+    if a.search {
+        return search_main(&a);
+    }
     if a.catch {
         return catch_main(&a);
     }
+    speed(a)
+}
+
+/// The speed figures: an idle day, a session, the table, the streaming day, fuzz throughput.
+fn speed(a: Args) -> ExitCode {
     if a.streaming_day {
         let (wall, d) = streaming_day();
         println!("streaming day: {:.0} sim s in {wall:.2} wall s = {:.0} sim s per wall s; {d:?}", d.sim_s, d.sim_s / wall);

@@ -50,6 +50,19 @@ pub struct Args {
     /// Print one JSON object (the summary) on stdout.
     #[arg(long)]
     json: bool,
+    /// The unguided search: every case a fresh swarm draw (default: guided, issue 36:
+    /// fresh draws mixed with mutations of the plans kept for reaching new keys).
+    #[arg(long)]
+    unguided: bool,
+    /// Where the guided search writes its kept plans, `DIR/<scenario>/` (default:
+    /// OUT/kept; `ftwsim triage` does not read a folder named `kept`).
+    #[arg(long)]
+    kept: Option<PathBuf>,
+    /// Kept plans to start from (a folder as `--kept` writes it; repeatable): run
+    /// first, each as a case, and kept again if they reach new keys. Under
+    /// `--shard I/N` this shard takes the files numbered I, I+N, ... (sorted by path).
+    #[arg(long = "kept-from")]
+    kept_from: Vec<PathBuf>,
     /// Also write the session as a page (`DIR/index.html`) with each signature's
     /// files (`DIR/entries/`); signatures already in `corpus/` are marked known.
     #[arg(long)]
@@ -89,7 +102,12 @@ fn opts(a: Args) -> Result<(FuzzOpts, bool, Option<PathBuf>), String> {
     if a.determinism_every == 0 {
         return Err("--determinism-every: must be at least 1".into());
     }
+    if a.unguided && (a.kept.is_some() || !a.kept_from.is_empty()) {
+        return Err("--kept and --kept-from are for the guided search: drop --unguided".into());
+    }
+    let guide = fuzz::Guide { on: !a.unguided, kept_out: Some(a.kept.unwrap_or_else(|| a.out.join("kept"))), kept_from: a.kept_from };
     let opts = FuzzOpts {
+        guide,
         first_only: false,
         stop,
         property: a.property,

@@ -75,12 +75,17 @@ pub struct Smallest {
     pub run: String,
 }
 
-/// Every file under `dir` (recursively) whose name ends with `.ext`, sorted.
+/// Every file under `dir` (recursively) whose name ends with `.ext`, sorted; not
+/// under a folder named `kept` (the guided search's kept plans, `ftwsim fuzz
+/// --kept`: plans that reached new keys, not failures).
 fn files_under(dir: &Path, ext: &str, out: &mut Vec<PathBuf>) -> Result<(), String> {
     let read = std::fs::read_dir(dir).map_err(|e| format!("{}: cannot read directory: {e}", dir.display()))?;
     let mut paths: Vec<PathBuf> = read.filter_map(|e| e.ok().map(|e| e.path())).collect();
     paths.sort();
     for p in paths {
+        if p.is_dir() && p.file_name().is_some_and(|n| n == "kept") {
+            continue;
+        }
         if p.is_dir() {
             files_under(&p, ext, out)?;
         } else if p.extension().is_some_and(|x| x == ext) {

@@ -1,0 +1,88 @@
+//! The guided search replays exactly (issue 36, done-when): a guided session with
+//! the same seed and budget in cases keeps the same plans, byte for byte, and
+//! finds the same failures, on one thread or two; a kept plan replays with the
+//! bytes it recorded (`cargo sim replay` on the kept folder).
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+use ftw_properties::fuzz::{fuzz, FuzzOpts, Guide, Stop, Summary};
+use ftw_sim::world::switch::Switches;
+
+fn scratch(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("ftw-guided-{}-{name}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    std::fs::create_dir_all(&dir).expect("scratch dir");
+    dir
+}
+
+fn session(dir: &Path, scenarios: &[&str], switches: &[&str], cases: u64, jobs: usize) -> Summary {
+    let opts = FuzzOpts {
+        stop: Stop::Cases(cases),
+        property: None,
+        scenarios: scenarios.iter().map(|s| s.to_string()).collect(),
+        switches: Switches::parse(switches.iter().copied()).expect("known switches"),
+        quic: Default::default(),
+        shard: (0, 1),
+        seed_from: 700,
+        out_dir: dir.join("found"),
+        determinism_every: 4,
+        jobs,
+        progress: false,
+        first_only: false,
+        guide: Guide { on: true, kept_out: Some(dir.join("kept")), kept_from: vec![] },
+    };
+    fuzz(&opts).expect("valid options")
+}
+
+/// Every file under `dir` (relative path -> bytes).
+fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).into_iter().flatten().flatten() {
+            let p = e.path();
+            if p.is_dir() {
+                stack.push(p);
+            } else {
+                out.insert(p.strip_prefix(dir).expect("under dir").display().to_string(), std::fs::read(&p).expect("readable"));
+            }
+        }
+    }
+    out
+}
+
+#[test]
+fn a_guided_session_keeps_the_same_plans_on_one_thread_or_two() {
+    let scenarios = ["fleet-migrate", "quic-echo", "cloud-door"];
+    let (a, b) = (scratch("kept-1"), scratch("kept-2"));
+    let one = session(&a, &scenarios, &[], 60, 1);
+    let two = session(&b, &scenarios, &[], 60, 2);
+    let (ka, kb) = (files(&a.join("kept")), files(&b.join("kept")));
+    assert!(one.kept > 3, "the search kept plans: {}", one.kept);
+    assert_eq!(ka.len() as u64, one.kept, "one file a kept plan");
+    assert_eq!(ka, kb, "the same kept plans, byte for byte");
+    assert_eq!((one.keys, one.kept, one.cases), (two.keys, two.kept, two.cases));
+    let mutated = ka.values().filter(|t| String::from_utf8_lossy(t).contains("a mutation of a kept plan")).count();
+    assert!(mutated > 0, "some kept plans are mutations of kept plans, not only fresh draws");
+    // Every kept plan replays to its expectation with the bytes it recorded.
+    let kept: Vec<PathBuf> = scenarios.iter().map(|s| a.join("kept").join(s)).filter(|p| p.exists()).collect();
+    let replayed = ftw_properties::corpus::replay(&ftw_properties::corpus::collect(&kept).expect("kept files"), 2);
+    assert_eq!(replayed.len() as u64, one.kept);
+    for r in &replayed {
+        assert!(r.met() && r.bytes == ftw_properties::corpus::Bytes::Same, "{} replays as kept: {:?}", r.path.display(), r.bytes);
+    }
+}
+
+#[test]
+fn a_guided_session_finds_the_same_failures_on_one_thread_or_two() {
+    let (a, b) = (scratch("fail-1"), scratch("fail-2"));
+    let one = session(&a, &["fleet-migrate"], &["no-routing"], 24, 1);
+    let two = session(&b, &["fleet-migrate"], &["no-routing"], 24, 2);
+    let show = |s: &Summary| s.failures.iter().map(|f| (f.signature.key(), f.seed, f.case, f.repeats, f.hash.clone())).collect::<Vec<_>>();
+    assert!(!one.failures.is_empty(), "the planted bug is found");
+    assert_eq!(show(&one), show(&two));
+    assert_eq!(files(&a.join("kept")), files(&b.join("kept")));
+    let entries = |d: &Path| files(&d.join("found")).into_iter().filter(|(n, _)| n.ends_with(".toml")).collect::<BTreeMap<_, _>>();
+    assert_eq!(entries(&a), entries(&b), "the same shrunk entries");
+}
