@@ -153,6 +153,31 @@ pub fn run_command(spec: &RunSpec, plan_file: Option<&Path>) -> String {
 }
 
 impl Failure {
+    /// A failure shrunk to `best` from a case drawn with `original`: its law and
+    /// detail, the shrink's runs and whether it was cut at the time limit.
+    fn shrunk(
+        check: &Check,
+        best: &Case,
+        original: &ftw_sim::world::plan::FaultPlan,
+        (property, detail): (String, String),
+        (shrink_runs, shrink_cut): (u32, bool),
+        sig: &Signature,
+    ) -> Failure {
+        Failure {
+            spec: check.spec(best),
+            original: FaultPlanSummary::of(original),
+            property,
+            detail,
+            shrink_runs,
+            shrink_cut,
+            entry: None,
+            pcap: None,
+            test_hint: check.test_hint.clone(),
+            recorded: None,
+            signature: sig.clone(),
+        }
+    }
+
     /// The corpus entry's TOML.
     pub fn entry_toml(&self) -> String {
         let note = format!(
@@ -306,19 +331,7 @@ pub fn shrink(check: &Check, seed: RunSeed, sig: &Signature, detail: &str, law: 
             }
         }
     }
-    Ok(Failure {
-        spec: check.spec(&best),
-        original: FaultPlanSummary::of(&original.plan),
-        property: property.to_string(),
-        detail: best_detail,
-        shrink_runs: runs,
-        shrink_cut: cut,
-        entry: None,
-        pcap: None,
-        test_hint: check.test_hint.clone(),
-        recorded: None,
-        signature: sig.clone(),
-    })
+    Ok(Failure::shrunk(check, &best, &original.plan, (property.to_string(), best_detail), (runs, cut), sig))
 }
 
 /// Simpler plans than `c`'s, one step each: each timed fault dropped (the
@@ -371,19 +384,7 @@ pub fn shrink_plan(check: &Check, case: &Case, sig: &Signature, detail: &str, la
         }
         break;
     }
-    Ok(Failure {
-        spec: check.spec(&best),
-        original: FaultPlanSummary::of(&case.plan),
-        property: sig.law.clone(),
-        detail: best_detail,
-        shrink_runs: runs,
-        shrink_cut: cut,
-        entry: None,
-        pcap: None,
-        test_hint: check.test_hint.clone(),
-        recorded: None,
-        signature: sig.clone(),
-    })
+    Ok(Failure::shrunk(check, &best, &case.plan, (sig.law.clone(), best_detail), (runs, cut), sig))
 }
 
 /// Run the cases `seeds` under `law`; the first failure is shrunk, written to

@@ -48,15 +48,19 @@ pub struct Args {
     no_catch: bool,
 }
 
+/// The switches `--switch` names, or every one.
+fn switches_of(a: &Args) -> Result<Vec<Switch>, String> {
+    if a.switches.is_empty() {
+        return Ok(Switch::ALL.to_vec());
+    }
+    a.switches.iter().map(|s| Switch::parse(s)).collect::<Result<Vec<_>, _>>().map_err(|e| format!("--switch: {e}"))
+}
+
 /// `--search`: keys reached by both searches, then both catches of every switch.
 fn search_main(a: &Args) -> ExitCode {
-    let switches: Vec<Switch> = if a.switches.is_empty() {
-        Switch::ALL.to_vec()
-    } else {
-        match a.switches.iter().map(|s| Switch::parse(s)).collect::<Result<Vec<_>, _>>() {
-            Ok(v) => v,
-            Err(e) => return super::bad_input(&format!("--switch: {e}")),
-        }
+    let switches = match switches_of(a) {
+        Ok(v) => v,
+        Err(e) => return super::bad_input(&e),
     };
     let stop = match (a.time, a.cases) {
         (_, Some(n)) => crate::fuzz::Stop::Cases(n),
@@ -95,13 +99,9 @@ fn search_main(a: &Args) -> ExitCode {
 
 /// `--catch`: one line (or one JSON object) per switch.
 fn catch_main(a: &Args) -> ExitCode {
-    let switches: Vec<Switch> = if a.switches.is_empty() {
-        Switch::ALL.to_vec()
-    } else {
-        match a.switches.iter().map(|s| Switch::parse(s)).collect::<Result<Vec<_>, _>>() {
-            Ok(v) => v,
-            Err(e) => return super::bad_input(&format!("--switch: {e}")),
-        }
+    let switches = match switches_of(a) {
+        Ok(v) => v,
+        Err(e) => return super::bad_input(&e),
     };
     let mut all = Vec::new();
     for w in switches {
