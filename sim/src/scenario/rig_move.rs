@@ -70,7 +70,7 @@ pub fn excused(fates: &[Fate], rig_paths: &[RigPath], w: &MoveWindow) -> Result<
 /// first that did not.
 pub fn failed_rounds(fates: &[Fate], to: SocketAddr, from: u64, end: u64) -> Result<usize, String> {
     let in_window = |f: &&Fate| ms(f.sent) >= from && ms(f.sent) < end;
-    let probes: Vec<&Fate> = fates.iter().filter(in_window).filter(|f| f.from_host == addr::CLOUD && f.to == to).collect();
+    let probes = probes_once(fates.iter().filter(in_window).filter(|f| f.from_host == addr::CLOUD && f.to == to).collect());
     let answers: Vec<&Fate> = fates.iter().filter(in_window).filter(|f| f.from_host == addr::PHONE && f.from == to).collect();
     for (i, p) in probes.iter().enumerate() {
         let Outcome::Delivered(d) = p.outcome else {
@@ -86,6 +86,31 @@ pub fn failed_rounds(fates: &[Fate], to: SocketAddr, from: u64, end: u64) -> Res
         }
     }
     Ok(probes.len())
+}
+
+/// Each probe once: a datagram the link duplicated has a fate per copy (the same
+/// send time), and counts by its first arrival, or as lost if every copy was.
+fn probes_once(mut fates: Vec<&Fate>) -> Vec<Fate> {
+    fates.sort_by_key(|f| f.sent);
+    let mut out: Vec<Fate> = Vec::new();
+    for f in fates {
+        match out.last_mut() {
+            Some(last) if last.sent == f.sent => last.outcome = merged(last.outcome, f.outcome),
+            _ => out.push(f.clone()),
+        }
+    }
+    out
+}
+
+/// Two copies' outcomes as one: the earliest arrival, else a drop that was not
+/// the plan's fault (the stricter), else lost to a fault.
+fn merged(a: Outcome, b: Outcome) -> Outcome {
+    match (a, b) {
+        (Outcome::Delivered(x), Outcome::Delivered(y)) => Outcome::Delivered(x.min(y)),
+        (Outcome::Delivered(x), _) | (_, Outcome::Delivered(x)) => Outcome::Delivered(x),
+        (Outcome::Fault, other) => other,
+        (other, _) => other,
+    }
 }
 
 /// When the probe that `validated` answered went out: the last datagram to `to`
@@ -184,6 +209,15 @@ mod tests {
         fates[2].outcome = Outcome::Nat;
         let err = excused(&fates, &notes, &window(&[3_500])).expect_err("not excused");
         assert!(err.contains("Nat"), "{err}");
+    }
+
+    #[test]
+    fn a_duplicated_probe_is_one_round() {
+        let (mut fates, notes) = two_lost_rounds();
+        fates.insert(1, fate(1_000, false, delivered(1_021)));
+        let msgs = [3_500, 4_500, 5_500, 6_500, 7_500, 8_500];
+        let why = excused(&fates, &notes, &window(&msgs)).expect("excused");
+        assert!(why.contains("2 rounds"), "{why}");
     }
 
     #[test]
