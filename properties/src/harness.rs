@@ -98,7 +98,7 @@ impl Check {
     /// premise needs (`Domain::stand_in`).
     pub fn spec(&self, case: &Case) -> RunSpec {
         let mut spec = spec_of(&self.scenario, &self.switches, case);
-        spec.plan.quic = self.switches.stand_in().or(self.domain.stand_in).unwrap_or(self.quic);
+        spec.plan.quic = crate::strategy::needed_stand_in(&self.switches, &self.domain).unwrap_or(self.quic);
         spec
     }
 }

@@ -29,6 +29,13 @@ pub fn domain_for(scenario: &str) -> Domain {
     ftw_sim::scenario::find(scenario).map(|d| d.domain.clone()).unwrap_or_default()
 }
 
+/// The QUIC stand-in a run needs whatever it is asked for: the one a switch's bug
+/// lives in (`Switch::stand_in`), else the one the scenario's premise needs
+/// (`Domain::stand_in`).
+pub fn needed_stand_in(switches: &ftw_sim::world::switch::Switches, domain: &Domain) -> Option<ftw_sim::world::plan::QuicPlan> {
+    switches.stand_in().or(domain.stand_in)
+}
+
 /// One drawn case: the run seed and the plan.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Case {

@@ -97,7 +97,7 @@ fn spec_of(a: &Args) -> Result<RunSpec, String> {
     }
     // Without a plan file, the stand-in a switch's bug or the scenario's premise
     // needs, as the fuzzer runs them (a plan file names its own).
-    if let (None, Some(q)) = (&a.plan, spec.switches.stand_in().or(domain.stand_in)) {
+    if let (None, Some(q)) = (&a.plan, crate::strategy::needed_stand_in(&spec.switches, &domain)) {
         spec.plan.quic = q;
     }
     Ok(spec)

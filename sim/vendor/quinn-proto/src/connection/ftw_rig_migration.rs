@@ -40,11 +40,6 @@ const PROBE_LOSS_TIMEOUT: Duration = Duration::from_secs(1);
 pub enum RigPathEvent {
     /// A probe (PATH_CHALLENGE padded to 1200 B) went to it.
     Probed,
-    /// An ACK covered that probe: it will never be declared lost.
-    ProbeAcked,
-    /// The probe was neither acknowledged nor answered within 1 s: the address
-    /// is forgotten (`at` is when the loss timer fired).
-    ProbeLost,
     /// Its PATH_RESPONSE came: validated.
     Validated,
     /// The connection moved to it.
@@ -99,10 +94,6 @@ impl Connection {
 
     /// A packet from `remote`, not the path's address, has been processed.
     pub(super) fn ftw_rig_path_packet(&mut self, now: Instant, remote: SocketAddr, non_probing: bool, largest: bool) {
-        for c in self.ftw_candidates.iter().filter(|c| c.probe_lost(now)) {
-            let at = c.challenge_sent.map_or(now, |t| t + PROBE_LOSS_TIMEOUT);
-            self.ftw_rig_notes.push(RigPathNote { at, remote: c.remote, event: RigPathEvent::ProbeLost });
-        }
         self.ftw_candidates.retain(|c| c.remote == remote || !c.probe_lost(now));
         if let Some(c) = self.ftw_candidates.iter_mut().find(|c| c.remote == remote) {
             c.last_packet = now;
@@ -184,13 +175,10 @@ impl Connection {
     }
 
     /// An ACK of the Data space: the candidates' probes it covers are acknowledged.
-    pub(super) fn ftw_rig_on_ack(&mut self, now: Instant, ack: &frame::Ack) {
+    pub(super) fn ftw_rig_on_ack(&mut self, ack: &frame::Ack) {
         for c in self.ftw_candidates.iter_mut() {
             if let Some(pn) = c.probe_pn {
-                if !c.probe_acked && ack.iter().any(|r| r.contains(&pn)) {
-                    c.probe_acked = true;
-                    self.ftw_rig_notes.push(RigPathNote { at: now, remote: c.remote, event: RigPathEvent::ProbeAcked });
-                }
+                c.probe_acked |= ack.iter().any(|r| r.contains(&pn));
             }
         }
     }

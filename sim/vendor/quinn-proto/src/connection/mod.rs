@@ -1609,7 +1609,7 @@ impl Connection {
         }
         // ftw-sim patch (rig-migration): a candidate path's probe acknowledged (PATCH.md section 11).
         if space == SpaceId::Data && !self.ftw_candidates.is_empty() {
-            self.ftw_rig_on_ack(now, &ack);
+            self.ftw_rig_on_ack(&ack);
         }
         let new_largest = {
             let space = &mut self.spaces[space];
