@@ -38,6 +38,7 @@ use std::time::Duration;
 use quinn_proto::RigPathEvent;
 
 use crate::world::net::fate::{Fate, IdleOut, Outcome, RigPath};
+use crate::world::net::fault::is_stranger;
 use crate::world::trace::fmt_time;
 
 /// How soon a peer answers an ack-eliciting datagram: within max_ack_delay
@@ -53,6 +54,10 @@ fn host_of(fates: &[Fate], addr: std::net::SocketAddr) -> IpAddr {
 /// Why `o` is the network's doing (`Ok`), or why it is not (`Err`). `rig`: the
 /// rig server's path events (none unless the run has the rig's stand-in).
 pub fn judge(fates: &[Fate], o: &IdleOut, rig: &[RigPath]) -> Result<String, String> {
+    // A stranger behind the endpoint's NAT is another household: what it sends
+    // and what is sent back to it say nothing of the endpoint's connection.
+    let fates: Vec<Fate> = fates.iter().filter(|f| !is_stranger(f.from) && !is_stranger(f.to)).cloned().collect();
+    let fates = fates.as_slice();
     let (me, peer) = (o.local.ip(), host_of(fates, o.peer));
     let toward_me: Vec<&Fate> = fates.iter().filter(|f| f.from_host == peer && f.to_host == Some(me)).collect();
     let heard = toward_me.iter().filter_map(|f| match f.outcome {
@@ -83,7 +88,7 @@ pub fn judge(fates: &[Fate], o: &IdleOut, rig: &[RigPath]) -> Result<String, Str
     let to_old = after.iter().filter(|f| dropped(f) && rig_unvalidated(fates, rig, me, f, o.at)).count();
     let rig_words = match to_old {
         0 => String::new(),
-        n => format!(" ({n} of them to its old address: the rig's quic-go sends there until the new one is validated, and every validation round was lost to the network)"),
+        n => format!(" ({n} of them to its old address: the rig's quic-go sends there until it moves, on a packet of the new address after the address is validated, and each round of validation that could have moved it was lost to the network)"),
     };
     Ok(format!(
         "{me} idled out at {} (RFC 9000 section 10.1): it last heard {peer} at {}, and the network lost all {lost} datagrams the peer sent it after that{rig_words}",
@@ -164,10 +169,25 @@ fn rig_unvalidated(fates: &[Fate], rig: &[RigPath], me: IpAddr, f: &Fate, end: D
     if of(RigPathEvent::Switched).any(|t| t <= f.sent) {
         return false;
     }
-    match of(RigPathEvent::Probed).min() {
-        Some(p) if p <= f.sent => super::rig_move::failed_rounds(fates, current, p.as_millis() as u64, end.as_millis() as u64).is_ok(),
-        _ => of(RigPathEvent::Ignored).any(|t| t <= f.sent),
-    }
+    let Some(p) = of(RigPathEvent::Probed).min().filter(|p| *p <= f.sent) else {
+        return of(RigPathEvent::Ignored).any(|t| t <= f.sent);
+    };
+    let p = p.as_millis() as u64;
+    // Validated but never moved to: quic-go switches on a packet from the
+    // address after it is validated (connection.go `handleShortHeaderPacket`:
+    // only on "the highest-numbered non-probing packet", so not on the answer
+    // itself when a later packet overtook it), and none reached the cloud
+    // before the end. Until the answer the round was pending; the rounds
+    // before it are judged.
+    let waiting = of(RigPathEvent::Validated).filter(|&v| v <= end && !arrived_from(fates, current, v, end)).min();
+    let end = end.as_millis() as u64;
+    let end = waiting.map_or(end, |v| super::rig_move::answered_probe(fates, current, p, v.as_millis() as u64));
+    super::rig_move::failed_rounds(fates, current, p, end).is_ok()
+}
+
+/// Whether a datagram from `from` reached its host in `(after, until]`.
+fn arrived_from(fates: &[Fate], from: std::net::SocketAddr, after: Duration, until: Duration) -> bool {
+    fates.iter().any(|x| x.from == from && matches!(x.outcome, Outcome::Delivered(a) if a > after && a <= until))
 }
 
 /// The idle-outs of `host`'s connections (either end), judged: `Ok` with why
@@ -247,6 +267,50 @@ mod tests {
         let why = judge(&fates, &phone_idles_at(31_020), &notes).expect("excused");
         assert!(why.contains("2 of them to its old address"), "{why}");
         assert!(judge(&fates, &phone_idles_at(31_020), &[]).is_err(), "without the rig's events the NAT drops are the cloud's");
+    }
+
+    #[test]
+    fn a_strangers_datagram_beside_the_phones_is_not_the_phone() {
+        // corpus/rig-fleet-migrate-strangers-answer-lost-13400029351.toml: a
+        // stranger behind the phone's new NAT sends the cloud its own datagram
+        // after the move; the cloud's reply to it dies at the NAT. Neither says
+        // where the phone is, nor asks the phone's peer for an answer.
+        let (mut fates, notes) = rig_stuck(Outcome::Fault);
+        let stranger = a("198.51.100.1:10003");
+        let theirs = Fate { from: stranger, ..up(12_000) };
+        let reply = Fate { to: stranger, ..down(12_020, Outcome::Nat) };
+        fates.extend([theirs, reply, down(13_000, Outcome::Nat)]);
+        let why = judge(&fates, &phone_idles_at(31_020), &notes).expect("excused");
+        assert!(why.contains("3 of them to its old address"), "{why}");
+    }
+
+    /// Under the rig the phone's new address is validated at 12,060 ms by an
+    /// answer that a later packet overtook, so quic-go does not move on it
+    /// (corpus/rig-fleet-migrate-kernel-filter-validated-answer-overtaken-13400001841.toml);
+    /// `later`: a packet of the phone's new address after that.
+    fn rig_validated_late(later: bool) -> (Vec<Fate>, Vec<RigPath>) {
+        let (mut fates, mut notes) = rig_stuck(Outcome::Fault);
+        fates.retain(|f| f.sent < ms(15_000));
+        let new = |t, outcome| Fate { from: a("198.51.100.1:49152"), outcome, ..up(t) };
+        let probe = Fate { to: a("198.51.100.1:49152"), ..down(12_000, Outcome::Delivered(ms(12_020))) };
+        fates.extend([new(11_980, Outcome::Delivered(ms(12_000))), probe, new(12_030, Outcome::Delivered(ms(12_050)))]);
+        fates.extend([new(12_030, Outcome::Delivered(ms(12_060))), down(13_000, Outcome::Nat)]);
+        if later {
+            fates.push(new(20_000, Outcome::Delivered(ms(20_020))));
+        }
+        let note = |t, event| RigPath { at: ms(t), remote: a("198.51.100.1:49152"), event };
+        notes.extend([note(12_000, RigPathEvent::Probed), note(12_060, RigPathEvent::Validated)]);
+        (fates, notes)
+    }
+
+    #[test]
+    fn under_the_rig_a_validated_address_no_packet_followed_is_not_moved_to() {
+        let (fates, notes) = rig_validated_late(false);
+        let why = judge(&fates, &phone_idles_at(31_020), &notes).expect("excused");
+        assert!(why.contains("to its old address"), "{why}");
+        let (fates, notes) = rig_validated_late(true);
+        let err = judge(&fates, &phone_idles_at(31_020), &notes).expect_err("a later packet would have moved it");
+        assert!(err.contains("was Nat"), "{err}");
     }
 
     #[test]

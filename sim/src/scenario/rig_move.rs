@@ -115,7 +115,7 @@ fn merged(a: Outcome, b: Outcome) -> Outcome {
 
 /// When the probe that `validated` answered went out: the last datagram to `to`
 /// before it (before the switch the rig sends the new address only probes).
-fn answered_probe(fates: &[Fate], to: SocketAddr, from: u64, validated: u64) -> u64 {
+pub fn answered_probe(fates: &[Fate], to: SocketAddr, from: u64, validated: u64) -> u64 {
     let probes = fates.iter().filter(|f| f.from_host == addr::CLOUD && f.to == to && ms(f.sent) >= from && ms(f.sent) < validated);
     probes.map(|f| ms(f.sent)).max().unwrap_or(validated)
 }

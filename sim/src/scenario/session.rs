@@ -16,6 +16,7 @@ use crate::drive::system::{
     app_life, build, heal_time, network_at, phone_app, record_fleet_counters, session_length, summary, SessionSummary, Setup, Shared, CMD_OP, HEAL_BOUND,
     RECONNECT_DELAY, SECRETS,
 };
+use crate::drive::ws;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
@@ -603,6 +604,15 @@ pub fn run_sessions_off(spec: &RunSpec) -> RunReport {
 /// (corpus/sessions-off-slow-lossy-leg.toml).
 const SHORT_BOUND: Duration = Duration::from_secs(60);
 
+/// How long a session still open at [`SHORT_BOUND`] is let run: the longest a
+/// session stays open after its link died, the WebSocket's three missed beats
+/// (a QUIC connection's idle timeout, 30 s, is shorter). A run's bound must not
+/// be what ends the session the door is answering: a WebSocket whose Linux RTO
+/// a lost handshake ACK stretched to 18 s (RFC 7323's echoed timestamp, as
+/// Linux samples it) heard its 1013 after the bound
+/// (corpus/sessions-off-close-frame-behind-long-rto-8710021788837225023.toml).
+const SHORT_GRACE: Duration = Duration::from_secs(ws::PING_INTERVAL.as_secs() * (ws::BEATS_MISSED_MAX as u64 + 1));
+
 /// How many sessions `run_short`'s phone starts before it gives up on hearing
 /// the door.
 const SHORT_SESSIONS_MAX: usize = 4;
@@ -662,6 +672,11 @@ async fn short_phone(sp: &RunSpec, sh: &Rc<RefCell<Shared>>) -> turmoil::Result 
         if last_end().is_none() || door_spoke(&last_end()) {
             break;
         }
+    }
+    // A session the bound caught open hears the door, or loses its link.
+    let has_session = || !log.borrow().sessions.is_empty();
+    while has_session() && last_end().is_none() && time::now() < SHORT_BOUND + SHORT_GRACE {
+        phone.run_until(time::now() + Duration::from_secs(1)).await;
     }
     phone.close();
     sh.borrow_mut().memory = Some(phone.race().with_model(|m| m.memory().clone()));

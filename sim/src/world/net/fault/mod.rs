@@ -33,7 +33,7 @@ pub use loss::Loss;
 pub use mtu::Mtu;
 pub use ordered_jitter::OrderedJitter;
 pub use reorder::Reorder;
-pub use strangers::Strangers;
+pub use strangers::{is_stranger, Strangers};
 pub use window::{Outage, Window};
 
 /// What a piece may read besides the datagram.

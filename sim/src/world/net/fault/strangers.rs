@@ -35,6 +35,13 @@ pub const STRANGER_PORT_FIRST: u16 = 10_000;
 /// The last, then it wraps.
 const STRANGER_PORT_LAST: u16 = 19_999;
 
+/// Whether `from` is a stranger's source: a port of the strangers' range. What
+/// a stranger sends is not its host's traffic, so a law that asks where a host
+/// is now reads past it.
+pub fn is_stranger(from: SocketAddr) -> bool {
+    (STRANGER_PORT_FIRST..=STRANGER_PORT_LAST).contains(&from.port())
+}
+
 /// How far a stranger's datagram runs ahead of the host's.
 pub const STRANGER_LEAD: Duration = Duration::from_millis(1);
 
