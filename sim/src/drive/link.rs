@@ -50,6 +50,14 @@ impl Link {
         }
     }
 
+    /// The QUIC connection under the link (None over the WebSocket).
+    pub fn quic(&self) -> Option<&QuicConn> {
+        match self {
+            Link::Quic(q) => Some(&q.conn),
+            Link::Ws(_) => None,
+        }
+    }
+
     /// Whether the dial held a ticket's 0-RTT keys (a QUIC client's resumption).
     pub fn had_ticket(&self) -> bool {
         matches!(self, Link::Quic(q) if q.ticket)

@@ -612,6 +612,17 @@ impl QuicConn {
         self.with(|s| s.conn.datagrams().send(data, true).map_err(|e| e.to_string())).unwrap_or_else(|| Err("connection gone".into()))
     }
 
+    /// One try of the Go phone's path probe (quic-go `Path.Probe`; the vendored
+    /// quinn-proto's PATCH.md section 13): a PATH_CHALLENGE of its own now.
+    pub fn probe_path(&self) {
+        self.with(|s| s.conn.ftw_probe_path());
+    }
+
+    /// Whether a PATH_RESPONSE answered the path probe.
+    pub fn path_probe_answered(&self) -> bool {
+        self.ep.st.borrow().conns.get(&self.h).filter(|s| s.gen == self.gen).is_some_and(|s| s.conn.ftw_path_probe_answered())
+    }
+
     /// Close with an application error code (4403, 4408, 1000...).
     pub fn close(&self, code: u32, reason: &str) {
         self.with(|s| s.conn.close(quinn_now(), VarInt::from_u32(code), Bytes::copy_from_slice(reason.as_bytes())));

@@ -22,6 +22,10 @@ pub const STREAM: Duration = Duration::from_secs(90);
 /// A sample that has not finished after this long counts as failed. Chosen here
 /// (TCP's backoff under 5 % loss stays far below it).
 pub const SAMPLE_BOUND: Duration = Duration::from_secs(60);
+/// The Go phone's path probe on a network switch: the first try's wait before the next,
+/// doubled after each (quic-go `connection.go` `AddPath`: "200*time.Millisecond, //
+/// initial RTT estimate"; `path_manager_outgoing.go` `Path.Probe`: "nextProbeDur *= 2").
+pub const GO_PATH_PROBE_FIRST: Duration = Duration::from_millis(200);
 /// Pause between one measured connect and the next. Chosen here.
 pub const GAP: Duration = Duration::from_secs(1);
 /// After a network switch sample, the session streams this long before the next. Chosen here.

@@ -19,6 +19,7 @@ use ftw_phone::session::SessionEnd;
 use ftw_phone::{Switches as PhoneSwitches, Transport};
 use ftw_wire::Msg;
 
+use super::consts::GO_PATH_PROBE_FIRST;
 use super::rig::{door_v4, v4};
 use crate::drive::app::phone::{carry_out, dialer, feed};
 use crate::drive::app::race::{Dialer, RaceDriver};
@@ -209,6 +210,27 @@ impl Probe {
         let (id, _) = c.ps.send_cmd(now_ms(), CMD_OP, Value::Map(vec![]), u64::MAX)?;
         self.flush();
         Some((id, now_ms()))
+    }
+
+    /// The Go phone's `Path.Probe` on its QUIC link after a network switch: a
+    /// PATH_CHALLENGE, again after [`GO_PATH_PROBE_FIRST`] and each doubled wait,
+    /// until a PATH_RESPONSE arrives or `until`; whether one did. The session's
+    /// messages go on meanwhile (quic-go keeps sending on the old socket, which
+    /// here is the same one).
+    pub async fn probe_path(&mut self, until: Duration, via: &Via) -> bool {
+        let mut wait = GO_PATH_PROBE_FIRST;
+        while time::now() < until {
+            let Some(q) = self.cur.as_ref().and_then(|c| c.link.quic()) else { return false };
+            // A new probe after an answered one; else one more try of this one.
+            q.probe_path();
+            let next = (time::now() + wait).min(until);
+            self.run_until(next, via, |_| false).await;
+            if self.cur.as_ref().and_then(|c| c.link.quic()).is_some_and(|q| q.path_probe_answered()) {
+                return true;
+            }
+            wait *= 2;
+        }
+        false
     }
 
     /// The view goes to the background (`hello` with `hidden`) or comes back.

@@ -66,6 +66,14 @@ impl Profile {
         }
     }
 
+    /// Whether table 1's phone, the Go test phone, probes a new path before it
+    /// moves there, as quic-go's client does (`Path.Probe`; the seed: "the time is
+    /// the path probe and switch"): under the rig. The ideal profile's phone moves
+    /// at once, as quinn-proto's client does.
+    pub fn go_phone_probes_path(self) -> bool {
+        matches!(self, Profile::Rig | Profile::RigWith(_))
+    }
+
     /// The hosts' processing per datagram received.
     pub fn processing(self) -> Option<ProcessingPlan> {
         match self {
@@ -91,7 +99,7 @@ impl Profile {
         };
         let quic = match self {
             Profile::Rig | Profile::RigWith(_) => {
-                "quic-go timing on the Go ends (first PTO 200 ms, NewReno from 32 x 1,280 B), RFC 9002 defaults on the iPhone; quic-go's migration and ACKs (the cloud probes a moved phone and switches once it answers; quinn-proto PATCH.md sections 11 and 12)"
+                "quic-go timing on the Go ends (first PTO 200 ms, NewReno from 32 x 1,280 B), RFC 9002 defaults on the iPhone; quic-go's migration and ACKs (the Go phone probes its new path, 200 ms doubling; the cloud probes a moved phone and switches once it answers; quinn-proto PATCH.md sections 11 to 13)"
             }
             Profile::Ideal => "quinn-proto defaults and its own migration on every end",
         };

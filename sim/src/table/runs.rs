@@ -147,7 +147,7 @@ pub fn stream(seed: RunSeed, c: Cond, t: Transport, n: usize, pr: Profile) -> St
         let via = Via::Direct(t);
         let dial = p.dialer(true);
         stream_window(&mut p, &dial, &via, n, &o).await;
-        stream_switches(&mut p, &dial, &via, t, n, (&net, nats), &o).await;
+        stream_switches(&mut p, &dial, (&via, pr.go_phone_probes_path()), t, n, (&net, nats), &o).await;
         o.borrow_mut().log = std::mem::take(&mut p.log);
         Ok(())
     });
@@ -194,7 +194,7 @@ async fn stream_window(p: &mut Probe, dial: &crate::drive::app::race::Dialer, vi
 async fn stream_switches(
     p: &mut Probe,
     dial: &crate::drive::app::race::Dialer,
-    via: &Via,
+    (via, probes): (&Via, bool),
     t: Transport,
     n: usize,
     (net, (wifi, cell)): (&Rc<RefCell<crate::world::net::Network>>, (usize, usize)),
@@ -208,13 +208,14 @@ async fn stream_switches(
         net.borrow_mut().move_host(time::now(), addr::PHONE, to);
         let t0 = now_ms();
         let at = match t {
-            // The same connection goes on. The phone taps at the switch: its
-            // packet is the first on the new path, the probe of it (the
-            // cloud's quinn-proto migrates on it and answers over the new
-            // path). The sample is that round trip, read from the network's
-            // record of the move after the run (the seed: "the time is the
-            // path probe and switch"); here the phone waits for the tap's ack.
-            Transport::Quic if p.session_open() => match p.tap() {
+            // The same connection goes on. The Go phone of the rig probes the
+            // new path first (quic-go `Path.Probe`, then `Switch`); without it
+            // the phone's tap is the first packet on the new path. The cloud
+            // answers over the new path; the sample is that round trip, read
+            // from the network's record of the move after the run (the seed:
+            // "the time is the path probe and switch"); here the phone waits
+            // for the tap's ack.
+            Transport::Quic if p.session_open() && (!probes || p.probe_path(time::now() + SAMPLE_BOUND, via).await) => match p.tap() {
                 Some((id, _)) => {
                     o.borrow_mut().quic_moves += 1;
                     p.run_until(time::now() + SAMPLE_BOUND, via, |g| g.what == What::Ack { id }).await

@@ -130,6 +130,11 @@ impl Net {
         self.base + self.now
     }
 
+    /// The client's connection, to call into.
+    pub fn client_mut(&mut self) -> &mut Connection {
+        &mut self.client.conn.as_mut().expect("client connection").1
+    }
+
     pub fn server(&self) -> &Connection {
         &self.server.conn.as_ref().expect("server connection").1
     }

@@ -73,6 +73,9 @@ pub(super) struct Candidate {
     validated: bool,
     rcvd_non_probing: bool,
     last_packet: Instant,
+    /// A PATH_CHALLENGE from this address to answer in a probe packet of its own
+    /// (quic-go `HandlePacket` returns the PATH_RESPONSE among the probe's frames).
+    response: Option<u64>,
 }
 
 impl Candidate {
@@ -95,9 +98,11 @@ impl Connection {
     /// A packet from `remote`, not the path's address, has been processed.
     pub(super) fn ftw_rig_path_packet(&mut self, now: Instant, remote: SocketAddr, non_probing: bool, largest: bool) {
         self.ftw_candidates.retain(|c| c.remote == remote || !c.probe_lost(now));
+        let response = self.path_responses.ftw_take_for(remote);
         if let Some(c) = self.ftw_candidates.iter_mut().find(|c| c.remote == remote) {
             c.last_packet = now;
             c.rcvd_non_probing |= non_probing;
+            c.response = response.or(c.response);
             if c.probe_lost(now) {
                 trace!(%remote, "candidate path probe lost, probing again");
                 c.token = self.rng.random();
@@ -115,6 +120,7 @@ impl Connection {
             if now < self.ftw_candidates[0].last_packet + CANDIDATE_TIMEOUT {
                 trace!(%remote, "candidate paths full, ignoring");
                 self.ftw_note(now, remote, RigPathEvent::Ignored);
+                // quic-go returns before it looks at the challenge: no answer either.
                 return;
             }
             self.ftw_candidates.remove(0);
@@ -130,6 +136,7 @@ impl Connection {
             validated: false,
             rcvd_non_probing: non_probing,
             last_packet: now,
+            response,
         });
     }
 
@@ -151,23 +158,35 @@ impl Connection {
         true
     }
 
-    /// The PATH_CHALLENGE of a candidate still to probe, in a datagram of its own.
+    /// A candidate's probe packet, in a datagram of its own: the PATH_CHALLENGE of a
+    /// candidate still to probe, and the PATH_RESPONSE to the client's own challenge
+    /// from there (quic-go `PackPathProbePacket`, not held by congestion control).
     pub(super) fn ftw_send_candidate_challenge(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<Transmit> {
-        let c = self.ftw_candidates.iter_mut().find(|c| c.challenge_sent.is_none())?;
-        c.challenge_sent = Some(now);
-        let (token, destination) = (c.token, c.remote);
+        let c = self.ftw_candidates.iter_mut().find(|c| c.challenge_sent.is_none() || c.response.is_some())?;
+        let challenge = c.challenge_sent.is_none().then_some(c.token);
+        let (response, destination) = (c.response, c.remote);
         buf.reserve(MIN_INITIAL_SIZE as usize);
         let buf_capacity = buf.capacity();
         let cid = self.rem_cids.active();
         let mut builder = PacketBuilder::new(now, SpaceId::Data, cid, buf, buf_capacity, 0, false, self)?;
-        if let Some(c) = self.ftw_candidates.iter_mut().find(|c| c.token == token) {
-            c.probe_pn = Some(builder.exact_number);
+        let pn = builder.exact_number;
+        let c = self.ftw_candidates.iter_mut().find(|c| c.remote == destination).expect("the candidate just found");
+        c.response = None;
+        if let Some(token) = challenge {
+            c.challenge_sent = Some(now);
+            c.probe_pn = Some(pn);
+            trace!("probing candidate path with PATH_CHALLENGE {:08x}", token);
+            self.ftw_note(now, destination, RigPathEvent::Probed);
+            buf.write(frame::FrameType::PATH_CHALLENGE);
+            buf.write(token);
+            self.stats.frame_tx.path_challenge += 1;
         }
-        trace!("probing candidate path with PATH_CHALLENGE {:08x}", token);
-        self.ftw_note(now, destination, RigPathEvent::Probed);
-        buf.write(frame::FrameType::PATH_CHALLENGE);
-        buf.write(token);
-        self.stats.frame_tx.path_challenge += 1;
+        if let Some(token) = response {
+            trace!("PATH_RESPONSE {:08x} in the candidate's probe packet", token);
+            buf.write(frame::FrameType::PATH_RESPONSE);
+            buf.write(token);
+            self.stats.frame_tx.path_response += 1;
+        }
         builder.pad_to(MIN_INITIAL_SIZE);
         builder.finish(self, now, buf);
         self.stats.udp_tx.on_sent(1, buf.len());

@@ -60,6 +60,8 @@ mod packet_crypto;
 use packet_crypto::{PrevCrypto, ZeroRttCrypto};
 
 mod paths;
+// ftw-sim patch (client-probe): PATCH.md section 13.
+mod ftw_client_probe;
 // ftw-sim patch (rig-migration): PATCH.md section 11.
 mod ftw_rig_migration;
 pub use ftw_rig_migration::{RigPathEvent, RigPathNote};
@@ -158,6 +160,8 @@ pub struct Connection {
     /// What the rig's server did with its candidates, for the simulator's laws
     /// (`ftw_take_rig_notes`).
     ftw_rig_notes: Vec<RigPathNote>,
+    /// ftw-sim patch (client-probe): the client's probe of its path (PATCH.md section 13).
+    ftw_client_probe: ftw_client_probe::ClientProbe,
     state: State,
     side: ConnectionSide,
     /// Whether or not 0-RTT was enabled during the handshake. Does not imply acceptance.
@@ -304,6 +308,7 @@ impl Connection {
             prev_path: None,
             ftw_candidates: Vec::new(),
             ftw_rig_notes: Vec::new(),
+            ftw_client_probe: Default::default(),
             state,
             side: connection_side,
             zero_rtt_enabled: false,
@@ -493,6 +498,10 @@ impl Connection {
         // ftw-sim patch (rig-migration): a candidate path's probe (PATCH.md section 11).
         if let Some(challenge) = self.ftw_send_candidate_challenge(now, buf) {
             return Some(challenge);
+        }
+        // ftw-sim patch (client-probe): the Go phone's probe of its path (PATCH.md section 13).
+        if let Some(probe) = self.ftw_send_client_probe(now, buf) {
+            return Some(probe);
         }
 
         // If we need to send a probe, make sure we have something to send.
@@ -2998,7 +3007,7 @@ impl Connection {
                 }
                 Frame::PathResponse(token) => {
                     // ftw-sim patch (rig-migration): a candidate's response (PATCH.md section 11).
-                    if self.ftw_rig_path_response(now, token) {
+                    if self.ftw_rig_path_response(now, token) || self.ftw_client_probe_response(token) {
                     } else if self.path.challenge == Some(token) && remote == self.path.remote {
                         trace!("new path validated");
                         self.timers.stop(Timer::PathValidation);

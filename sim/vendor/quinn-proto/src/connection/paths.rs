@@ -385,6 +385,13 @@ impl PathResponses {
         }
     }
 
+    /// ftw-sim patch (rig-migration): the response queued for `remote`, taken out
+    /// (PATCH.md section 11: the rig's server answers in its probe packet).
+    pub(crate) fn ftw_take_for(&mut self, remote: SocketAddr) -> Option<u64> {
+        let i = self.pending.iter().position(|x| x.remote == remote)?;
+        Some(self.pending.remove(i).token)
+    }
+
     pub(crate) fn pop_off_path(&mut self, remote: SocketAddr) -> Option<(u64, SocketAddr)> {
         let response = *self.pending.last()?;
         if response.remote == remote {
