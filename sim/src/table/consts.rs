@@ -13,6 +13,12 @@ pub const ONE_WAY_MS: u64 = 20;
 /// docs/table-derivations.md section 1, docs/table.md). Was 28 + 0..22 from the ping.
 pub const PHONE_LEG_ONE_WAY_MS: u64 = 21;
 pub const PHONE_LEG_JITTER_MS: u64 = 2;
+/// The rig's legs are the Mac's loopback ("20 ms each way" by netem on `lo`, seed 000), whose
+/// MTU is 65,536 (Linux `drivers/net/loopback.c`): a write of up to about 64 KB is one TCP
+/// segment. Here 65,507, the largest IP packet the simulated network's UDP tunnel carries
+/// (an IPv4 UDP payload's limit); table 2's phone leg keeps Ethernet's 1,500 (issue 34,
+/// docs/table-derivations.md section 3 item 1).
+pub const LOOPBACK_MTU_BYTES: usize = 65_507;
 /// Connects and taps per row by default. Seed 000 ("30 connects and 30 taps per row").
 pub const SAMPLES_DEFAULT: usize = 30;
 /// The table's default seed. Chosen here (the brief).

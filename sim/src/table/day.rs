@@ -40,7 +40,7 @@ pub fn streaming_day(seed: RunSeed, hours: u32) -> Day {
     let spec = RigSpec { seed, plan: plan_both(CONDS[0], pr), box_transport: Transport::Quic, quic: pr.quic(), limit: HOUR * (hours + 1) };
     let (mut world, shared, (wifi, cell)) = build(&spec);
     let net = world.net.clone();
-    let phone_tcp = rig_tcp(&spec.plan);
+    let phone_tcp = rig_tcp(&spec.plan, spec.plan.phone.mtu);
     let out: Rc<RefCell<Day>> = Rc::default();
     let o = out.clone();
     world.client(PHONE, addr::PHONE, async move {

@@ -12,6 +12,7 @@ use ftw_cloud::{Cloud, CloudConfig};
 use ftw_crypto::{new_client_session_store, ClientResumption, QuicTransportParams};
 use ftw_phone::Transport;
 
+use super::consts::LOOPBACK_MTU_BYTES;
 use crate::drive::app::cloud::{CloudDriver, Tamper};
 use crate::drive::app::r#box::{run_box, BoxDialer};
 use crate::drive::build::{cloud_door_with, fleet_config, FleetRun};
@@ -33,11 +34,13 @@ pub fn v4(ip: std::net::IpAddr) -> std::net::Ipv4Addr {
     }
 }
 
-/// The rig's TCP: the simulated host's stack with Nagle off. Every end of the
-/// seed's rig is Go (ftwcloudd, the box's cloudlink, the Go test phone), and Go's
-/// net package sets TCP_NODELAY on every TCP connection by default.
-pub fn rig_tcp(plan: &FaultPlan) -> ftw_tcp::TcpConfig {
-    ftw_tcp::TcpConfig { nodelay: true, ..crate::drive::tcp::tcp_config_for(plan, 0) }
+/// The rig's TCP on a leg whose link MTU is `leg_mtu` (0: the loopback's,
+/// [`LOOPBACK_MTU_BYTES`]): the simulated host's stack with Nagle off. Every end of
+/// the seed's rig is Go (ftwcloudd, the box's cloudlink, the Go test phone), and
+/// Go's net package sets TCP_NODELAY on every TCP connection by default.
+pub fn rig_tcp(plan: &FaultPlan, leg_mtu: usize) -> ftw_tcp::TcpConfig {
+    let mtu_bytes = if leg_mtu == 0 { LOOPBACK_MTU_BYTES } else { leg_mtu };
+    ftw_tcp::TcpConfig { nodelay: true, mtu_bytes, ..crate::drive::tcp::tcp_config_for(plan, 0) }
 }
 
 /// The cloud's door as a `SocketAddrV4` (the WebSocket dials take one).
@@ -77,8 +80,10 @@ pub fn build(spec: &RigSpec) -> (World, Rc<RefCell<RigShared>>, (usize, usize)) 
     let keys = Keys::of(seed);
     let shared = Rc::new(RefCell::new(RigShared::default()));
 
-    let tcp_cfg = rig_tcp(&spec.plan);
-    let cloud_tcp = tcp_cfg.clone();
+    // The cloud's own interface is the loopback; a phone on a smaller link
+    // advertises the smaller MSS (RFC 6691) and gets segments that fit.
+    let cloud_tcp = rig_tcp(&spec.plan, 0);
+    let tcp_cfg = rig_tcp(&spec.plan, spec.plan.box_.mtu);
     let sh = shared.clone();
     let (k, params) = (keys.clone(), spec.quic.clone());
     let fleet = fleet_config(seed, &run, &FleetRun::default().shaped_by(&spec.plan));

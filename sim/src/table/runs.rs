@@ -31,8 +31,9 @@ pub struct Cond {
 /// The seed's three conditions: 20 ms each way, loss 0, 1 and 5 % per packet.
 pub const CONDS: [Cond; 3] = [Cond { name: "40ms", loss_pct: 0.0 }, Cond { name: "40ms+1%", loss_pct: 1.0 }, Cond { name: "40ms+5%", loss_pct: 5.0 }];
 
+/// A leg of the rig: the loopback (no MTU below [`LOOPBACK_MTU_BYTES`]), shaped.
 fn leg(c: Cond) -> LinkPlan {
-    LinkPlan { one_way_ms: ONE_WAY_MS, loss_pct: c.loss_pct, ..LinkPlan::default() }
+    LinkPlan { one_way_ms: ONE_WAY_MS, loss_pct: c.loss_pct, mtu: 0, ..LinkPlan::default() }
 }
 
 /// The profile's TCP and processing on a plan.
@@ -48,8 +49,8 @@ pub fn plan_both(c: Cond, pr: Profile) -> FaultPlan {
 /// Only the phone's leg shaped, as the profile has it; the box reaches the cloud unshaped (table 2).
 pub fn plan_phone(c: Cond, pr: Profile) -> FaultPlan {
     let (one_way_ms, jitter_ms) = pr.phone_leg();
-    let phone = LinkPlan { one_way_ms, jitter_ms, jitter_ordered: true, ..leg(c) };
-    profiled(pr, phone, LinkPlan { one_way_ms: 0, ..LinkPlan::default() })
+    let phone = LinkPlan { one_way_ms, jitter_ms, jitter_ordered: true, mtu: crate::drive::tcp::TCP_MTU_BYTES, ..leg(c) };
+    profiled(pr, phone, LinkPlan { one_way_ms: 0, mtu: 0, ..LinkPlan::default() })
 }
 
 /// A sample in ms, or `None` when it did not finish within its bound.
@@ -64,7 +65,7 @@ fn since(t0: u64, at: Option<u64>) -> Sample {
 pub fn connects(seed: RunSeed, c: Cond, t: Transport, n: usize, pr: Profile) -> (Vec<Sample>, Vec<Sample>) {
     let spec = RigSpec { seed, plan: plan_both(c, pr), box_transport: t, quic: pr.quic(), limit: RUN_LIMIT };
     let (mut world, shared, _) = build(&spec);
-    let phone_tcp = rig_tcp(&spec.plan);
+    let phone_tcp = rig_tcp(&spec.plan, spec.plan.phone.mtu);
     let out: Rc<RefCell<(Vec<Sample>, Vec<Sample>)>> = Rc::default();
     let o = out.clone();
     world.client(PHONE, addr::PHONE, async move {
@@ -137,7 +138,7 @@ pub fn stream(seed: RunSeed, c: Cond, t: Transport, n: usize, pr: Profile) -> St
     let (mut world, shared, nats) = build(&spec);
     let net = world.net.clone();
     let moves = world.net.clone();
-    let phone_tcp = rig_tcp(&spec.plan);
+    let phone_tcp = rig_tcp(&spec.plan, spec.plan.phone.mtu);
     let out: Rc<RefCell<StreamOut>> = Rc::default();
     let o = out.clone();
     let sh = shared.clone();
@@ -335,7 +336,7 @@ pub struct PhoneView {
 pub fn phone_view(seed: RunSeed, c: Cond, v: PhoneVia, n: usize, pr: Profile) -> PhoneView {
     let spec = RigSpec { seed, plan: plan_phone(c, pr), box_transport: Transport::Quic, quic: pr.quic(), limit: RUN_LIMIT };
     let (mut world, shared, _) = build(&spec);
-    let phone_tcp = rig_tcp(&spec.plan);
+    let phone_tcp = rig_tcp(&spec.plan, spec.plan.phone.mtu);
     let out: Rc<RefCell<PhoneView>> = Rc::default();
     let o = out.clone();
     world.client(PHONE, addr::PHONE, async move {
