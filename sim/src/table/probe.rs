@@ -21,9 +21,9 @@ use ftw_wire::Msg;
 
 use super::consts::GO_PATH_PROBE_FIRST;
 use super::rig::{door_v4, v4};
-use crate::drive::app::phone::{carry_out, dialer, feed};
+use crate::drive::app::phone::{carry_out, dialer_with, feed};
 use crate::drive::app::race::{Dialer, RaceDriver};
-use crate::drive::link::{close, Link};
+use crate::drive::link::{close, EarlyData, Link};
 use crate::drive::quic::QuicEndpoint;
 use crate::drive::system::{Keys, BOX_ID, CMD_OP};
 use crate::drive::tcp::TcpHost;
@@ -123,8 +123,12 @@ impl Probe {
 
     /// A dialer for both transports. `ticket`: keep a TLS session store across
     /// the dials of this dialer (reconnects resume); otherwise every dial is a
-    /// full handshake. The phone never sends 0-RTT (SPEC section 3): the link
-    /// is handed over only once the QUIC handshake is done.
+    /// full handshake. With a ticket the Go test phone of table 1 sends its target
+    /// as 0-RTT early data (seed 000: "The box and the Go phone use 0-RTT"); the
+    /// iPhone of table 2 never does (SPEC section 3: "The phone does not use
+    /// 0-RTT"). Either way the link is handed over, and the session opens, only
+    /// once the QUIC handshake is done (seed 000: "the session opens only once
+    /// the handshake is done").
     pub fn dialer(&mut self, ticket: bool) -> Dialer {
         self.dials += 1;
         let rng = self.seed.crypto(PHONE);
@@ -139,7 +143,8 @@ impl Probe {
             &self.quic,
         );
         let ws = Rc::new(WsClient::new(self.tcp.clone(), client_tls(self.seed, PHONE, resumption()), self.seed));
-        dialer(Some((self.ep.clone(), quic)), Some(ws), door_v4())
+        let early = if ticket && !self.quic.apple { EarlyData::IfTicket { resend: true } } else { EarlyData::Never };
+        dialer_with(Some((self.ep.clone(), quic)), Some(ws), door_v4(), early)
     }
 
     /// A race driver over `dial` with an empty memory (a fresh pairing).
