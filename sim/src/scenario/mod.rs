@@ -28,7 +28,6 @@ pub mod ws_echo;
 
 pub use def::{Check, Judged, Law, RunReport, ScenarioDef, Verdict};
 
-
 use crate::world::panic::{self, Panicked};
 use crate::world::switch::Switch;
 use crate::world::topology::RunSpec;

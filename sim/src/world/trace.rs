@@ -24,7 +24,6 @@ pub struct Event {
     pub detail: String,
 }
 
-
 /// The trace of one run.
 #[derive(Clone)]
 pub struct Trace {
