@@ -2,7 +2,7 @@ use crate::envelope::{Envelope, Protocol};
 use crate::host::Host;
 use crate::{config, TRACING_TARGET};
 
-use indexmap::IndexMap;
+use crate::fxmap::IndexMap; // ftw-sim patch: a fast fixed hasher (PATCH.md, 7)
 use rand::{Rng, RngCore};
 use rand_distr::{Distribution, Exp};
 use std::collections::VecDeque;
@@ -191,7 +191,7 @@ impl Topology {
         let base = Instant::now();
         Topology {
             config,
-            links: IndexMap::new(),
+            links: IndexMap::default(),
             base,
             elapsed: Duration::ZERO,
             hooked: std::collections::BTreeMap::new(),
@@ -270,19 +270,26 @@ impl Topology {
     pub(crate) fn deliver_messages(&mut self, rand: &mut dyn RngCore, dst: &mut Host) {
         // ftw-sim patch: hooked datagrams due by now, in delivery order.
         let now = self.now();
-        let due: Vec<(Instant, u64)> = self
-            .hooked
-            .iter()
-            .take_while(|(k, _)| k.0 <= now)
-            .filter(|(_, e)| e.dst.ip() == dst.addr)
-            .map(|(k, _)| *k)
-            .collect();
-        for k in due {
-            let envelope = self.hooked.remove(&k).expect("due datagram");
-            let _ = dst.receive_from_network(envelope);
+        // ftw-sim patch (PATCH.md, 7): nothing to look through, and no list to
+        // build, unless the earliest hooked datagram is due.
+        if self.hooked.keys().next().is_some_and(|k| k.0 <= now) {
+            let due: Vec<(Instant, u64)> = self
+                .hooked
+                .iter()
+                .take_while(|(k, _)| k.0 <= now)
+                .filter(|(_, e)| e.dst.ip() == dst.addr)
+                .map(|(k, _)| *k)
+                .collect();
+            for k in due {
+                let envelope = self.hooked.remove(&k).expect("due datagram");
+                let _ = dst.receive_from_network(envelope);
+            }
         }
         for (pair, link) in &mut self.links {
-            if pair.0 == dst.addr || pair.1 == dst.addr {
+            // ftw-sim patch (PATCH.md, 7): a link with nothing deliverable
+            // has nothing for `dst` (and needs no empty queue made for it).
+            let any = link.deliverable.values().any(|q| !q.is_empty());
+            if any && (pair.0 == dst.addr || pair.1 == dst.addr) {
                 link.deliver_messages(&self.config, rand, dst);
             }
         }
@@ -399,7 +406,7 @@ impl Link {
             state_b_a: State::Healthy,
             config: config::Link::default(),
             sent: VecDeque::new(),
-            deliverable: IndexMap::new(),
+            deliverable: IndexMap::default(),
             now,
         }
     }
