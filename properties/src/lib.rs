@@ -18,6 +18,7 @@ pub mod cmd;
 pub mod compare;
 pub mod corpus;
 pub mod coverage;
+pub mod floor;
 pub mod fuzz;
 pub mod guide;
 pub mod harness;

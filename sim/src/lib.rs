@@ -7,9 +7,11 @@
 //!   IO-free models to turmoil sockets, with the builders scenarios share;
 //! * [`scenario`]: whole systems run from a seed, a plan and switches, each one
 //!   typed definition (name, domain, laws, run function);
-//! * [`table`]: the seed's measurement tables in the simulated rig.
+//! * [`table`]: the seed's measurement tables in the simulated rig;
+//! * [`floor`]: the real work a run cannot avoid, as workloads `ftwsim bench` times.
 
 pub mod drive;
+pub mod floor;
 pub mod scenario;
 pub mod table;
 pub mod world;

@@ -279,7 +279,39 @@ fn write_step(hs: &mut snow::HandshakeState, payload: &[u8]) -> Result<Vec<u8>, 
     let mut buf = vec![0u8; NOISE_MSG_LEN_MAX];
     let n = hs.write_message(payload, &mut buf).map_err(|e| NoiseError::Handshake(e.to_string()))?;
     buf.truncate(n);
+    work::note(|w| w.handshake_msgs += 1);
     Ok(buf)
+}
+
+/// What the Noise layer did on this thread: the real work a run cannot avoid,
+/// which `ftwsim bench` prices as the run's floor. Counted only; no model reads it.
+pub mod work {
+    use std::cell::Cell;
+
+    /// Handshake messages written, and transport messages sealed with their plaintext bytes.
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct Work {
+        pub handshake_msgs: u64,
+        pub sealed: u64,
+        pub sealed_bytes: u64,
+    }
+
+    thread_local! {
+        static WORK: Cell<Work> = const { Cell::new(Work { handshake_msgs: 0, sealed: 0, sealed_bytes: 0 }) };
+    }
+
+    pub(crate) fn note(f: impl FnOnce(&mut Work)) {
+        WORK.with(|c| {
+            let mut w = c.get();
+            f(&mut w);
+            c.set(w);
+        });
+    }
+
+    /// The work so far on this thread, counting from zero again.
+    pub fn take() -> Work {
+        WORK.with(|c| c.take())
+    }
 }
 
 fn read_step(hs: &mut snow::HandshakeState, msg: &[u8]) -> Result<Vec<u8>, NoiseError> {
@@ -528,6 +560,7 @@ impl Session {
         let n = cipher(&self.send_key).encrypt(seq, &ad, plaintext, &mut out[SEQ_LEN..]);
         assert_eq!(n, plaintext.len() + TAG_LEN);
         self.next_seq += 1;
+        work::note(|w| (w.sealed, w.sealed_bytes) = (w.sealed + 1, w.sealed_bytes + plaintext.len() as u64));
         Ok(out)
     }
 

@@ -27,6 +27,10 @@ pub struct Args {
     /// Instead: only the streaming day (a simulated day of the whole system at work).
     #[arg(long)]
     streaming_day: bool,
+    /// Instead: only the floor: each scenario's seed 1 against the cost of the
+    /// real work it cannot avoid (handshakes, AEAD), priced by microbenchmarks run now.
+    #[arg(long)]
+    floor: bool,
     /// With --catch or --search: fuzzing threads.
     #[arg(long, default_value_t = 2, value_parser = clap::value_parser!(u64).range(1..=256))]
     jobs: u64,
@@ -150,6 +154,74 @@ fn streaming_day() -> (f64, ftw_sim::table::day::Day) {
     (wall.elapsed().as_secs_f64(), d)
 }
 
+/// One scenario's seed 1 against its floor.
+#[derive(serde::Serialize)]
+struct FloorRow {
+    scenario: &'static str,
+    wall_ms: f64,
+    floor_ms: f64,
+    ratio: f64,
+    work: crate::floor::Work,
+}
+
+/// Every scenario's seed 1 (default plan, references judged, as the fuzzer
+/// runs a case), timed, with the floor of its work at `prices`.
+fn floor_rows(prices: &crate::floor::Prices) -> Vec<FloorRow> {
+    let row = |s: &ftw_sim::scenario::ScenarioDef| {
+        let _ = ftw_wire::noise::work::take();
+        let wall = std::time::Instant::now(); // the tool's own wall clock, never seen by the run
+        let r = crate::reference::run(&RunSpec::new(s.name, RunSeed(1))).expect("known scenario");
+        let wall_ms = wall.elapsed().as_secs_f64() * 1e3;
+        let work = crate::floor::Work::of(&r, ftw_wire::noise::work::take());
+        let floor_ms = work.floor_ms(prices);
+        FloorRow { scenario: s.name, wall_ms, floor_ms, ratio: if floor_ms > 0.0 { wall_ms / floor_ms } else { 0.0 }, work }
+    };
+    ftw_sim::scenario::SCENARIOS.iter().map(|s| row(s)).collect()
+}
+
+/// The floor's prices and table, for people.
+fn print_floor(p: &crate::floor::Prices, rows: &[FloorRow]) {
+    println!(
+        "floor prices (measured now): QUIC+TLS handshake {:.0} µs, QUIC datagram {:.1} µs, Noise handshake {:.0} µs, Noise message {:.2} µs + {:.2} ns a byte",
+        p.quic_handshake_us,
+        p.quic_datagram_us,
+        p.noise_handshake_us,
+        p.noise_msg_us,
+        p.noise_byte_us * 1e3
+    );
+    println!(
+        "  {:<28} {:>10} {:>9} {:>7}   work (QUIC handshakes, datagrams; Noise handshakes, messages, bytes)",
+        "scenario (seed 1)", "wall ms", "floor ms", "ratio"
+    );
+    for r in rows {
+        let w = &r.work;
+        println!(
+            "  {:<28} {:>10.1} {:>9.2} {:>7}   {}, {}; {}, {}, {}",
+            r.scenario,
+            r.wall_ms,
+            r.floor_ms,
+            if r.floor_ms > 0.0 { format!("{:.1}", r.ratio) } else { "-".into() },
+            w.quic_handshakes,
+            w.quic_datagrams,
+            w.noise_handshakes,
+            w.noise_msgs,
+            w.noise_bytes
+        );
+    }
+}
+
+/// `--floor`: the prices and every scenario's seed 1 against its floor.
+fn floor_main(a: &Args) -> ExitCode {
+    let prices = crate::floor::measure();
+    let rows = floor_rows(&prices);
+    if a.json {
+        println!("{}", serde_json::json!({ "floor_prices": prices, "floor": rows }));
+    } else {
+        print_floor(&prices, &rows);
+    }
+    ExitCode::SUCCESS
+}
+
 /// One scenario's seed 1: (verdict, simulated s, wall s, steps).
 fn timed(name: &str) -> (Verdict, f64, f64, u64) {
     let wall = std::time::Instant::now(); // the tool's own wall clock, never seen by the run
@@ -164,6 +236,9 @@ pub fn main(a: Args) -> ExitCode {
     }
     if a.catch {
         return catch_main(&a);
+    }
+    if a.floor {
+        return floor_main(&a);
     }
     speed(a)
 }
@@ -182,6 +257,8 @@ fn speed(a: Args) -> ExitCode {
     let table_wall_s = table_wall.elapsed().as_secs_f64();
     let (day_stream_wall, day_stream) = streaming_day();
     let (fuzz_rate, per_scenario) = fuzz_throughput();
+    let prices = crate::floor::measure();
+    let floor = floor_rows(&prices);
     let per_json: Vec<serde_json::Value> =
         per_scenario.iter().map(|(n, c, ms)| serde_json::json!({ "scenario": n, "cases": c, "wall_ms_per_case": ms })).collect();
     if a.json {
@@ -204,6 +281,8 @@ fn speed(a: Args) -> ExitCode {
                 "streaming_day_moves": day_stream.moves,
                 "streaming_day_sessions": day_stream.sessions,
                 "verdicts": [format!("{v1:?}"), format!("{v2:?}")],
+                "floor_prices": prices,
+                "floor": floor,
             })
         );
     } else {
@@ -231,6 +310,7 @@ fn speed(a: Args) -> ExitCode {
         for (n, c, ms) in &per_scenario {
             println!("  {n:<20} {c:>6} cases  {ms:>8.1} wall ms per case");
         }
+        print_floor(&prices, &floor);
     }
     ExitCode::SUCCESS
 }

@@ -166,10 +166,10 @@ pub fn law(name: &str) -> Option<&'static Law> {
 
 /// Add a check for every reference whose model took part in the run.
 pub fn judge(report: &mut RunReport) {
-    let journal = report.outcome.journal.clone();
+    let (journal, checks) = (&report.outcome.journal, &mut report.checks);
     for r in REFERENCES {
-        if let Some(l) = (r.check)(&journal) {
-            report.checks.push(Check { law: &r.law, ok: matches!(l, Lockstep::Agreed { .. } | Lockstep::Unjudged { .. }), detail: l.detail() });
+        if let Some(l) = (r.check)(journal) {
+            checks.push(Check { law: &r.law, ok: matches!(l, Lockstep::Agreed { .. } | Lockstep::Unjudged { .. }), detail: l.detail() });
         }
     }
 }

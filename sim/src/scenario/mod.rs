@@ -28,8 +28,6 @@ pub mod ws_echo;
 
 pub use def::{Check, Judged, Law, RunReport, ScenarioDef, Verdict};
 
-use std::time::Duration;
-
 use crate::world::panic::{self, Panicked};
 use crate::world::switch::Switch;
 use crate::world::topology::RunSpec;
@@ -81,7 +79,7 @@ pub fn run(spec: &RunSpec) -> Result<RunReport, String> {
 /// failed `no-panic` check carrying the panic's message and location.
 fn panicked(p: Panicked) -> RunReport {
     let trace = trace::end();
-    let sim_elapsed = trace.events().last().map(|e| Duration::from_nanos(e.t_ns)).unwrap_or_default();
+    let sim_elapsed = trace.last_time();
     let outcome = RunOutcome {
         trace,
         journal: crate::world::journal::end(),

@@ -24,12 +24,6 @@ pub struct Event {
     pub detail: String,
 }
 
-impl Event {
-    fn line(&self) -> String {
-        format!("{}|{}|{}|{}\n", self.t_ns, self.host, self.kind, self.detail)
-    }
-}
-
 /// The trace of one run.
 #[derive(Clone)]
 pub struct Trace {
@@ -37,6 +31,8 @@ pub struct Trace {
     events: Vec<Event>,
     keep_events: bool,
     count: u64,
+    /// The time of the last event, kept or not.
+    last_t_ns: u64,
     counts: std::collections::BTreeMap<String, u64>,
     /// Typed decisions (`kind~tag`, the tag a model's enum name), counted
     /// beside the events and never hashed: what coverage and laws count.
@@ -57,16 +53,46 @@ impl Default for Trace {
 
 impl Trace {
     pub fn new(keep_events: bool) -> Self {
-        Trace { hasher: Sha256::new(), events: Vec::new(), keep_events, count: 0, counts: Default::default(), tags: Default::default() }
+        Trace { hasher: Sha256::new(), events: Vec::new(), keep_events, count: 0, last_t_ns: 0, counts: Default::default(), tags: Default::default() }
     }
 
     pub fn record(&mut self, ev: Event) {
-        self.hasher.update(ev.line().as_bytes());
-        self.count += 1;
-        *self.counts.entry(ev.kind.clone()).or_default() += 1;
+        self.fold(ev.t_ns, &ev.host, &ev.kind, &ev.detail);
         if self.keep_events {
             self.events.push(ev);
         }
+    }
+
+    /// Fold one event into the hash and the counts. The hash covers the
+    /// event's line `t_ns|host|kind|detail\n`, fed in pieces (the same bytes
+    /// as the whole line: SHA-256 is a stream), so no line is built.
+    fn fold(&mut self, t_ns: u64, host: &str, kind: &str, detail: &str) {
+        let mut digits = [0u8; 20];
+        for piece in [decimal(t_ns, &mut digits), b"|", host.as_bytes(), b"|", kind.as_bytes(), b"|", detail.as_bytes(), b"\n"] {
+            self.hasher.update(piece);
+        }
+        self.count += 1;
+        self.last_t_ns = t_ns;
+        match self.counts.get_mut(kind) {
+            Some(n) => *n += 1,
+            None => {
+                self.counts.insert(kind.to_string(), 1);
+            }
+        }
+    }
+
+    /// Record an event from its parts; its strings are copied only when the
+    /// events are kept.
+    fn record_parts(&mut self, t_ns: u64, host: &str, kind: &str, detail: String) {
+        self.fold(t_ns, host, kind, &detail);
+        if self.keep_events {
+            self.events.push(Event { t_ns, host: host.to_string(), kind: kind.to_string(), detail });
+        }
+    }
+
+    /// The time of the last event recorded (kept or not).
+    pub fn last_time(&self) -> Duration {
+        Duration::from_nanos(self.last_t_ns)
     }
 
     /// Hex SHA-256 over every event so far.
@@ -116,6 +142,19 @@ impl Trace {
     }
 }
 
+/// `n` in decimal, written into the end of `buf`: the digits `{n}` prints.
+fn decimal(mut n: u64, buf: &mut [u8; 20]) -> &[u8] {
+    let mut i = buf.len();
+    loop {
+        i -= 1;
+        buf[i] = b'0' + (n % 10) as u8;
+        n /= 10;
+        if n == 0 {
+            return &buf[i..];
+        }
+    }
+}
+
 /// Where two traces first differ: the index and both events (None past the end).
 pub fn first_divergence(a: &[Event], b: &[Event]) -> Option<(usize, Option<Event>, Option<Event>)> {
     let n = a.len().max(b.len());
@@ -161,7 +200,7 @@ pub fn record_at(t: Duration, host: &str, kind: &str, detail: impl Into<String>)
     tracing::debug!(target: "ftw::trace", host, kind, "{detail}");
     CURRENT.with(|c| {
         if let Some(tr) = c.borrow_mut().as_mut() {
-            tr.record(Event { t_ns: t.as_nanos() as u64, host: host.to_string(), kind: kind.to_string(), detail });
+            tr.record_parts(t.as_nanos() as u64, host, kind, detail);
         }
     });
 }
@@ -205,4 +244,23 @@ impl tracing_subscriber::fmt::time::FormatTime for SimTimer {
 pub fn init_logging() {
     let filter = tracing_subscriber::EnvFilter::try_from_default_env().unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn"));
     let _ = tracing_subscriber::fmt().with_env_filter(filter).with_timer(SimTimer).with_writer(std::io::stderr).try_init();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The hash fed in pieces is the hash of the event's whole line, as it was defined.
+    #[test]
+    fn the_hash_is_of_each_events_line() {
+        let events = [(0u64, "phone", "udp.send", "a->b len=3 h=00"), (9, "box", "k", ""), (u64::MAX, "", "x|y", "z\n")];
+        let mut tr = Trace::new(false);
+        let mut whole = Sha256::new();
+        for (t, h, k, d) in events {
+            tr.record_parts(t, h, k, d.to_string());
+            whole.update(format!("{t}|{h}|{k}|{d}\n").as_bytes());
+        }
+        assert_eq!(tr.hash(), hex::encode(whole.finalize()));
+        assert_eq!((tr.len(), tr.last_time()), (3, Duration::from_nanos(u64::MAX)));
+    }
 }

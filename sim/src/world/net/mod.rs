@@ -130,6 +130,38 @@ pub struct Network {
     /// What the journal is told of the legs and the hosts' processing ([`log`]),
     /// while the run keeps a journal: (time, host, event).
     pub log: Option<Vec<(Duration, String, log::NetEvent)>>,
+    /// The last payload hashed, and its hashes.
+    hashed: Hashed,
+}
+
+/// A payload's hashes, each computed once: a datagram is hashed as it is sent
+/// and again as each copy arrives (the trace's short SHA-256, the journal's
+/// FNV-1a), and a copy mostly carries the same bytes.
+#[derive(Default)]
+struct Hashed {
+    bytes: Bytes,
+    short: Option<String>,
+    fnv: Option<u64>,
+}
+
+impl Hashed {
+    /// Forget the hashes unless `b` holds the same bytes.
+    fn of(&mut self, b: &Bytes) -> &mut Self {
+        if self.bytes != *b {
+            *self = Hashed { bytes: b.clone(), short: None, fnv: None };
+        }
+        self
+    }
+
+    /// The trace's short hash of `b` ([`trace::bytes_hash`]).
+    fn short(&mut self, b: &Bytes) -> String {
+        self.of(b).short.get_or_insert_with(|| trace::bytes_hash(b)).clone()
+    }
+
+    /// The journal's hash of `b` ([`log::hash`]).
+    fn fnv(&mut self, b: &Bytes) -> u64 {
+        *self.of(b).fnv.get_or_insert_with(|| log::hash(b))
+    }
 }
 
 impl Network {
@@ -150,6 +182,7 @@ impl Network {
             capture: capture::Capture::default(),
             fates: fate::Fates::default(),
             log: None,
+            hashed: Hashed::default(),
         }
     }
 
@@ -318,9 +351,14 @@ impl Network {
         self.stats.sent += 1;
         let ip_bytes = if tunnel { payload.len() as u64 } else { (payload.len() + IP_UDP_HEADER_BYTES) as u64 };
         self.stats.bytes_ip += ip_bytes;
-        *self.bytes_by_host.entry(self.name(src.ip())).or_default() += ip_bytes;
         let sender = self.name(src.ip());
-        let tag = format!("{src}->{dst} len={} h={}", payload.len(), trace::bytes_hash(payload));
+        match self.bytes_by_host.get_mut(&sender) {
+            Some(n) => *n += ip_bytes,
+            None => {
+                self.bytes_by_host.insert(sender.clone(), ip_bytes);
+            }
+        }
+        let tag = format!("{src}->{dst} len={} h={}", payload.len(), self.hashed.short(payload));
         trace::record_at(now, &sender, "udp.send", tag.clone());
         (sender, tag)
     }
@@ -384,7 +422,7 @@ impl Network {
     /// Run `d` through its leg's chain (up or down `chain_owner`'s leg, or the
     /// internet's), journalling the crossing when the log is on.
     fn run_chain(&mut self, now: Duration, d: InFlight, chain_owner: Option<IpAddr>, up: bool) -> io::Result<Vec<InFlight>> {
-        let crossing = chain_owner.filter(|_| self.log.is_some()).map(|ip| (ip, link_sent(&d)));
+        let crossing = chain_owner.filter(|_| self.log.is_some()).map(|ip| (ip, link_sent(&d, &mut self.hashed)));
         let mut ctx = Ctx { now, rng: &mut self.rng };
         let chain = match chain_owner.and_then(|ip| self.legs.get_mut(&ip)) {
             Some(leg) if up => &mut leg.up,
@@ -423,7 +461,8 @@ impl Network {
             }
             // Delivery happens at the first step at or after this time; whole
             // microseconds keep the trace free of float noise.
-            trace::record_at(now + o.delay, &self.name(o.dst.ip()), "udp.arrive", format!("{}->{} h={}", o.src, o.dst, trace::bytes_hash(&o.payload)));
+            let h = self.hashed.short(&o.payload);
+            trace::record_at(now + o.delay, &self.name(o.dst.ip()), "udp.arrive", format!("{}->{} h={h}", o.src, o.dst));
             if chain_owner.is_some() && !up {
                 self.tap_nat_in(at_nat, sent, &o);
             }
@@ -505,7 +544,7 @@ impl Network {
     fn journal_crossing(&mut self, now: Duration, owner: IpAddr, up: bool, sent: log::Sent, out: &io::Result<Vec<InFlight>>) {
         let Some(leg) = self.legs.get(&owner) else { return };
         let (refused, out) = match out {
-            Ok(out) => (false, out.iter().map(link_out).collect()),
+            Ok(out) => (false, out.iter().map(|o| link_out(o, &mut self.hashed)).collect()),
             Err(_) => (true, Vec::new()),
         };
         self.note(now, leg.name.clone(), log::NetEvent::Crossed { up, sent, refused, out });
@@ -536,7 +575,7 @@ impl Network {
             for (up, chain) in [(true, &mut leg.up), (false, &mut leg.down)] {
                 let released = chain.release_due(&mut ctx);
                 if let (Some(l), false) = (self.log.as_mut(), released.is_empty()) {
-                    l.push((now, leg.name.clone(), log::NetEvent::Released { up, out: released.iter().map(link_out).collect() }));
+                    l.push((now, leg.name.clone(), log::NetEvent::Released { up, out: released.iter().map(|o| link_out(o, &mut self.hashed)).collect() }));
                 }
                 let dir = if up { "up" } else { "down" };
                 out.extend(released.into_iter().map(|o| (o, format!("{}'s leg ({dir})", leg.name))));
@@ -555,8 +594,9 @@ impl Network {
                 let f = fate::Fate { sent: now, from_host, from: o.src, to, to_host: Some(o.dst.ip()), outcome };
                 self.fates.push(f);
             }
-            trace::record_at(now, &host, "udp.release", format!("{}->{} h={}", o.src, o.dst, trace::bytes_hash(&o.payload)));
-            trace::record_at(now + o.delay, &host, "udp.arrive", format!("{}->{} h={}", o.src, o.dst, trace::bytes_hash(&o.payload)));
+            let h = self.hashed.short(&o.payload);
+            trace::record_at(now, &host, "udp.release", format!("{}->{} h={h}", o.src, o.dst));
+            trace::record_at(now + o.delay, &host, "udp.arrive", format!("{}->{} h={h}", o.src, o.dst));
             self.tap(now + o.delay, o.dst.ip(), &o, false, Some(format!("released at {} after a hold by the faults of {leg}", trace::fmt_time(now))));
             emits.push(turmoil::hook::Emit { delay: o.delay, src: o.src, dst: o.dst, payload: o.payload });
         }
@@ -565,15 +605,15 @@ impl Network {
 }
 
 /// A datagram as it meets a leg, for the journal.
-fn link_sent(d: &InFlight) -> log::Sent {
+fn link_sent(d: &InFlight, hashed: &mut Hashed) -> log::Sent {
     let tcp = d.is_tunnelled_tcp();
     let ip_len = if tcp { d.payload.len() } else { d.payload.len() + IP_UDP_HEADER_BYTES };
-    log::Sent { src: d.src, tcp, ip_len, hash: log::hash(&d.payload) }
+    log::Sent { src: d.src, tcp, ip_len, hash: hashed.fnv(&d.payload) }
 }
 
 /// A datagram a leg put out, for the journal.
-fn link_out(o: &InFlight) -> log::Out {
-    log::Out { delay: o.delay, hash: log::hash(&o.payload), src: o.src }
+fn link_out(o: &InFlight, hashed: &mut Hashed) -> log::Out {
+    log::Out { delay: o.delay, hash: hashed.fnv(&o.payload), src: o.src }
 }
 
 /// The hook turmoil calls; shares the network with the world.

@@ -212,6 +212,9 @@ pub mod barriers;
 
 pub mod net;
 
+// ftw-sim patch: turmoil's maps with a fast fixed hasher (PATCH.md, 7).
+mod fxmap;
+
 mod rt;
 use rt::Rt;
 

@@ -107,6 +107,7 @@ impl<'a> Rt<'a> {
         }
     }
 
+    #[allow(dead_code)] // ftw-sim patch: the topology keeps its own clock now (PATCH.md, 6)
     pub(crate) fn no_software() -> Self {
         let mut config = Config::default();
         let (tokio, local) = init(&mut config);

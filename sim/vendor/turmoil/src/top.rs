@@ -1,9 +1,8 @@
 use crate::envelope::{Envelope, Protocol};
 use crate::host::Host;
-use crate::rt::Rt;
 use crate::{config, TRACING_TARGET};
 
-use indexmap::IndexMap;
+use crate::fxmap::IndexMap; // ftw-sim patch: a fast fixed hasher (PATCH.md, 7)
 use rand::{Rng, RngCore};
 use rand_distr::{Distribution, Exp};
 use std::collections::VecDeque;
@@ -19,14 +18,16 @@ pub(crate) struct Topology {
     /// Specific configuration overrides between specific hosts.
     links: IndexMap<Pair, Link>,
 
-    /// We don't use a Rt for async. Right now, we just use it to tick time
-    /// forward in the same way we do it elsewhere. We'd like to represent
-    /// network state with async in the future.
-    rt: Rt<'static>,
-
     /// ftw-sim patch: the topology clock at elapsed zero, so that exact send
     /// times (a `Duration` since the start) convert to this clock.
     base: Instant,
+
+    /// ftw-sim patch: the topology's clock, as time since `base`. Stock
+    /// turmoil kept a tokio runtime with no software only to tick this clock
+    /// forward, which cost a runtime step (a timer, a park, a clock advance)
+    /// on every step of the simulation; the clock moves as that runtime's
+    /// paused clock did: by the tick, rounded up to whole milliseconds.
+    elapsed: Duration,
 
     /// ftw-sim patch: datagrams the hook placed, in delivery order (time, then
     /// send order). They bypass the links (so a NAT's public address needs no
@@ -185,13 +186,14 @@ enum State {
 
 impl Topology {
     pub(crate) fn new(config: config::Link) -> Topology {
-        let rt = Rt::no_software();
-        let base = rt.now();
+        // Only differences from `base` are ever used (stock turmoil took it
+        // from a paused runtime's clock, which starts at the real instant too).
+        let base = Instant::now();
         Topology {
             config,
-            links: IndexMap::new(),
-            rt,
+            links: IndexMap::default(),
             base,
+            elapsed: Duration::ZERO,
             hooked: std::collections::BTreeMap::new(),
             hooked_seq: 0,
         }
@@ -200,7 +202,7 @@ impl Topology {
     /// Register a link between two hosts
     pub(crate) fn register(&mut self, a: IpAddr, b: IpAddr) {
         let pair = Pair::new(a, b);
-        assert!(self.links.insert(pair, Link::new(self.rt.now())).is_none());
+        assert!(self.links.insert(pair, Link::new(self.now())).is_none());
     }
 
     pub(crate) fn set_max_message_latency(&mut self, value: Duration) {
@@ -267,20 +269,27 @@ impl Topology {
     // Move messages from any network links to the `dst` host.
     pub(crate) fn deliver_messages(&mut self, rand: &mut dyn RngCore, dst: &mut Host) {
         // ftw-sim patch: hooked datagrams due by now, in delivery order.
-        let now = self.rt.now();
-        let due: Vec<(Instant, u64)> = self
-            .hooked
-            .iter()
-            .take_while(|(k, _)| k.0 <= now)
-            .filter(|(_, e)| e.dst.ip() == dst.addr)
-            .map(|(k, _)| *k)
-            .collect();
-        for k in due {
-            let envelope = self.hooked.remove(&k).expect("due datagram");
-            let _ = dst.receive_from_network(envelope);
+        let now = self.now();
+        // ftw-sim patch (PATCH.md, 7): nothing to look through, and no list to
+        // build, unless the earliest hooked datagram is due.
+        if self.hooked.keys().next().is_some_and(|k| k.0 <= now) {
+            let due: Vec<(Instant, u64)> = self
+                .hooked
+                .iter()
+                .take_while(|(k, _)| k.0 <= now)
+                .filter(|(_, e)| e.dst.ip() == dst.addr)
+                .map(|(k, _)| *k)
+                .collect();
+            for k in due {
+                let envelope = self.hooked.remove(&k).expect("due datagram");
+                let _ = dst.receive_from_network(envelope);
+            }
         }
         for (pair, link) in &mut self.links {
-            if pair.0 == dst.addr || pair.1 == dst.addr {
+            // ftw-sim patch (PATCH.md, 7): a link with nothing deliverable
+            // has nothing for `dst` (and needs no empty queue made for it).
+            let any = link.deliverable.values().any(|q| !q.is_empty());
+            if any && (pair.0 == dst.addr || pair.1 == dst.addr) {
                 link.deliver_messages(&self.config, rand, dst);
             }
         }
@@ -314,7 +323,12 @@ impl Topology {
 
     /// ftw-sim patch: time since the start on the topology's clock.
     pub(crate) fn elapsed(&self) -> Duration {
-        self.rt.now() - self.base
+        self.elapsed
+    }
+
+    /// ftw-sim patch: the topology's clock now.
+    fn now(&self) -> Instant {
+        self.base + self.elapsed
     }
 
     /// ftw-sim patch: queue a hooked datagram for delivery at `at` (since the
@@ -343,9 +357,12 @@ impl Topology {
     }
 
     pub(crate) fn tick_by(&mut self, duration: Duration) {
-        let _ = self.rt.tick(duration);
+        // ftw-sim patch: as a paused tokio clock advances to a timer's
+        // deadline, which tokio rounds up to the millisecond.
+        self.elapsed = ceil_ms(self.elapsed + duration);
+        let now = self.now();
         for link in self.links.values_mut() {
-            link.tick(self.rt.now());
+            link.tick(now);
         }
     }
 
@@ -389,7 +406,7 @@ impl Link {
             state_b_a: State::Healthy,
             config: config::Link::default(),
             sent: VecDeque::new(),
-            deliverable: IndexMap::new(),
+            deliverable: IndexMap::default(),
             now,
         }
     }
@@ -636,4 +653,9 @@ mod tests {
         let mut topo = Topology::new(Link::default());
         topo.hold("10.0.0.1".parse().unwrap(), "192.168.0.1".parse().unwrap());
     }
+}
+
+/// ftw-sim patch: `d` rounded up to whole milliseconds (tokio's timer resolution).
+fn ceil_ms(d: Duration) -> Duration {
+    Duration::from_millis(d.as_nanos().div_ceil(1_000_000) as u64)
 }

@@ -8,7 +8,7 @@ use crate::{
     TRACING_TARGET,
 };
 
-use indexmap::IndexMap;
+use crate::fxmap::IndexMap; // ftw-sim patch: a fast fixed hasher (PATCH.md, 7)
 use rand::RngCore;
 use scoped_tls::scoped_thread_local;
 use std::cell::RefCell;
@@ -57,7 +57,7 @@ impl World {
         tick_duration: Duration,
     ) -> World {
         World {
-            hosts: IndexMap::new(),
+            hosts: IndexMap::default(),
             topology: Topology::new(link),
             dns: Dns::new(addrs),
             multicast_groups: MulticastGroups::default(),

@@ -1,5 +1,5 @@
 use bytes::Bytes;
-use indexmap::{IndexMap, IndexSet};
+use crate::fxmap::{IndexMap, IndexSet}; // ftw-sim patch: a fast fixed hasher (PATCH.md, 7)
 use tokio::{
     sync::{mpsc, Mutex},
     time::sleep,
@@ -55,7 +55,7 @@ impl MulticastGroups {
                 members.insert(member);
                 tracing::info!(target: TRACING_TARGET, ?member, group = ?group, protocol = %"UDP", "Join multicast group");
             })
-            .or_insert_with(|| IndexSet::from([member]));
+            .or_insert_with(|| IndexSet::from_iter([member]));
     }
 
     fn leave(&mut self, group: IpAddr, member: SocketAddr) {
