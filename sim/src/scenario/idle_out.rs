@@ -38,7 +38,7 @@ use std::time::Duration;
 use quinn_proto::RigPathEvent;
 
 use crate::world::net::fate::{Fate, IdleOut, Outcome, RigPath};
-use crate::world::net::fault::is_stranger;
+use crate::world::net::fault::{is_forged, is_stranger};
 use crate::world::trace::fmt_time;
 
 /// How soon a peer answers an ack-eliciting datagram: within max_ack_delay
@@ -163,7 +163,10 @@ fn validation_failed(fates: &[Fate], me: IpAddr, peer: IpAddr, f: &Fate) -> bool
 /// or, before any probe, the address ignored while three others were candidates
 /// (quic-go `maxPaths`: forged copies of the plan's attack fill them).
 fn rig_unvalidated(fates: &[Fate], rig: &[RigPath], me: IpAddr, f: &Fate, end: Duration) -> bool {
-    let current = fates.iter().filter(|x| x.from_host == me && x.sent <= f.sent).max_by_key(|x| x.sent).map(|x| x.from);
+    // Where the peer last heard `me` from by then (a forged copy is the attacker's).
+    let heard = |x: &&Fate| matches!(x.outcome, Outcome::Delivered(a) if a <= f.sent);
+    let mine = fates.iter().filter(|x| x.from_host == me && !is_forged(x.from)).filter(heard);
+    let current = mine.max_by_key(|x| first_arrival(fates, x)).map(|x| x.from);
     let Some(current) = current.filter(|c| *c != f.to) else { return false };
     let of = |e: RigPathEvent| rig.iter().filter(move |r| r.remote == current && r.event == e).map(|r| r.at);
     if of(RigPathEvent::Switched).any(|t| t <= f.sent) {
@@ -185,9 +188,13 @@ fn rig_unvalidated(fates: &[Fate], rig: &[RigPath], me: IpAddr, f: &Fate, end: D
     super::rig_move::failed_rounds(fates, current, p, end).is_ok()
 }
 
-/// Whether a datagram from `from` reached its host in `(after, until]`.
+/// Whether a new datagram from `from` reached its host in `(after, until]`: a
+/// copy of one that had arrived by `after` (the link's duplicate) is not new, and
+/// a QUIC endpoint drops it as a duplicate packet before anything else (quic-go
+/// `handleShortHeaderPacket`: `IsPotentiallyDuplicate`).
 fn arrived_from(fates: &[Fate], from: std::net::SocketAddr, after: Duration, until: Duration) -> bool {
-    fates.iter().any(|x| x.from == from && matches!(x.outcome, Outcome::Delivered(a) if a > after && a <= until))
+    let arrived = |x: &Fate| matches!(x.outcome, Outcome::Delivered(a) if a > after && a <= until);
+    fates.iter().any(|x| x.from == from && arrived(x) && first_arrival(fates, x) > after)
 }
 
 /// The idle-outs of `host`'s connections (either end), judged: `Ok` with why
@@ -311,6 +318,18 @@ mod tests {
         let (fates, notes) = rig_validated_late(true);
         let err = judge(&fates, &phone_idles_at(31_020), &notes).expect_err("a later packet would have moved it");
         assert!(err.contains("was Nat"), "{err}");
+    }
+
+    #[test]
+    fn under_the_rig_a_duplicate_of_the_answer_is_no_later_packet() {
+        // corpus/rig-fleet-migrate-kernel-filter-duplicated-answer-13500003100.toml:
+        // the link duplicates the answer's datagram; its copy arrives after the
+        // validation and is dropped as a duplicate packet, so nothing moves the
+        // connection.
+        let (mut fates, notes) = rig_validated_late(false);
+        let copy = Fate { from: a("198.51.100.1:49152"), outcome: Outcome::Delivered(ms(12_075)), ..up(12_030) };
+        fates.push(copy);
+        assert!(judge(&fates, &phone_idles_at(31_020), &notes).is_ok(), "{:?}", judge(&fates, &phone_idles_at(31_020), &notes));
     }
 
     #[test]

@@ -24,6 +24,16 @@ pub struct ForgeMoves {
 /// and grows by one per mapping).
 pub const FORGED_PORT_FIRST: u16 = 20_000;
 
+/// The last forged source port, just below the NATs' own range.
+const FORGED_PORT_LAST: u16 = crate::world::net::nat::FIRST_PUBLIC_PORT - 1;
+
+/// Whether `from` is a forged copy's source: a port of the forged range. A
+/// forged copy is the attacker's, not its host's traffic: a law that asks where
+/// the host is reads past it.
+pub fn is_forged(from: std::net::SocketAddr) -> bool {
+    (FORGED_PORT_FIRST..=FORGED_PORT_LAST).contains(&from.port())
+}
+
 /// How far a forged copy runs ahead of its original.
 pub const FORGED_LEAD: Duration = Duration::from_millis(1);
 
@@ -47,7 +57,7 @@ impl Fault for ForgeMoves {
         }
         let forged = SocketAddr::new(d.src.ip(), self.next_port);
         // Wrap within the range below the NATs' ports.
-        self.next_port = if self.next_port >= 49_151 { FORGED_PORT_FIRST } else { self.next_port + 1 };
+        self.next_port = if self.next_port >= FORGED_PORT_LAST { FORGED_PORT_FIRST } else { self.next_port + 1 };
         out.push(InFlight { src: forged, ..d.clone() });
         out.push(InFlight { delay: d.delay + FORGED_LEAD, ..d });
         Ok(())

@@ -26,7 +26,7 @@ mod window;
 
 pub use delay::Delay;
 pub use duplicate::Duplicate;
-pub use forge::ForgeMoves;
+pub use forge::{is_forged, ForgeMoves};
 pub use gilbert::GilbertElliott;
 pub use jitter::Jitter;
 pub use loss::Loss;
