@@ -16,25 +16,12 @@ mod common;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
-use common::{Net, Wire, ONE_WAY};
+use common::{Home, Net, Wire, ONE_WAY};
 
 const CLIENT: SocketAddr = SocketAddr::new(IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1)), 49152);
 const MOVED: SocketAddr = SocketAddr::new(IpAddr::V4(Ipv4Addr::new(198, 51, 100, 7)), 40000);
 /// A path probe is padded to this (RFC 9000 section 8.2.1; quic-go `PackPathProbePacket`).
 const PROBE_LEN: usize = 1200;
-
-/// Where the client starts: every datagram delivered.
-struct Home;
-
-impl Wire for Home {
-    fn client_addr(&self) -> SocketAddr {
-        CLIENT
-    }
-
-    fn send(&mut self, now: Duration, from: SocketAddr, _to: SocketAddr, _len: usize) -> Vec<(Duration, SocketAddr)> {
-        vec![(now + ONE_WAY, from)]
-    }
-}
 
 /// The client moved to [`MOVED`]: its probes reach the server; of the server's
 /// datagrams only those to the new address reach the client (`probe_packets`
@@ -65,7 +52,7 @@ impl Wire for Moved {
 fn probe_after_move(rig: bool) -> (bool, usize) {
     common::upstream(false);
     quinn_proto::ftw_sim_patch::set_rig(rig);
-    let mut net = Net::connect(&mut Home, Duration::from_secs(3));
+    let mut net = Net::connect(&mut Home { at: CLIENT }, Duration::from_secs(3));
     let mut wire = Moved { probe_packets: 0 };
     net.client_mut().ftw_probe_path();
     let t = net.now + Duration::from_secs(1);
@@ -85,7 +72,7 @@ fn the_rig_server_answers_the_clients_probe_in_its_probe_packet() {
 fn a_probe_is_answered_only_when_asked_for() {
     common::upstream(false);
     quinn_proto::ftw_sim_patch::set_rig(true);
-    let mut net = Net::connect(&mut Home, Duration::from_secs(3));
+    let mut net = Net::connect(&mut Home { at: CLIENT }, Duration::from_secs(3));
     let t = net.now + Duration::from_secs(1);
     let answered = net.run(&mut Moved { probe_packets: 0 }, t, |n| n.client().ftw_path_probe_answered());
     quinn_proto::ftw_sim_patch::set_rig(false);

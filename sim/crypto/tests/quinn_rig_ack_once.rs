@@ -20,7 +20,7 @@ mod common;
 use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::time::Duration;
 
-use common::{Net, Wire, FIRST, ONE_WAY};
+use common::{Home, Net, Wire, FIRST, ONE_WAY};
 
 const CLIENT: SocketAddr = SocketAddr::new(IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1)), 49152);
 /// The client's address after it changes network.
@@ -60,19 +60,6 @@ impl Wire for MovedLosingResponse {
     }
 }
 
-/// Where the client starts: every datagram delivered.
-struct Home;
-
-impl Wire for Home {
-    fn client_addr(&self) -> SocketAddr {
-        CLIENT
-    }
-
-    fn send(&mut self, now: Duration, from: SocketAddr, _to: SocketAddr, _len: usize) -> Vec<(Duration, SocketAddr)> {
-        vec![(now + ONE_WAY, from)]
-    }
-}
-
 /// The move, one lost PATH_RESPONSE, then a message every 200 ms from the new
 /// address. Whether every echo came back within 10 s, and the server's peer
 /// address then.
@@ -80,7 +67,7 @@ fn move_losing_the_response(upstream_acks: bool) -> (bool, SocketAddr) {
     common::upstream(false);
     quinn_proto::ftw_sim_patch::set_rig(true);
     quinn_proto::ftw_sim_patch::set_upstream_acks_in_rig(upstream_acks);
-    let mut net = Net::connect(&mut Home, Duration::from_secs(3));
+    let mut net = Net::connect(&mut Home { at: CLIENT }, Duration::from_secs(3));
     let mut wire = MovedLosingResponse { probe_seen: false, response_lost: false };
     for _ in 0..MESSAGES {
         net.client_write(&[1u8; MESSAGE]);

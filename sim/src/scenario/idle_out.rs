@@ -98,9 +98,10 @@ pub fn judge(fates: &[Fate], o: &IdleOut, rig: &[RigPath]) -> Result<String, Str
 }
 
 /// The earliest arrival of `f` or of a copy of it (the same datagram sent at the
-/// same time, from and to the same addresses).
+/// same time, from and to the same addresses, or a forged copy of it).
 fn first_arrival(fates: &[Fate], f: &Fate) -> Duration {
-    let copies = fates.iter().filter(|x| x.sent == f.sent && x.from == f.from && x.to == f.to && x.from_host == f.from_host);
+    let same_source = |x: &Fate| x.from == f.from || is_forged(x.from);
+    let copies = fates.iter().filter(|x| x.sent == f.sent && same_source(x) && x.to == f.to && x.from_host == f.from_host);
     copies
         .filter_map(|x| match x.outcome {
             Outcome::Delivered(a) => Some(a),
@@ -165,7 +166,7 @@ fn validation_failed(fates: &[Fate], me: IpAddr, peer: IpAddr, f: &Fate) -> bool
 fn rig_unvalidated(fates: &[Fate], rig: &[RigPath], me: IpAddr, f: &Fate, end: Duration) -> bool {
     // Where the peer last heard `me` from by then (a forged copy is the attacker's).
     let heard = |x: &&Fate| matches!(x.outcome, Outcome::Delivered(a) if a <= f.sent);
-    let mine = fates.iter().filter(|x| x.from_host == me && !is_forged(x.from)).filter(heard);
+    let mine = fates.iter().filter(|x| x.from_host == me && !is_forged(x.from) && !forged_first(fates, x)).filter(heard);
     let current = mine.max_by_key(|x| first_arrival(fates, x)).map(|x| x.from);
     let Some(current) = current.filter(|c| *c != f.to) else { return false };
     let of = |e: RigPathEvent| rig.iter().filter(move |r| r.remote == current && r.event == e).map(|r| r.at);
@@ -186,6 +187,16 @@ fn rig_unvalidated(fates: &[Fate], rig: &[RigPath], me: IpAddr, f: &Fate, end: D
     let end = end.as_millis() as u64;
     let end = waiting.map_or(end, |v| super::rig_move::answered_probe(fates, current, p, v.as_millis() as u64));
     super::rig_move::failed_rounds(fates, current, p, end).is_ok()
+}
+
+/// Whether a forged copy of `x` (the same send and destination, a forged source:
+/// the plan's `forged_moves`) reached the peer before `x`: the peer took the copy
+/// and dropped `x` as a duplicate packet (quic-go `IsPotentiallyDuplicate`), so
+/// it never heard `x`'s address.
+fn forged_first(fates: &[Fate], x: &Fate) -> bool {
+    let Outcome::Delivered(a) = x.outcome else { return false };
+    let copy = |y: &&Fate| is_forged(y.from) && y.sent == x.sent && y.to == x.to && y.from_host == x.from_host;
+    fates.iter().filter(copy).any(|y| matches!(y.outcome, Outcome::Delivered(b) if b < a))
 }
 
 /// Whether a new datagram from `from` reached its host in `(after, until]`: a
@@ -318,6 +329,23 @@ mod tests {
         let (fates, notes) = rig_validated_late(true);
         let err = judge(&fates, &phone_idles_at(31_020), &notes).expect_err("a later packet would have moved it");
         assert!(err.contains("was Nat"), "{err}");
+    }
+
+    #[test]
+    fn under_the_rig_an_address_heard_only_behind_forged_copies_is_not_heard() {
+        // corpus/rig-fleet-migrate-forged-copy-first-12148839171005419450.toml: the
+        // phone's datagram from a newer address reaches the cloud 1 ms after a
+        // forged copy of it, which the cloud took; the cloud never heard the newer
+        // address, so where it last heard the phone is the validated one no packet
+        // followed.
+        let (mut fates, notes) = rig_validated_late(false);
+        let newer = Fate { from: a("192.0.2.1:49154"), outcome: Outcome::Delivered(ms(12_071)), ..up(12_050) };
+        let copy = Fate { from: a("192.0.2.1:20013"), outcome: Outcome::Delivered(ms(12_070)), ..newer.clone() };
+        fates.extend([copy, newer.clone()]);
+        assert!(judge(&fates, &phone_idles_at(31_020), &notes).is_ok(), "{:?}", judge(&fates, &phone_idles_at(31_020), &notes));
+        // Without the copy the cloud heard the newer address and never probed it.
+        fates.retain(|f| f.from != a("192.0.2.1:20013"));
+        assert!(judge(&fates, &phone_idles_at(31_020), &notes).is_err());
     }
 
     #[test]

@@ -28,6 +28,21 @@ const EPOCH_UNIX_S: u64 = 1_780_272_000;
 /// The first message, echoed before the reproducer starts.
 pub const FIRST: usize = 100;
 
+/// Where a moving client starts: `at`, every datagram delivered after [`ONE_WAY`].
+pub struct Home {
+    pub at: SocketAddr,
+}
+
+impl Wire for Home {
+    fn client_addr(&self) -> SocketAddr {
+        self.at
+    }
+
+    fn send(&mut self, now: Duration, from: SocketAddr, _to: SocketAddr, _len: usize) -> Vec<(Duration, SocketAddr)> {
+        vec![(now + ONE_WAY, from)]
+    }
+}
+
 /// What the network does to the datagrams.
 pub trait Wire {
     /// The client's source address now.

@@ -457,7 +457,9 @@ impl Network {
                 self.moves[i].first_reply_arrival.get_or_insert(now + o.delay);
             }
             if !tunnel {
-                self.fate(now, sent, seen_from, Some(o.dst.ip()), fate::Outcome::Delivered(now + o.delay));
+                // Its source as delivered: a forged copy's is the forged port.
+                let from = if o.src.ip() == seen_from.ip() { o.src } else { seen_from };
+                self.fate(now, sent, from, Some(o.dst.ip()), fate::Outcome::Delivered(now + o.delay));
             }
             // Delivery happens at the first step at or after this time; whole
             // microseconds keep the trace free of float noise.
