@@ -38,6 +38,9 @@ pub struct Fate {
     /// that dropped it (`None`: nobody known).
     pub to_host: Option<IpAddr>,
     pub outcome: Outcome,
+    /// The payload's hash (the journal's FNV-1a): a datagram's identity across its
+    /// copies (the link's duplicates, a forged copy, a held one let go later).
+    pub bytes: u64,
 }
 
 /// Every fate of a run, in the order the datagrams were sent.

@@ -525,7 +525,8 @@ impl Network {
 impl Network {
     /// Log what became of `sent` (as its sender sent it).
     fn fate(&mut self, now: Duration, sent: &InFlight, seen_from: SocketAddr, to_host: Option<IpAddr>, outcome: fate::Outcome) {
-        let f = fate::Fate { sent: now, from_host: sent.src.ip(), from: seen_from, to: sent.dst, to_host, outcome };
+        let bytes = self.hashed.fnv(&sent.payload);
+        let f = fate::Fate { sent: now, from_host: sent.src.ip(), from: seen_from, to: sent.dst, to_host, outcome, bytes };
         self.fates.push(f);
     }
 
@@ -593,7 +594,8 @@ impl Network {
                 // Its sender: the host behind the NAT it left by, if it did.
                 let from_host = self.nat_of_public(o.src.ip()).and_then(|n| self.fates.served_by(n)).unwrap_or(o.src.ip());
                 let (to, outcome) = (o.dst, fate::Outcome::Delivered(now + o.delay));
-                let f = fate::Fate { sent: now, from_host, from: o.src, to, to_host: Some(o.dst.ip()), outcome };
+                let bytes = self.hashed.fnv(&o.payload);
+                let f = fate::Fate { sent: now, from_host, from: o.src, to, to_host: Some(o.dst.ip()), outcome, bytes };
                 self.fates.push(f);
             }
             let h = self.hashed.short(&o.payload);
