@@ -78,7 +78,7 @@ pub fn judge(fates: &[Fate], o: &IdleOut, rig: &[RigPath]) -> Result<String, Str
         // ahead of it, a held copy let go later) is answered from its first
         // arrival; a later copy is a duplicate packet, which needs no answer
         // (quic-go and quinn drop it unread).
-        let a = first_arrival(fates, f);
+        let a = f.first_arrival(fates);
         if a < at {
             continue;
         }
@@ -100,20 +100,6 @@ pub fn judge(fates: &[Fate], o: &IdleOut, rig: &[RigPath]) -> Result<String, Str
         fmt_time(o.at),
         fmt_time(since)
     ))
-}
-
-/// The earliest arrival of `f` or of a copy of it: the same bytes from the same
-/// host to the same address (the link's duplicate, a forged copy, a held one let
-/// go later).
-fn first_arrival(fates: &[Fate], f: &Fate) -> Duration {
-    let copies = fates.iter().filter(|x| x.bytes == f.bytes && x.to == f.to && x.from_host == f.from_host);
-    copies
-        .filter_map(|x| match x.outcome {
-            Outcome::Delivered(a) => Some(a),
-            _ => None,
-        })
-        .min()
-        .unwrap_or(f.sent)
 }
 
 /// Whether the peer, sending `f`, could not have learnt that the endpoint `me`
@@ -171,8 +157,11 @@ fn validation_failed(fates: &[Fate], me: IpAddr, peer: IpAddr, f: &Fate) -> bool
 fn rig_unvalidated(fates: &[Fate], rig: &[RigPath], me: IpAddr, f: &Fate, end: Duration) -> bool {
     // Where the peer last heard `me` from by then (a forged copy is the attacker's).
     let heard = |x: &&Fate| matches!(x.outcome, Outcome::Delivered(a) if a <= f.sent);
-    let mine = fates.iter().filter(|x| x.from_host == me && !is_forged(x.from) && !forged_first(fates, x)).filter(heard);
-    let current = mine.max_by_key(|x| first_arrival(fates, x)).map(|x| x.from);
+    // Only a datagram's first copy is heard: behind a forged copy the original
+    // is a duplicate packet, dropped unread (quic-go `IsPotentiallyDuplicate`).
+    let first = |x: &&Fate| x.arrival() == Some(x.first_arrival(fates));
+    let mine = fates.iter().filter(|x| x.from_host == me && !is_forged(x.from)).filter(heard).filter(first);
+    let current = mine.max_by_key(|x| x.arrival()).map(|x| x.from);
     let Some(current) = current.filter(|c| *c != f.to) else { return false };
     let of = |e: RigPathEvent| rig.iter().filter(move |r| r.remote == current && r.event == e).map(|r| r.at);
     if of(RigPathEvent::Switched).any(|t| t <= f.sent) {
@@ -194,23 +183,13 @@ fn rig_unvalidated(fates: &[Fate], rig: &[RigPath], me: IpAddr, f: &Fate, end: D
     super::rig_move::failed_rounds(fates, current, p, end).is_ok()
 }
 
-/// Whether a forged copy of `x` (the same send and destination, a forged source:
-/// the plan's `forged_moves`) reached the peer before `x`: the peer took the copy
-/// and dropped `x` as a duplicate packet (quic-go `IsPotentiallyDuplicate`), so
-/// it never heard `x`'s address.
-fn forged_first(fates: &[Fate], x: &Fate) -> bool {
-    let Outcome::Delivered(a) = x.outcome else { return false };
-    let copy = |y: &&Fate| is_forged(y.from) && y.bytes == x.bytes && y.to == x.to && y.from_host == x.from_host;
-    fates.iter().filter(copy).any(|y| matches!(y.outcome, Outcome::Delivered(b) if b < a))
-}
-
 /// Whether a new datagram from `from` reached its host in `(after, until]`: a
 /// copy of one that had arrived by `after` (the link's duplicate) is not new, and
 /// a QUIC endpoint drops it as a duplicate packet before anything else (quic-go
 /// `handleShortHeaderPacket`: `IsPotentiallyDuplicate`).
 fn arrived_from(fates: &[Fate], from: std::net::SocketAddr, after: Duration, until: Duration) -> bool {
     let arrived = |x: &Fate| matches!(x.outcome, Outcome::Delivered(a) if a > after && a <= until);
-    fates.iter().any(|x| x.from == from && arrived(x) && first_arrival(fates, x) > after)
+    fates.iter().any(|x| x.from == from && arrived(x) && x.first_arrival(fates) > after)
 }
 
 /// The idle-outs of `host`'s connections (either end), judged: `Ok` with why
@@ -494,6 +473,17 @@ mod tests {
         // Without the copy the original was not answered.
         let fates = [up(4_100), down(4_060, Outcome::Delivered(ms(4_080))), original, down(14_230, Outcome::Nat), to_forged];
         assert!(judge(&fates, &phone_idles_at(35_040), &[]).is_err());
+    }
+
+    #[test]
+    fn a_held_copy_let_go_later_needs_no_answer() {
+        // corpus/rig-fleet-migrate-forged-copies-hide-the-move-12148839171005419450.toml:
+        // the link duplicated a datagram of the phone and held one copy; let go
+        // long after, it is a duplicate packet the cloud drops unread.
+        let held = Fate { sent: ms(20_000), outcome: Outcome::Delivered(ms(20_020)), ..up(900) };
+        let fates = [up(900), down(1_000, Outcome::Delivered(ms(1_020))), held, down(25_000, Outcome::Fault)];
+        let why = judge(&fates, &phone_idles_at(31_020), &[]).expect("excused");
+        assert!(why.contains("lost all 1"), "{why}");
     }
 
     #[test]

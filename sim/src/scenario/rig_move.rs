@@ -88,15 +88,16 @@ pub fn failed_rounds(fates: &[Fate], to: SocketAddr, from: u64, end: u64) -> Res
     Ok(probes.len())
 }
 
-/// Each probe once: a datagram the link duplicated has a fate per copy (the same
-/// send time), and counts by its first arrival, or as lost if every copy was.
+/// Each probe once: a datagram the link duplicated has a fate per copy
+/// ([`Fate::is_copy`]), and counts by its first arrival, or as lost if every
+/// copy was.
 fn probes_once(mut fates: Vec<&Fate>) -> Vec<Fate> {
     fates.sort_by_key(|f| f.sent);
     let mut out: Vec<Fate> = Vec::new();
     for f in fates {
-        match out.last_mut() {
-            Some(last) if last.sent == f.sent => last.outcome = merged(last.outcome, f.outcome),
-            _ => out.push(f.clone()),
+        match out.iter_mut().find(|o| o.is_copy(f)) {
+            Some(first) => first.outcome = merged(first.outcome, f.outcome),
+            None => out.push(f.clone()),
         }
     }
     out

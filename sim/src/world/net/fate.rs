@@ -43,6 +43,30 @@ pub struct Fate {
     pub bytes: u64,
 }
 
+impl Fate {
+    /// When it reached its host, if it did.
+    pub fn arrival(&self) -> Option<Duration> {
+        match self.outcome {
+            Outcome::Delivered(a) => Some(a),
+            _ => None,
+        }
+    }
+
+    /// Whether `other` is a copy of this datagram: the same bytes from the same
+    /// host to the same address (the link's duplicate, a forged copy, a held one
+    /// let go later, or itself).
+    pub fn is_copy(&self, other: &Fate) -> bool {
+        self.bytes == other.bytes && self.to == other.to && self.from_host == other.from_host
+    }
+
+    /// The earliest arrival of this datagram or of a copy of it in `fates` (its
+    /// send time if none arrived): where a receiver took it; a later copy is a
+    /// duplicate packet, which a QUIC endpoint drops unread.
+    pub fn first_arrival(&self, fates: &[Fate]) -> Duration {
+        fates.iter().filter(|x| self.is_copy(x)).filter_map(Fate::arrival).min().unwrap_or(self.sent)
+    }
+}
+
 /// Every fate of a run, in the order the datagrams were sent.
 #[derive(Debug, Default)]
 pub struct Fates {

@@ -342,7 +342,7 @@ impl Network {
         } else if up {
             self.tap_middle(now, &middle, chain_owner, up, None);
         }
-        Ok(self.deliver(now, out, &sent, (seen_from, chain_owner, up), tunnel))
+        Ok(self.deliver(now, out, &sent, (chain_owner, up), tunnel))
     }
 
     /// Count a datagram sent (its IP bytes, by host) and trace it: the sender's
@@ -443,7 +443,7 @@ impl Network {
         now: Duration,
         out: Vec<InFlight>,
         sent: &InFlight,
-        (seen_from, chain_owner, up): (SocketAddr, Option<IpAddr>, bool),
+        (chain_owner, up): (Option<IpAddr>, bool),
         tunnel: bool,
     ) -> Vec<turmoil::hook::Emit> {
         let reply_to = (!tunnel && !up).then(|| chain_owner.and_then(|ip| self.awaiting_reply(now, ip))).flatten();
@@ -458,8 +458,7 @@ impl Network {
             }
             if !tunnel {
                 // Its source as delivered: a forged copy's is the forged port.
-                let from = if o.src.ip() == seen_from.ip() { o.src } else { seen_from };
-                self.fate(now, sent, from, Some(o.dst.ip()), fate::Outcome::Delivered(now + o.delay));
+                self.fate(now, sent, o.src, Some(o.dst.ip()), fate::Outcome::Delivered(now + o.delay));
             }
             // Delivery happens at the first step at or after this time; whole
             // microseconds keep the trace free of float noise.

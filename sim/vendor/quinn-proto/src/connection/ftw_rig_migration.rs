@@ -162,7 +162,8 @@ impl Connection {
     /// candidate still to probe, and the PATH_RESPONSE to the client's own challenge
     /// from there (quic-go `PackPathProbePacket`, not held by congestion control).
     pub(super) fn ftw_send_candidate_challenge(&mut self, now: Instant, buf: &mut Vec<u8>) -> Option<Transmit> {
-        let c = self.ftw_candidates.iter_mut().find(|c| c.challenge_sent.is_none() || c.response.is_some())?;
+        let i = self.ftw_candidates.iter().position(|c| c.challenge_sent.is_none() || c.response.is_some())?;
+        let c = &self.ftw_candidates[i];
         let challenge = c.challenge_sent.is_none().then_some(c.token);
         let (response, destination) = (c.response, c.remote);
         buf.reserve(MIN_INITIAL_SIZE as usize);
@@ -170,7 +171,7 @@ impl Connection {
         let cid = self.rem_cids.active();
         let mut builder = PacketBuilder::new(now, SpaceId::Data, cid, buf, buf_capacity, 0, false, self)?;
         let pn = builder.exact_number;
-        let c = self.ftw_candidates.iter_mut().find(|c| c.remote == destination).expect("the candidate just found");
+        let c = &mut self.ftw_candidates[i];
         c.response = None;
         if let Some(token) = challenge {
             c.challenge_sent = Some(now);
