@@ -26,7 +26,8 @@
 //!   9000 sections 9.3.2 and 9.3.3); such a drop counts as lost to the network;
 //! * and the peer answered, within [`ANSWER_WITHIN`], each datagram of the
 //!   endpoint that reached it, sent later than [`ANSWER_WITHIN`] after the
-//!   endpoint last heard the peer (an ACK of what it heard then needs no
+//!   endpoint last heard the peer (a copy the link held and let go later was
+//!   sent when the endpoint sent it) (an ACK of what it heard then needs no
 //!   answer; after that the endpoint, hearing nothing, sends only probes,
 //!   data and PINGs, which RFC 9000 section 13.2.1 wants acknowledged within
 //!   max_ack_delay). A peer that drops what reaches it, or holds its ACK
@@ -71,7 +72,8 @@ pub fn judge(fates: &[Fate], o: &IdleOut, rig: &[RigPath]) -> Result<String, Str
     if let Some(f) = after.iter().find(|f| dropped(f) && !excused(f)) {
         return Err(format!("the peer's datagram at {} to {} was {:?}, not lost to a fault", fmt_time(f.sent), f.to, f.outcome));
     }
-    let asked = fates.iter().filter(|f| f.from_host == me && f.to_host == Some(peer) && f.sent > since + ANSWER_WITHIN);
+    // Sent (by the endpoint: a held copy let go later was sent with its original) after that.
+    let asked = fates.iter().filter(|f| f.from_host == me && f.to_host == Some(peer) && f.first_sent(fates) > since + ANSWER_WITHIN);
     for f in asked {
         let Outcome::Delivered(at) = f.outcome else { continue };
         // A datagram that arrived more than once (a duplicate, a forged copy
@@ -484,6 +486,22 @@ mod tests {
         let fates = [up(900), down(1_000, Outcome::Delivered(ms(1_020))), held, down(25_000, Outcome::Fault)];
         let why = judge(&fates, &phone_idles_at(31_020), &[]).expect("excused");
         assert!(why.contains("lost all 1"), "{why}");
+    }
+
+    #[test]
+    fn a_copy_held_and_let_go_was_sent_with_its_original() {
+        // Fresh seed 13700016374 (fleet-migrate-kernel-filter, 14.7 % reordering):
+        // the phone's datagram sent while it still heard the cloud (an ACK, which
+        // needs no answer) was held 200 ms by the link and let go after the phone
+        // stopped hearing the cloud; it was not sent then.
+        let held = Fate { outcome: Outcome::Fault, ..up(1_030) };
+        let let_go = Fate { sent: ms(1_230), outcome: Outcome::Delivered(ms(1_240)), ..up(1_030) };
+        let fates = [down(1_000, Outcome::Delivered(ms(1_020))), held, let_go.clone(), down(25_000, Outcome::Fault)];
+        let why = judge(&fates, &phone_idles_at(31_020), &[]).expect("excused");
+        assert!(why.contains("lost all 1"), "{why}");
+        // Sent by the phone at 1.23 s, it would have wanted an answer.
+        let fates = [down(1_000, Outcome::Delivered(ms(1_020))), let_go, down(25_000, Outcome::Fault)];
+        assert!(judge(&fates, &phone_idles_at(31_020), &[]).expect_err("not excused").contains("not answered"));
     }
 
     #[test]

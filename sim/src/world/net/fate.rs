@@ -65,6 +65,12 @@ impl Fate {
     pub fn first_arrival(&self, fates: &[Fate]) -> Duration {
         fates.iter().filter(|x| self.is_copy(x)).filter_map(Fate::arrival).min().unwrap_or(self.sent)
     }
+
+    /// When its sender sent this datagram: the earliest send of it or of a copy
+    /// of it in `fates` (a held one let go later was sent with its original).
+    pub fn first_sent(&self, fates: &[Fate]) -> Duration {
+        fates.iter().filter(|x| self.is_copy(x)).map(|x| x.sent).min().unwrap_or(self.sent).min(self.sent)
+    }
 }
 
 /// Every fate of a run, in the order the datagrams were sent.

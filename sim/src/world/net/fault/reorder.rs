@@ -9,7 +9,8 @@ use super::{Ctx, Fault};
 use crate::world::net::InFlight;
 
 /// Explicit reordering: with probability `rate` a datagram is held back until
-/// `k` later datagrams have passed, then released just behind the k-th; or,
+/// `k` later datagrams have passed (later ones held too do not count: they have
+/// not passed), then released just behind the k-th; or,
 /// if fewer than `k` pass, once it has waited `hold_max` (so the end of a flow
 /// is reordered, never lost: a held packet's release never waits on a later one).
 pub struct Reorder {
@@ -32,12 +33,12 @@ impl Fault for Reorder {
     fn process(&mut self, ctx: &mut Ctx<'_>, d: InFlight, out: &mut Vec<InFlight>) -> io::Result<()> {
         let passing_delay = d.delay;
         let hold = self.rate > 0.0 && ctx.rng.random_bool(self.rate.min(1.0));
-        let mut to_hold = None;
         if hold {
-            to_hold = Some(d);
-        } else {
-            out.push(d);
+            // A datagram held is not one that passed: it counts for no one.
+            self.held.push((d, ctx.now, self.k));
+            return Ok(());
         }
+        out.push(d);
         // Count this datagram against everything held; release those whose turn came.
         let mut still = Vec::new();
         for (mut h, held_at, left) in self.held.drain(..) {
@@ -50,9 +51,6 @@ impl Fault for Reorder {
             }
         }
         self.held = still;
-        if let Some(d) = to_hold {
-            self.held.push((d, ctx.now, self.k));
-        }
         Ok(())
     }
     fn next_release(&self) -> Option<Duration> {

@@ -11,7 +11,8 @@
 //! - an IP packet longer than the leg's MTU is dropped;
 //! - otherwise it arrives once, is lost (only with `loss_pct`), comes twice
 //!   (only with `duplicate_pct`) or is held back behind later ones (only with
-//!   `reorder_pct`, let go within `reorder_hold_max_ms`);
+//!   `reorder_pct`: let go just behind the `reorder_k`th later one, or on its own
+//!   once it has waited `reorder_hold_max_ms` if fewer pass; [`hold`]);
 //! - each copy takes the one-way delay plus at most the jitter (plus the
 //!   millisecond by which a duplicate or a forged copy's lead sets it apart);
 //!   with `jitter_ordered` none arrives ahead of the one sent before it;
@@ -29,6 +30,10 @@ use std::collections::BTreeMap;
 use std::net::SocketAddr;
 use std::time::Duration;
 
+mod hold;
+
+use hold::{Hold, Passes};
+
 use ftw_sim::scenario::Law;
 use ftw_sim::world::journal::link::{LinkStep, Out, Sent};
 use ftw_sim::world::journal::{Entry, Step};
@@ -42,7 +47,7 @@ use super::{differs, Lockstep, Reference, R};
 pub const LINK: Reference = Reference {
     law: Law {
         name: "link-agrees-with-spec",
-        about: "every datagram a leg carried met its plan: outages, MTU, one-way delay plus jitter, and the shares lost, duplicated and held within the binomial bounds of the plan's rates (docs/fault-plans.md)",
+        about: "every datagram a leg carried met its plan: outages, MTU, one-way delay plus jitter, a held datagram let go behind the reorder_k-th later one or on its own after reorder_hold_max_ms, and the shares lost, duplicated and held within the binomial bounds of the plan's rates (docs/fault-plans.md)",
     },
     broken_by: &[],
     planted: &[Bug::LossDoubled, Bug::JitterDoubled],
@@ -67,7 +72,9 @@ struct Dir {
     /// Copies held now, by bytes' hash, oldest first: the datagram each belongs
     /// to (`None`: an attacker's forged copy, counted nowhere) and the source
     /// the datagram was sent from (a forged copy comes from another).
-    held: BTreeMap<u64, Vec<(Option<usize>, SocketAddr)>>,
+    held: BTreeMap<u64, Vec<Hold>>,
+    /// The datagrams that passed the reorder piece so far (its countdown).
+    passes: Passes,
     /// Copies let go after a hold.
     released: u64,
     /// The latest arrival so far (for ordered jitter).
@@ -87,10 +94,17 @@ impl Dir {
     /// one none of whose copies came out explains it best, then the oldest) or
     /// from another (a forged copy).
     fn held_copy(&self, o: &Out) -> Option<usize> {
-        let waiting = self.held.get(&o.hash)?;
-        let fits = |w: &(Option<usize>, SocketAddr)| (w.0.is_some() && w.1 == o.src) || (w.0.is_none() && w.1 != o.src);
-        let missing = waiting.iter().position(|w| fits(w) && w.0.is_some_and(|i| self.copies[i] == 0));
-        missing.or_else(|| waiting.iter().position(fits))
+        self.held_copies(o).next()
+    }
+
+    /// Every held copy `o` may be, the likeliest first (as [`Dir::held_copy`]).
+    fn held_copies<'a>(&'a self, o: &'a Out) -> impl Iterator<Item = usize> + 'a {
+        let waiting = self.held.get(&o.hash).map_or(&[][..], |w| &w[..]);
+        let fits = move |w: &Hold| (w.of.is_some() && w.src == o.src) || (w.of.is_none() && w.src != o.src);
+        let missing = move |w: &Hold| w.of.is_some_and(|i| self.copies[i] == 0);
+        let first = waiting.iter().enumerate().filter(move |(_, w)| fits(w) && missing(w));
+        let rest = waiting.iter().enumerate().filter(move |(_, w)| fits(w) && !missing(w));
+        first.chain(rest).map(|(i, _)| i)
     }
 }
 
@@ -223,19 +237,30 @@ impl Leg {
             return differs(format!("refused={refused}"), format!("refused={refuses}: only UDP under an open udp_refused outage is refused"));
         }
         let d = usize::from(!up);
+        let maybe_before = self.dirs[d].passes.maybe;
+        // A copy out at once surely passed the reorder piece unless a hold of the
+        // same bytes was waiting (it may be that hold let go), or it is a stranger's.
+        let sure = out.iter().filter(|o| o.hash == sent.hash && self.dirs[d].held.get(&o.hash).is_none_or(|h| h.is_empty())).count();
         // What came out: this datagram's copies, held ones let go behind it, and the attacker's.
         let mut own = Vec::new();
         let mut extra = 0;
+        let mut let_go = 0;
         for o in out {
             // Identical bytes sent again (a retransmission) may let go a held
             // earlier copy of themselves: an earlier hold is let go before this
             // datagram counts a second copy.
             let held = self.dirs[d].held_copy(o).is_some();
-            if o.hash == sent.hash && o.src == sent.src && (own.is_empty() || (own.len() < 2 && !held)) {
+            // ... if the countdown lets one go now (else it is this datagram's duplicate).
+            let due = held
+                && self.dirs[d]
+                    .held_copies(o)
+                    .any(|i| hold::behind_one(&self.dirs[d].held[&o.hash][i], at, self.dirs[d].passes, out.len(), self.plan.reorder_k).is_ok());
+            if o.hash == sent.hash && o.src == sent.src && (own.is_empty() || (own.len() < 2 && !due)) {
                 own.push(o);
             } else if held {
                 self.delay_fits(at, o.delay, &self.dirs[d])?;
-                self.let_go(d, at, o)?;
+                self.let_go(d, at, o, Some(out.len()))?;
+                let_go += 1;
             } else if !attacker_port(o.hash == sent.hash, o.src) {
                 return differs(
                     format!("a datagram from {} beside one from {}", o.src, sent.src),
@@ -251,6 +276,7 @@ impl Leg {
                 "copies from forged ports or strangers only while those act on the host's way up, and never for TCP",
             );
         }
+        self.dirs[d].passes.step(sure.min(out.len() - let_go), out.len() - let_go);
         if drops {
             return match own.is_empty() {
                 true => Ok(()),
@@ -294,26 +320,24 @@ impl Leg {
             dir.last_arrival = dir.last_arrival.max(at + o.delay);
             dir.copies[idx] += 1;
         }
-        self.may_hold(d, idx, at, up, sent, out);
+        self.may_hold(d, (idx, maybe_before), at, up, sent, out);
         Ok(())
     }
 
     /// Each copy that did not come out may be held (or lost): this datagram's,
     /// and a forged copy of it (the same bytes from another port).
-    fn may_hold(&mut self, d: usize, idx: usize, at: Duration, up: bool, sent: &Sent, out: &[Out]) {
+    fn may_hold(&mut self, d: usize, (idx, maybe_before): (usize, u64), at: Duration, up: bool, sent: &Sent, out: &[Out]) {
         if self.plan.reorder_pct <= 0.0 {
             return;
         }
         let max = if self.plan.duplicate_pct > 0.0 { 2 } else { 1 };
         let forging = up && !sent.tcp && Self::open(&self.forged, at);
         let forged_out = out.iter().filter(|o| o.hash == sent.hash && o.src != sent.src).count();
-        let held = self.dirs[d].held.entry(sent.hash).or_default();
-        for _ in self.dirs[d].copies[idx]..max {
-            held.push((Some(idx), sent.src));
-        }
-        for _ in (if forging { forged_out } else { usize::from(max) })..usize::from(max) {
-            held.push((None, sent.src));
-        }
+        let dir = &mut self.dirs[d];
+        let hold = |of| Hold { of, src: sent.src, since: at, sure_after: dir.passes.sure, maybe_before };
+        let mut new: Vec<Hold> = (dir.copies[idx]..max).map(|_| hold(Some(idx))).collect();
+        new.extend(((if forging { forged_out } else { usize::from(max) })..usize::from(max)).map(|_| hold(None)));
+        dir.held.entry(sent.hash).or_default().extend(new);
     }
 
     fn released(&mut self, at: Duration, up: bool, out: &[Out]) -> R {
@@ -323,22 +347,34 @@ impl Leg {
             self.delay_fits(at, o.delay, &self.dirs[d])?;
             let dir = &mut self.dirs[d];
             dir.last_arrival = dir.last_arrival.max(at + o.delay);
-            self.let_go(d, at, o)?;
+            self.let_go(d, at, o, None)?;
         }
         Ok(())
     }
 
     /// A held copy let go at `at`: one of its datagram's held copies, or a
     /// stranger's datagram held on the way up (its bytes were never seen).
-    fn let_go(&mut self, d: usize, at: Duration, o: &Out) -> R {
+    /// `behind`: let go behind a datagram that passed, in a step of that many
+    /// copies out (else on its own).
+    fn let_go(&mut self, d: usize, at: Duration, o: &Out, behind: Option<usize>) -> R {
+        let (k, hold_max) = (self.plan.reorder_k, Duration::from_millis(self.plan.reorder_hold_max_ms));
         let dir = &mut self.dirs[d];
-        if let Some(k) = dir.held_copy(o) {
-            match dir.held.get_mut(&o.hash).expect("held").remove(k) {
-                (Some(i), _) => {
+        let judge = |h: &Hold| match behind {
+            Some(n) => hold::behind_one(h, at, dir.passes, n, k),
+            None => hold::on_its_own(h, at, dir.passes, (k, hold_max)),
+        };
+        // Of the holds of identical bytes, one the countdown explains, if any.
+        let waiting = dir.held.get(&o.hash);
+        let pick = dir.held_copies(o).find(|&i| waiting.is_some_and(|w| judge(&w[i]).is_ok())).or_else(|| dir.held_copy(o));
+        if let Some(i) = pick {
+            let h = dir.held.get_mut(&o.hash).expect("held").remove(i);
+            judge(&h)?;
+            match h.of {
+                Some(i) => {
                     dir.copies[i] += 1;
                     dir.released += 1;
                 }
-                (None, _) => dir.forged_released += 1,
+                None => dir.forged_released += 1,
             }
             return Ok(());
         }
