@@ -241,6 +241,7 @@ fn tcp(k: &RtoKind) -> Option<&'static str> {
         RtoKind::Fired { .. } => "rto-fired",
         RtoKind::ProbeArmed { .. } => "tlp-armed",
         RtoKind::SynIn => "syn-in",
+        RtoKind::Connect => "connect",
         RtoKind::SynAgain { answered: true } => "syn-again-answered",
         RtoKind::SynAgain { answered: false } => "syn-again-ignored",
         RtoKind::GaveUp { reset: true } => "gave-up-rst",

@@ -147,8 +147,17 @@ impl Acks {
     }
 
     /// A segment went out at `at`, with data and/or acknowledging new data;
-    /// `reply`: an ACK answering an arriving segment (the timer did not fire).
-    pub fn seg_out(&mut self, linux: bool, at: i64, data: bool, acks_new: bool, reply: bool) -> R {
+    /// `reply`: an ACK answering an arriving segment (the timer did not fire);
+    /// `delack`: the delayed-ACK timer sent it (with data beside, smoltcp's way).
+    pub fn seg_out(&mut self, linux: bool, at: i64, (data, acks_new): (bool, bool), reply: bool, delack: bool) -> R {
+        if delack {
+            // The timer fired (Linux `tcp_delack_timer_handler`): never before the
+            // ACK was due by the delay, and it leaves pingpong mode.
+            if let Some(d) = self.due.filter(|d| at < d.by) {
+                return differs(format!("the delayed ACK fired at {at} ms"), format!("not before {} ms, {}", d.by, d.why));
+            }
+            self.pingpong = false;
+        }
         if linux && data && self.last_rx.is_some_and(|r| at - r < DELAY_MS) {
             self.pingpong = true;
         }
@@ -189,42 +198,63 @@ mod tests {
         for i in 0..QUICKACKS {
             let t = i64::from(i) * 100;
             a.data_in(true, t, 1000, (100, 1460, 1460), true, seg(100));
-            assert!(a.clone().seg_out(true, t + 1, false, true, false).is_err(), "quick ack {i} waited 1 ms");
-            a.seg_out(true, t, false, true, false).unwrap();
+            assert!(a.clone().seg_out(true, t + 1, (false, true), false, false).is_err(), "quick ack {i} waited 1 ms");
+            a.seg_out(true, t, (false, true), false, false).unwrap();
         }
         a.data_in(true, 2000, 1000, (100, 1460, 1460), true, seg(100));
-        assert!(a.clone().seg_out(true, 2040, false, true, false).is_ok());
-        assert!(a.seg_out(true, 2041, false, true, false).is_err());
+        assert!(a.clone().seg_out(true, 2040, (false, true), false, false).is_ok());
+        assert!(a.seg_out(true, 2041, (false, true), false, false).is_err());
     }
 
     #[test]
     fn smoltcp_has_no_quick_ack_but_two_segments_go_at_once() {
         let mut a = Acks::default();
         a.data_in(false, 0, 1000, (100, 1460, 1460), true, seg(100));
-        assert!(a.clone().seg_out(false, 40, false, true, false).is_ok());
+        assert!(a.clone().seg_out(false, 40, (false, true), false, false).is_ok());
         a.data_in(false, 10, 1000, (1600, 1460, 1460), true, seg(1600));
-        assert!(a.clone().seg_out(false, 10, false, true, false).is_ok());
-        assert!(a.seg_out(false, 11, false, true, false).is_err());
+        assert!(a.clone().seg_out(false, 10, (false, true), false, false).is_ok());
+        assert!(a.seg_out(false, 11, (false, true), false, false).is_err());
         let mut b = Acks::default();
         b.data_in(false, 0, 1000, (100, 1460, 1460), false, seg(100));
-        assert!(b.seg_out(false, 1, false, true, false).is_err(), "out of order waits");
+        assert!(b.seg_out(false, 1, (false, true), false, false).is_err(), "out of order waits");
     }
 
     #[test]
     fn pingpong_lets_the_ack_ride_on_the_reply_and_a_fired_delack_ends_it() {
         let mut a = Acks::default();
         a.data_in(true, 0, 1000, (100, 1460, 1460), true, seg(100));
-        a.seg_out(true, 0, false, true, false).unwrap();
-        a.seg_out(true, 5, true, false, false).unwrap(); // reply within 40 ms: pingpong
+        a.seg_out(true, 0, (false, true), false, false).unwrap();
+        a.seg_out(true, 5, (true, false), false, false).unwrap(); // reply within 40 ms: pingpong
         a.data_in(true, 100, 1000, (100, 1460, 1460), true, seg(100));
-        assert!(a.clone().seg_out(true, 101, false, true, false).is_ok());
+        assert!(a.clone().seg_out(true, 101, (false, true), false, false).is_ok());
         let mut replied = a.clone(); // an ACK answering a duplicate at 140: the timer never fired
-        replied.seg_out(true, 140, false, true, true).unwrap();
+        replied.seg_out(true, 140, (false, true), true, false).unwrap();
         replied.data_in(true, 200, 1000, (100, 1460, 1460), true, seg(100));
-        assert!(replied.seg_out(true, 201, false, true, false).is_ok(), "still pingpong: the ACK may wait");
-        a.seg_out(true, 140, false, true, false).unwrap(); // the delayed ACK fired: pingpong ends
+        assert!(replied.seg_out(true, 201, (false, true), false, false).is_ok(), "still pingpong: the ACK may wait");
+        a.seg_out(true, 140, (false, true), false, false).unwrap(); // the delayed ACK fired: pingpong ends
         a.data_in(true, 200, 1000, (100, 1460, 1460), true, seg(100));
-        assert!(a.seg_out(true, 201, false, true, false).is_err(), "quick again, due at once");
+        assert!(a.seg_out(true, 201, (false, true), false, false).is_err(), "quick again, due at once");
+    }
+
+    /// Fresh seeds 13720000000: smoltcp's delayed-ACK timer may send data waiting
+    /// behind Nagle in the same segment (Linux sends a pure ACK); the timer fired
+    /// all the same, so pingpong ends, and it never fires before the ACK is due.
+    #[test]
+    fn a_delack_with_data_beside_it_ends_pingpong() {
+        let mut a = Acks::default();
+        a.data_in(true, 0, 1000, (100, 1460, 1460), true, seg(100));
+        a.seg_out(true, 0, (false, true), false, false).unwrap();
+        a.seg_out(true, 5, (true, false), false, false).unwrap(); // pingpong
+        a.data_in(true, 100, 1000, (100, 1460, 1460), true, seg(100));
+        assert!(a.clone().seg_out(true, 139, (true, true), false, true).is_err(), "fired before it was due");
+        let mut timer = a.clone();
+        timer.seg_out(true, 140, (true, true), false, true).unwrap();
+        timer.data_in(true, 300, 1000, (100, 1460, 1460), true, seg(100));
+        assert!(timer.seg_out(true, 301, (false, true), false, false).is_err(), "out of pingpong: quick, due at once");
+        // Data at the same instant that the app sent (no timer): pingpong stays.
+        a.seg_out(true, 140, (true, true), false, false).unwrap();
+        a.data_in(true, 300, 1000, (100, 1460, 1460), true, seg(100));
+        assert!(a.seg_out(true, 301, (false, true), false, false).is_ok(), "still pingpong");
     }
 
     #[test]
@@ -233,9 +263,9 @@ mod tests {
         let lo = |a: &mut Acks, t, unacked| a.data_in(true, t, 1000, (unacked, 65_483, 65_483), true, seg(600));
         let mut a = Acks { quick_left: Some(0), ..Acks::default() };
         lo(&mut a, 0, 600);
-        assert!(a.clone().seg_out(true, 40, false, true, false).is_ok(), "one segment waits");
+        assert!(a.clone().seg_out(true, 40, (false, true), false, false).is_ok(), "one segment waits");
         lo(&mut a, 10, 1200);
-        assert!(a.seg_out(true, 11, false, true, false).is_err(), "two go at once");
+        assert!(a.seg_out(true, 11, (false, true), false, false).is_err(), "two go at once");
     }
 
     #[test]
@@ -243,17 +273,17 @@ mod tests {
         let mut a = Acks { quick_left: Some(0), ..Acks::default() };
         a.data_in(true, 0, 1000, (100, 1460, 1460), true, seg(100));
         a.app_read(true, 0, 100, 0, 100);
-        assert!(a.clone().seg_out(true, 1, false, true, false).is_err(), "PUSHED outside pingpong: at once");
+        assert!(a.clone().seg_out(true, 1, (false, true), false, false).is_err(), "PUSHED outside pingpong: at once");
         let mut kept = a.clone();
         kept.due = None;
         kept.app_read(true, 0, 50, 50, 100);
-        assert!(kept.seg_out(true, 40, false, true, false).is_ok(), "a read that leaves data waits");
+        assert!(kept.seg_out(true, 40, (false, true), false, false).is_ok(), "a read that leaves data waits");
         let mut p = Acks { quick_left: Some(0), pingpong: true, ..Acks::default() };
         p.data_in(true, 0, 1000, (100, 1460, 1460), true, seg(100));
         p.app_read(true, 0, 100, 0, 100);
-        assert!(p.clone().seg_out(true, 40, false, true, false).is_ok(), "pingpong: one pushed segment waits");
+        assert!(p.clone().seg_out(true, 40, (false, true), false, false).is_ok(), "pingpong: one pushed segment waits");
         p.data_in(true, 10, 1000, (200, 1460, 1460), true, seg(100));
         p.app_read(true, 10, 100, 0, 200);
-        assert!(p.seg_out(true, 11, false, true, false).is_err(), "PUSHED2: at once even in pingpong");
+        assert!(p.seg_out(true, 11, (false, true), false, false).is_err(), "PUSHED2: at once even in pingpong");
     }
 }

@@ -96,6 +96,11 @@ pub fn check(journal: &[Entry]) -> Option<Lockstep> {
             }
             TcpStep::Rto { at_ms, local, remote, kind } => {
                 steps += 1;
+                // A connection opened (or a SYN taken) on addresses and ports an earlier
+                // connection used starts afresh: nothing of the old one carries over.
+                if matches!(kind, RtoKind::Connect | RtoKind::SynIn) {
+                    timers.remove(&(*local, *remote));
+                }
                 timers.entry((*local, *remote)).or_default().step(flavour, *at_ms, kind)
             }
         };
@@ -145,11 +150,12 @@ impl Timer {
                 self.acks.app_read(linux, at, copied, left, unacked);
                 Ok(())
             }
-            RtoKind::SegOut { data, acks_new, reply } => self.acks.seg_out(linux, at, data, acks_new, reply),
+            RtoKind::SegOut { data, acks_new, reply, delack } => self.acks.seg_out(linux, at, (data, acks_new), reply, delack),
             RtoKind::SynIn => {
                 self.half_open.syn_in(at);
                 Ok(())
             }
+            RtoKind::Connect => Ok(()),
             RtoKind::SynAgain { answered } => self.half_open.syn_again(linux, at, answered),
             RtoKind::GaveUp { reset } => self.half_open.gave_up(linux, at, reset),
         }
@@ -256,6 +262,20 @@ mod tests {
             e(800, sample(80, 45, 25, 245)),
         ];
         assert_eq!(check(&j), Some(Lockstep::Agreed { steps: 7 }));
+    }
+
+    /// Fresh seeds 13720000000: the phone's WebSocket reconnected from the port its
+    /// closed connection had used; the new connection owes nothing to the old one.
+    #[test]
+    fn a_new_connection_on_the_same_ports_starts_afresh() {
+        let first = vec![e(0, RtoKind::Connect), e(0, RtoKind::Armed { delay_ms: 1000 }), e(40, sample(40, 40, 20, 240))];
+        let mut again = first.clone();
+        again.extend([e(5_000, RtoKind::Connect), e(5_000, RtoKind::Armed { delay_ms: 1000 })]);
+        assert_eq!(check(&again), Some(Lockstep::Agreed { steps: 5 }));
+        // Without the new connection's start, 1 s is not the (old) connection's RTO.
+        let mut stale = first;
+        stale.push(e(5_000, RtoKind::Armed { delay_ms: 1000 }));
+        assert!(matches!(check(&stale), Some(Lockstep::Differs { index: 3, .. })));
     }
 
     #[test]

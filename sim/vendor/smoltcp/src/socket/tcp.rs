@@ -1277,6 +1277,7 @@ impl<'a> Socket<'a> {
         self.local_seq_no = seq;
         self.remote_last_seq = seq;
         self.tsval_offset = seq.0 as u32; // ftw-sim patch: per-connection TSval offset
+        log_rto!(self, cx.now(), rto_log::RtoKind::Connect); // ftw-sim patch
         Ok(())
     }
 
@@ -1802,7 +1803,7 @@ impl<'a> Socket<'a> {
         reply_repr.seq_number = self.remote_last_seq;
         reply_repr.ack_number = Some(self.remote_seq_no + self.rx_buffer.len());
         if reply_repr.ack_number > self.remote_last_ack {
-            log_rto!(self, now, rto_log::RtoKind::SegOut { data: false, acks_new: true, reply: true }); // ftw-sim patch
+            log_rto!(self, now, rto_log::RtoKind::SegOut { data: false, acks_new: true, reply: true, delack: false }); // ftw-sim patch
         }
         self.remote_last_ack = reply_repr.ack_number;
         // ftw-sim patch: this ACK acknowledges everything received, so no delayed ACK
@@ -3116,6 +3117,7 @@ impl<'a> Socket<'a> {
         }
 
         // Decide whether we're sending a packet.
+        let mut delack = false; // ftw-sim patch: the delayed-ACK timer sends this one
         if self.seq_to_transmit(cx) {
             // If we have data to transmit and it fits into partner's window, do it.
             tcp_trace!("outgoing segment will send data or flags");
@@ -3125,6 +3127,7 @@ impl<'a> Socket<'a> {
             // ftw-sim patch: a delayed ACK that waited in vain leaves pingpong mode.
             if matches!(self.ack_delay_timer, AckDelayTimer::Waiting(_)) {
                 self.pingpong = false;
+                delack = true;
             }
         } else if self.window_to_update() {
             // If we have window length increase to advertise, do it.
@@ -3424,7 +3427,7 @@ impl<'a> Socket<'a> {
         // ftw-sim patch: what went out, for the rto_log's delayed-ACK judge.
         let acks_new = repr.ack_number > self.remote_last_ack;
         if acks_new || !repr.payload.is_empty() {
-            log_rto!(self, cx.now(), rto_log::RtoKind::SegOut { data: !repr.payload.is_empty(), acks_new, reply: false });
+            log_rto!(self, cx.now(), rto_log::RtoKind::SegOut { data: !repr.payload.is_empty(), acks_new, reply: false, delack });
         }
 
         // ftw-sim patch: data sent within the ACK delay of data received enters pingpong

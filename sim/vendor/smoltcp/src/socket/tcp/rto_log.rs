@@ -45,10 +45,15 @@ pub enum RtoKind {
     /// A segment went out carrying data, or acknowledging data not acknowledged
     /// before (`acks_new`): the delayed-ACK timer's output. `reply`: an ACK sent
     /// at once in answer to an arriving segment (a duplicate, out of order, filling
-    /// a gap), not by the sending path that the delayed-ACK timer drives.
-    SegOut { data: bool, acks_new: bool, reply: bool },
+    /// a gap), not by the sending path that the delayed-ACK timer drives. `delack`:
+    /// the delayed-ACK timer expired and sent it (Linux `tcp_delack_timer_handler`;
+    /// smoltcp may put waiting data in the same segment, where Linux sends a pure ACK).
+    SegOut { data: bool, acks_new: bool, reply: bool, delack: bool },
     /// A SYN moved a listening socket to SYN-RECEIVED (the SYN-ACK's timer starts).
     SynIn,
+    /// The socket opened a connection (SYN-SENT): a new connection, whose state owes
+    /// nothing to an earlier one on the same addresses and ports.
+    Connect,
     /// A repeated SYN for this connection arrived while it sat in SYN-RECEIVED
     /// (the caller's decision, `Socket::ftw_repeated_syn`): whether the SYN-ACK was
     /// sent again in answer.
