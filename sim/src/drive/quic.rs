@@ -502,7 +502,7 @@ fn app_events(s: &mut Slot, h: ConnectionHandle, host: &str, local: SocketAddr) 
         }
     }
     for n in s.conn.ftw_take_rig_notes() {
-        fate::rig_path(since_start(n.at), n.remote, n.event);
+        fate::rig_path(since_start(n.at), host, n.remote, n.event);
     }
     let remote = s.conn.remote_address();
     if remote != s.remote {

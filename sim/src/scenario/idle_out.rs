@@ -182,7 +182,7 @@ fn rig_unvalidated(fates: &[Fate], rig: &[RigPath], me: IpAddr, f: &Fate, end: D
     let waiting = of(RigPathEvent::Validated).filter(|&v| v <= end && !arrived_from(fates, current, v, end)).min();
     let end = end.as_millis() as u64;
     let end = waiting.map_or(end, |v| super::rig_move::answered_probe(fates, current, p, v.as_millis() as u64));
-    super::rig_move::failed_rounds(fates, current, p, end).is_ok()
+    super::rig_move::failed_rounds(fates, rig, current, p, end).is_ok()
 }
 
 /// Whether a new datagram from `from` reached its host in `(after, until]`: a

@@ -93,7 +93,7 @@ fn panicked(p: Panicked) -> RunReport {
         qlog: ftw_crypto::qlog::end(),
         fates: Vec::new(),
         idle_outs: crate::world::net::fate::end(&Default::default()),
-        rig_paths: crate::world::net::fate::end_rig_paths(),
+        rig_paths: crate::world::net::fate::end_rig_paths(&Default::default()),
     };
     RunReport { outcome, checks: vec![Check { law: &def::NO_PANIC, ok: false, detail: p.to_string() }] }
 }

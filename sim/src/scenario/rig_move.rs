@@ -52,9 +52,9 @@ pub fn excused(fates: &[Fate], rig_paths: &[RigPath], w: &MoveWindow) -> Result<
     // The rounds before the answered one (the last probe before the validation).
     let validated = rig_paths.iter().find(|r| r.event == RigPathEvent::Validated && r.remote == to && ms(r.at) >= w.t1).map(|r| ms(r.at));
     let end = validated.map_or(w.until, |v| answered_probe(fates, to, w.t1, v)).min(w.until);
-    let rounds = failed_rounds(fates, to, w.t1, end)?;
+    let rounds = failed_rounds(fates, rig_paths, to, w.t1, end)?;
     let Some(v) = switch.filter(|&v| v <= w.until) else {
-        return Ok(format!("under the rig's quic-go the cloud never moved to {to} in the window: {rounds} rounds of validation, each lost to the network"));
+        return Ok(format!("under the rig's quic-go the cloud never moved to {to} in the window: {rounds} rounds of validation, each lost to the network or its answer held back by the phone's congestion control"));
     };
     let wait = longest_wait(w.delivered_ms, v, w.until);
     if wait.0 > w.bound {
@@ -67,8 +67,12 @@ pub fn excused(fates: &[Fate], rig_paths: &[RigPath], w: &MoveWindow) -> Result<
 }
 
 /// The rounds of validation in `[from, end)`, each failed to the network, or the
-/// first that did not.
-pub fn failed_rounds(fates: &[Fate], to: SocketAddr, from: u64, end: u64) -> Result<usize, String> {
+/// first that did not. A round fails to the network when its probe is lost, when
+/// something the phone sent after it is lost, or when the phone held its answer
+/// back because congestion control let only an ACK go (finding 4 of
+/// docs/findings/rig-migration-under-loss.md: the loss that spent its window is
+/// the network's; quic-go's `SendAck` mode does the same).
+pub fn failed_rounds(fates: &[Fate], rig: &[RigPath], to: SocketAddr, from: u64, end: u64) -> Result<usize, String> {
     let in_window = |f: &&Fate| ms(f.sent) >= from && ms(f.sent) < end;
     let probes = probes_once(fates.iter().filter(in_window).filter(|f| f.from_host == addr::CLOUD && f.to == to).collect());
     let answers: Vec<&Fate> = fates.iter().filter(in_window).filter(|f| f.from_host == addr::PHONE && f.from == to).collect();
@@ -81,7 +85,8 @@ pub fn failed_rounds(fates: &[Fate], to: SocketAddr, from: u64, end: u64) -> Res
         };
         let next = probes.get(i + 1).map_or(end, |n| ms(n.sent));
         let lost = answers.iter().any(|a| a.sent >= d && ms(a.sent) < next && a.outcome == Outcome::Fault);
-        if !lost {
+        let held = rig.iter().any(|r| r.event == RigPathEvent::AnswerHeld && r.remote.ip() == addr::PHONE && r.at >= d && ms(r.at) < next);
+        if !lost && !held {
             return Err(format!("the probe sent at {} ms reached the phone at {} ms and nothing it sent before {next} ms was lost", ms(p.sent), ms(d)));
         }
     }
@@ -194,6 +199,20 @@ mod tests {
         let msgs = [3_500, 4_500, 5_500, 6_500, 7_500, 8_500];
         let err = excused(&fates, &notes, &window(&msgs)).expect_err("not excused");
         assert!(err.contains("reached the phone at 1020 ms"), "{err}");
+    }
+
+    #[test]
+    fn an_answer_held_back_by_the_phones_congestion_control_fails_its_round() {
+        // Finding 4: the first round's probe arrived and the phone sent only an ACK.
+        let (mut fates, mut notes) = two_lost_rounds();
+        fates[1].outcome = delivered(1_040);
+        let held = RigPath { at: Duration::from_millis(1_020), remote: SocketAddr::new(addr::PHONE, 0), event: RigPathEvent::AnswerHeld };
+        notes.push(held);
+        let msgs = [3_500, 4_500, 5_500, 6_500, 7_500, 8_500];
+        assert!(excused(&fates, &notes, &window(&msgs)).is_ok());
+        // Another host's held answer says nothing of the phone's round.
+        notes.last_mut().expect("note").remote = SocketAddr::new(addr::CLOUD, 0);
+        assert!(excused(&fates, &notes, &window(&msgs)).is_err());
     }
 
     #[test]

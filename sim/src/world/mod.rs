@@ -253,7 +253,7 @@ impl World {
         let capture = std::mem::take(&mut net.capture);
         let fates = std::mem::take(&mut net.fates.log);
         let idle_outs = crate::world::net::fate::end(&net.names);
-        let rig_paths = crate::world::net::fate::end_rig_paths();
+        let rig_paths = crate::world::net::fate::end_rig_paths(&net.names);
         drop(net);
         drop(self.sim);
         let (keylog, qlog) = (ftw_crypto::keylog::end(), ftw_crypto::qlog::end());

@@ -123,7 +123,8 @@ pub struct RigPath {
 #[derive(Default)]
 struct QuicNotes {
     idle_outs: Vec<(String, IdleOut)>,
-    rig_paths: Vec<RigPath>,
+    /// The notes, a client's own with its host's name (its address is resolved at the end).
+    rig_paths: Vec<(Option<String>, RigPath)>,
 }
 
 thread_local! {
@@ -135,14 +136,24 @@ pub(crate) fn begin() {
     QUIC_NOTES.with(|v| *v.borrow_mut() = QuicNotes::default());
 }
 
-/// The run's rig path events, in the order they were seen.
-pub(crate) fn end_rig_paths() -> Vec<RigPath> {
-    QUIC_NOTES.with(|v| std::mem::take(&mut v.borrow_mut().rig_paths))
+/// The run's rig path events, in the order they were seen. A client's own note
+/// ([`quinn_proto::RigPathEvent::AnswerHeld`]) names the client: its host's
+/// address (port 0), by the host's name in `names`.
+pub(crate) fn end_rig_paths(names: &BTreeMap<IpAddr, String>) -> Vec<RigPath> {
+    let raw = QUIC_NOTES.with(|v| std::mem::take(&mut v.borrow_mut().rig_paths));
+    let ip_of = |host: &str| names.iter().find(|(_, n)| n.as_str() == host.split('.').next().unwrap_or(host)).map(|(ip, _)| *ip);
+    let own = |host: Option<String>, r: RigPath| match host.as_deref().and_then(ip_of) {
+        Some(ip) => RigPath { remote: SocketAddr::new(ip, 0), ..r },
+        None => r,
+    };
+    raw.into_iter().map(|(host, r)| own(host, r)).collect()
 }
 
-/// The rig's QUIC server noted `event` for `remote` at `at`.
-pub fn rig_path(at: Duration, remote: SocketAddr, event: quinn_proto::RigPathEvent) {
-    QUIC_NOTES.with(|v| v.borrow_mut().rig_paths.push(RigPath { at, remote, event }));
+/// The rig's QUIC server noted `event` for `remote` at `at`; or the client on
+/// `host` noted its own (`AnswerHeld`).
+pub fn rig_path(at: Duration, host: &str, remote: SocketAddr, event: quinn_proto::RigPathEvent) {
+    let client = (event == quinn_proto::RigPathEvent::AnswerHeld).then(|| host.to_string());
+    QUIC_NOTES.with(|v| v.borrow_mut().rig_paths.push((client, RigPath { at, remote, event })));
 }
 
 /// The run's idle-outs, in the order they happened. An endpoint bound to

@@ -328,11 +328,14 @@ impl Network {
                 return Err(e);
             }
         };
-        if let (Some(i), Some(o)) = (first_after_move, out.first()) {
+        // The sender's own copies: not a forged copy or a stranger's datagram beside
+        // it, nor an earlier datagram the link held and let go behind it.
+        let own = out.iter().find(|o| o.src == seen_from && (tunnel || o.payload == sent.payload));
+        if let (Some(i), Some(o)) = (first_after_move, own) {
             self.moves[i].first_udp_arrival = Some(now + o.delay);
             self.moves[i].first_udp_len = o.payload.len();
         }
-        if out.is_empty() {
+        if own.is_none() {
             self.stats.dropped_fault += 1;
             if !tunnel {
                 self.fate(now, &sent, seen_from, to_host, fate::Outcome::Fault);
@@ -458,7 +461,7 @@ impl Network {
             }
             if !tunnel {
                 // Its source as delivered: a forged copy's is the forged port.
-                self.fate(now, sent, o.src, Some(o.dst.ip()), fate::Outcome::Delivered(now + o.delay));
+                self.fate_of(now, (sent, &o.payload), o.src, Some(o.dst.ip()), fate::Outcome::Delivered(now + o.delay));
             }
             // Delivery happens at the first step at or after this time; whole
             // microseconds keep the trace free of float noise.
@@ -524,7 +527,13 @@ impl Network {
 impl Network {
     /// Log what became of `sent` (as its sender sent it).
     fn fate(&mut self, now: Duration, sent: &InFlight, seen_from: SocketAddr, to_host: Option<IpAddr>, outcome: fate::Outcome) {
-        let bytes = self.hashed.fnv(&sent.payload);
+        self.fate_of(now, (sent, &sent.payload), seen_from, to_host, outcome);
+    }
+
+    /// [`Self::fate`] of `payload`, which came out of the link for `sent` (its
+    /// own copy, a forged copy or a stranger's datagram beside it).
+    fn fate_of(&mut self, now: Duration, (sent, payload): (&InFlight, &Bytes), seen_from: SocketAddr, to_host: Option<IpAddr>, outcome: fate::Outcome) {
+        let bytes = self.hashed.fnv(payload);
         let f = fate::Fate { sent: now, from_host: sent.src.ip(), from: seen_from, to: sent.dst, to_host, outcome, bytes };
         self.fates.push(f);
     }

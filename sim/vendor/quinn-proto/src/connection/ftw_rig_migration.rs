@@ -47,6 +47,11 @@ pub enum RigPathEvent {
     /// A packet came from it while three other addresses, each heard within
     /// 5 s, were candidates: not probed (quic-go `maxPaths`, `pathTimeout`).
     Ignored,
+    /// (A client's note; `remote` is its peer.) A PATH_RESPONSE waited while
+    /// congestion control let only an ACK go: quic-go queues it as a control
+    /// frame and sends ACK-only packets when congestion-limited (`connection.go`
+    /// `SendAck` -> `maybeSendAckOnlyPacket`); RFC 9000 section 8.2.2 allows it.
+    AnswerHeld,
 }
 
 /// One [`RigPathEvent`], for the simulator's laws (`Connection::ftw_take_rig_notes`).
@@ -89,6 +94,13 @@ impl Connection {
     /// (PATCH.md section 11): the simulator's laws judge a move by it.
     pub fn ftw_take_rig_notes(&mut self) -> Vec<RigPathNote> {
         std::mem::take(&mut self.ftw_rig_notes)
+    }
+
+    /// Congestion control let only an ACK go at `now`: note a PATH_RESPONSE held back.
+    pub(super) fn ftw_note_answer_held(&mut self, now: Instant) {
+        if !self.path_responses.is_empty() {
+            self.ftw_note(now, self.path.remote, RigPathEvent::AnswerHeld);
+        }
     }
 
     fn ftw_note(&mut self, at: Instant, remote: SocketAddr, event: RigPathEvent) {

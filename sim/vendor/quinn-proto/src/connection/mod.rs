@@ -653,6 +653,7 @@ impl Connection {
                         // until a loss probe. See PATCH.md section 7.
                         if can_send.acks && !crate::ftw_sim_patch::upstream_ack_blocked_by_congestion() {
                             trace!("blocked by congestion control: ACK only");
+                            self.ftw_note_answer_held(now); // ftw-sim patch: PATCH.md section 14
                             ack_only = true;
                             ack_eliciting = false;
                         } else {
