@@ -108,6 +108,7 @@ pub mod ftw_sim_patch {
         static UPSTREAM_MTU_PROBE_ANY_SPACE: Cell<bool> = const { Cell::new(false) };
         static UPSTREAM_MIGRATION_IN_RIG: Cell<bool> = const { Cell::new(false) };
         static UPSTREAM_ACKS_IN_RIG: Cell<bool> = const { Cell::new(false) };
+        static UPSTREAM_PROBES_IN_RIG: Cell<bool> = const { Cell::new(false) };
     }
 
     /// On this thread, take a lost Initial or Handshake packet whose number is the
@@ -173,6 +174,20 @@ pub mod ftw_sim_patch {
     /// quic-go does (`false`, the default; PATCH.md section 12).
     pub fn set_upstream_acks_in_rig(on: bool) {
         UPSTREAM_ACKS_IN_RIG.with(|c| c.set(on));
+    }
+
+    /// Whether a probe timeout sends the oldest outstanding packet's data again, as
+    /// quic-go's does (PATCH.md section 15), rather than new data first as upstream
+    /// quinn-proto does. `set_upstream_probes_in_rig` turns it off within the rig.
+    pub(crate) fn rig_probe_oldest() -> bool {
+        rig() && !UPSTREAM_PROBES_IN_RIG.with(|c| c.get())
+    }
+
+    /// On this thread, in the rig's profile, send new data in a probe as upstream
+    /// quinn-proto does (`true`) instead of the oldest outstanding packet's data as
+    /// quic-go does (`false`, the default; PATCH.md section 15).
+    pub fn set_upstream_probes_in_rig(on: bool) {
+        UPSTREAM_PROBES_IN_RIG.with(|c| c.set(on));
     }
 
     /// On this thread, in the rig's profile, migrate as upstream quinn-proto does

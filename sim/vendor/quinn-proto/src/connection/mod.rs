@@ -64,6 +64,8 @@ mod paths;
 mod ftw_client_probe;
 // ftw-sim patch (rig-migration): PATCH.md section 11.
 mod ftw_rig_migration;
+// ftw-sim patch (rig-probe-oldest): PATCH.md section 15.
+mod ftw_rig_probe;
 pub use ftw_rig_migration::{RigPathEvent, RigPathNote};
 pub use paths::RttEstimator;
 use paths::{PathData, PathResponses};
@@ -1835,6 +1837,10 @@ impl Connection {
             _ => 2,
         };
         self.spaces[space].loss_probes = self.spaces[space].loss_probes.saturating_add(count);
+        // ftw-sim patch (rig-probe-oldest): PATCH.md section 15.
+        if crate::ftw_sim_patch::rig_probe_oldest() {
+            self.ftw_requeue_oldest(space, count);
+        }
         self.pto_count = self.pto_count.saturating_add(1);
         self.set_loss_detection_timer(now);
     }
