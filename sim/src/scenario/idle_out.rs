@@ -105,8 +105,9 @@ pub fn judge(fates: &[Fate], o: &IdleOut, rig: &[RigPath]) -> Result<String, Str
 }
 
 /// Whether the peer, sending `f`, could not have learnt that the endpoint `me`
-/// moved: `f` went to the address the peer last heard `me` from, and `me` sent
-/// from another address before `f`, every such datagram lost to a fault.
+/// moved: `f` went to the address the peer last heard `me` from, and whatever `me`
+/// sent from another address before `f` was lost to a fault (or it sent nothing
+/// from there yet).
 fn move_unknown(fates: &[Fate], me: IpAddr, peer: IpAddr, f: &Fate) -> bool {
     let mine: Vec<&Fate> = fates.iter().filter(|x| x.from_host == me && x.to_host == Some(peer) && x.sent < f.sent).collect();
     let heard_from = mine
@@ -118,7 +119,9 @@ fn move_unknown(fates: &[Fate], me: IpAddr, peer: IpAddr, f: &Fate) -> bool {
         .max_by_key(|(a, _)| *a)
         .map(|(_, from)| from);
     let elsewhere: Vec<&&Fate> = mine.iter().filter(|x| x.from != f.to).collect();
-    heard_from == Some(f.to) && !elsewhere.is_empty() && elsewhere.iter().all(|x| x.outcome == Outcome::Fault)
+    // Nothing sent from elsewhere yet (the peer's datagram left before the endpoint's
+    // first from its new network) teaches the peer nothing either.
+    heard_from == Some(f.to) && elsewhere.iter().all(|x| x.outcome == Outcome::Fault)
 }
 
 /// Whether the peer sent `f` to an address `me` left while validating (or
@@ -502,6 +505,21 @@ mod tests {
         // Sent by the phone at 1.23 s, it would have wanted an answer.
         let fates = [down(1_000, Outcome::Delivered(ms(1_020))), let_go, down(25_000, Outcome::Fault)];
         assert!(judge(&fates, &phone_idles_at(31_020), &[]).expect_err("not excused").contains("not answered"));
+    }
+
+    #[test]
+    fn a_datagram_to_the_address_just_left_is_not_the_peers_mistake() {
+        // corpus/fleet-migrate-forged-move-validation-lost-9900035825.toml under
+        // quic-go's probe timeout: the cloud's probe went to the phone's Wi-Fi
+        // address 26 ms after the phone switched networks (into a blackhole), before
+        // the phone had sent anything from its new one. The cloud could not know.
+        let fates = [up(9_080), down(9_060, Outcome::Delivered(ms(9_080))), down(9_126, Outcome::Nat)];
+        let why = judge(&fates, &phone_idles_at(39_100), &[]).expect("excused");
+        assert!(why.contains("lost all 1"), "{why}");
+        // Once a datagram from its new address had reached the cloud, it is the cloud's mistake.
+        let moved = Fate { from: a("198.51.100.1:49152"), ..up(9_110) };
+        let fates = [up(9_080), down(9_060, Outcome::Delivered(ms(9_080))), moved, down(9_140, Outcome::Nat)];
+        assert!(judge(&fates, &phone_idles_at(39_100), &[]).is_err());
     }
 
     #[test]

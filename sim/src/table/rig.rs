@@ -75,8 +75,6 @@ pub fn build(spec: &RigSpec) -> (World, Rc<RefCell<RigShared>>, (usize, usize)) 
     run.keep_events = false;
     // No reference model reads the rig's runs: journal nothing.
     let mut world = world_for(&run, spec.limit).without_journal();
-    // The table's rig probes as quic-go does (quinn-proto PATCH.md section 15).
-    quinn_proto::ftw_sim_patch::set_upstream_probes_in_rig(false);
     let topo = Topology::build(&mut world, &spec.plan);
     let seed = spec.seed;
     let keys = Keys::of(seed);

@@ -81,9 +81,8 @@ pub fn world_for(spec: &RunSpec, limit: Duration) -> World {
     // The bug switch of the vendored quinn-proto's patch (a thread-local: one world a thread at a time).
     quinn_proto::ftw_sim_patch::set_upstream_mtud_on_unvalidated_path(spec.switches.on(crate::world::switch::Switch::MtudOnUnvalidatedPath));
     quinn_proto::ftw_sim_patch::set_rig(spec.plan.quic == crate::world::plan::QuicPlan::Rig);
-    // quic-go's probe timeout (PATCH.md section 15) only in the table's rig for now:
-    // the scenarios' corpus under it is not yet triaged (docs/table-derivations.md item 6).
-    quinn_proto::ftw_sim_patch::set_upstream_probes_in_rig(true);
+    // quic-go's probe timeout under the rig (PATCH.md section 15).
+    quinn_proto::ftw_sim_patch::set_upstream_probes_in_rig(false);
     world
 }
 
