@@ -69,7 +69,7 @@ impl Fate {
     /// When its sender sent this datagram: the earliest send of it or of a copy
     /// of it in `fates` (a held one let go later was sent with its original).
     pub fn first_sent(&self, fates: &[Fate]) -> Duration {
-        fates.iter().filter(|x| self.is_copy(x)).map(|x| x.sent).min().unwrap_or(self.sent).min(self.sent)
+        fates.iter().filter(|x| self.is_copy(x)).map(|x| x.sent).fold(self.sent, Duration::min)
     }
 }
 
@@ -136,13 +136,18 @@ pub(crate) fn begin() {
     QUIC_NOTES.with(|v| *v.borrow_mut() = QuicNotes::default());
 }
 
+/// A driver's host by its name in `names` (a reactor's driver is named `host.rN`).
+fn ip_of(names: &BTreeMap<IpAddr, String>, host: &str) -> Option<IpAddr> {
+    let name = host.split('.').next().unwrap_or(host);
+    names.iter().find(|(_, n)| n.as_str() == name).map(|(ip, _)| *ip)
+}
+
 /// The run's rig path events, in the order they were seen. A client's own note
 /// ([`quinn_proto::RigPathEvent::AnswerHeld`]) names the client: its host's
 /// address (port 0), by the host's name in `names`.
 pub(crate) fn end_rig_paths(names: &BTreeMap<IpAddr, String>) -> Vec<RigPath> {
     let raw = QUIC_NOTES.with(|v| std::mem::take(&mut v.borrow_mut().rig_paths));
-    let ip_of = |host: &str| names.iter().find(|(_, n)| n.as_str() == host.split('.').next().unwrap_or(host)).map(|(ip, _)| *ip);
-    let own = |host: Option<String>, r: RigPath| match host.as_deref().and_then(ip_of) {
+    let own = |host: Option<String>, r: RigPath| match host.as_deref().and_then(|h| ip_of(names, h)) {
         Some(ip) => RigPath { remote: SocketAddr::new(ip, 0), ..r },
         None => r,
     };
@@ -161,8 +166,7 @@ pub fn rig_path(at: Duration, host: &str, remote: SocketAddr, event: quinn_proto
 /// reactor's driver is named `host.rN`).
 pub(crate) fn end(names: &BTreeMap<IpAddr, String>) -> Vec<IdleOut> {
     let raw = QUIC_NOTES.with(|v| std::mem::take(&mut v.borrow_mut().idle_outs));
-    let ip_of = |host: &str| names.iter().find(|(_, n)| n.as_str() == host.split('.').next().unwrap_or(host)).map(|(ip, _)| *ip);
-    let own = |host: &str, local: SocketAddr| match (local.ip().is_unspecified(), ip_of(host)) {
+    let own = |host: &str, local: SocketAddr| match (local.ip().is_unspecified(), ip_of(names, host)) {
         (true, Some(ip)) => SocketAddr::new(ip, local.port()),
         _ => local,
     };

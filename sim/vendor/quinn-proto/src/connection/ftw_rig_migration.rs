@@ -238,10 +238,7 @@ impl Connection {
     fn ftw_requeue_in_flight(&mut self) {
         let sent = std::mem::take(&mut self.spaces[SpaceId::Data].sent_packets);
         for (_, info) in sent {
-            for frame in info.stream_frames {
-                self.streams.retransmit(frame);
-            }
-            self.spaces[SpaceId::Data].pending |= info.retransmits;
+            self.ftw_requeue_frames(SpaceId::Data, info);
         }
         self.spaces[SpaceId::Data].loss_time = None;
         self.spaces[SpaceId::Data].time_of_last_ack_eliciting_packet = None;

@@ -18,10 +18,15 @@ impl Connection {
             let Some(pn) = oldest else { return };
             let info = self.spaces[space].sent_packets.remove(&pn).expect("just found");
             self.remove_in_flight(&info);
-            for frame in info.stream_frames {
-                self.streams.retransmit(frame);
-            }
-            self.spaces[space].pending |= info.retransmits;
+            self.ftw_requeue_frames(space, info);
         }
+    }
+
+    /// `info`'s frames queued to go again: its stream data and its other frames.
+    pub(super) fn ftw_requeue_frames(&mut self, space: SpaceId, info: super::SentPacket) {
+        for frame in info.stream_frames {
+            self.streams.retransmit(frame);
+        }
+        self.spaces[space].pending |= info.retransmits;
     }
 }
