@@ -626,19 +626,25 @@ fn door_spoke(end: &Option<End>) -> bool {
 }
 
 /// A phone that connects and listens until the door ends a session with its
-/// close (or SHORT_BOUND). A session that ends without the door's word, its
-/// link lost before the close could reach the phone, is followed by a new one,
-/// as the app reconnects: over QUIC the service's close is one
-/// CONNECTION_CLOSE frame, sent again only in answer to the phone's packets
-/// from the same address (RFC 9000 section 10.2.1), so every copy can be lost
-/// (corpus/unpaired-lossy-close-lost.toml); a move cuts the WebSocket's TCP
-/// before its close frame arrives (corpus/unpaired-lossy-move-1006.toml); an
-/// address change before the cloud confirmed the QUIC handshake ends the
-/// connection before the door saw it (RFC 9000 section 9;
-/// corpus/sessions-off-lossy-rebind-1006.toml). A race that fails outright
-/// is tried again too (corpus/sessions-off-rebind-fails-the-race.toml).
+/// close (or its bound, [`session_bound`]). A session that ends without the
+/// door's word, its link lost before the close could reach the phone, is
+/// followed by a new one, as the app reconnects, however late it ended: over
+/// QUIC the service's close is one CONNECTION_CLOSE frame, sent again only in
+/// answer to the phone's packets from the same address (RFC 9000 section
+/// 10.2.1), so every copy can be lost (corpus/unpaired-lossy-close-lost.toml),
+/// and a phone that hears nothing more idles out 30 s later, past a 60 s bound
+/// when the door spoke late or its close was lost twice
+/// (corpus/sessions-off-close-lost-past-the-bound-13740022999.toml); a move
+/// cuts the WebSocket's TCP before its close frame arrives
+/// (corpus/unpaired-lossy-move-1006.toml); an address change before the cloud
+/// confirmed the QUIC handshake ends the connection before the door saw it
+/// (RFC 9000 section 9; corpus/sessions-off-lossy-rebind-1006.toml). A race
+/// that fails outright is tried again too
+/// (corpus/sessions-off-rebind-fails-the-race.toml). At most
+/// [`SHORT_SESSIONS_MAX`] sessions: a door that never speaks fails the law.
 pub fn run_short(spec: &RunSpec, setup: Setup) -> (RunReport, SessionSummary) {
-    let (mut world, shared) = build(spec, &setup, SHORT_BOUND + Duration::from_secs(60));
+    let horizon = session_bound(SHORT_BOUND * SHORT_SESSIONS_MAX as u32) + SHORT_GRACE;
+    let (mut world, shared) = build(spec, &setup, horizon);
     let sh = shared.clone();
     let sp = spec.clone();
     world.client(PHONE, addr::PHONE, async move { short_phone(&sp, &sh).await });
@@ -646,6 +652,18 @@ pub fn run_short(spec: &RunSpec, setup: Setup) -> (RunReport, SessionSummary) {
     let s = summary(spec, &shared);
     let checks = judge_short(spec, &setup, &s);
     (RunReport { outcome, checks }, s)
+}
+
+/// How long a short run's phone waits for the door on a session started at
+/// `start` before the session's grace ([`SHORT_GRACE`]): until [`SHORT_BOUND`]
+/// for a session started before it, and `SHORT_BOUND` from its start for a
+/// later one (a session after a close that was lost).
+fn session_bound(start: Duration) -> Duration {
+    if start < SHORT_BOUND {
+        SHORT_BOUND
+    } else {
+        start + SHORT_BOUND
+    }
 }
 
 /// The phone of the short runs: sessions until the door speaks (or the bound).
@@ -656,27 +674,24 @@ async fn short_phone(sp: &RunSpec, sh: &Rc<RefCell<Shared>>) -> turmoil::Result 
     let log = phone.log.clone();
     let last_end = || log.borrow().sessions.last().and_then(|r| r.end.clone());
     for _ in 0..SHORT_SESSIONS_MAX {
-        if time::now() >= SHORT_BOUND {
-            break;
-        }
+        let bound = session_bound(time::now());
         // A race can fail outright (a rebind during both handshakes): the
         // app tries again, as after a lost session.
         if !phone.connect(network_at(&sp.plan, time::now())).await {
             time::sleep(RECONNECT_DELAY).await;
             continue;
         }
-        while last_end().is_none() && time::now() < SHORT_BOUND {
-            let next = (time::now() + Duration::from_secs(1)).min(SHORT_BOUND);
+        while last_end().is_none() && time::now() < bound {
+            let next = (time::now() + Duration::from_secs(1)).min(bound);
             phone.run_until(next).await;
+        }
+        // A session the bound caught open hears the door, or loses its link.
+        while last_end().is_none() && time::now() < bound + SHORT_GRACE {
+            phone.run_until(time::now() + Duration::from_secs(1)).await;
         }
         if last_end().is_none() || door_spoke(&last_end()) {
             break;
         }
-    }
-    // A session the bound caught open hears the door, or loses its link.
-    let has_session = || !log.borrow().sessions.is_empty();
-    while has_session() && last_end().is_none() && time::now() < SHORT_BOUND + SHORT_GRACE {
-        phone.run_until(time::now() + Duration::from_secs(1)).await;
     }
     phone.close();
     sh.borrow_mut().memory = Some(phone.race().with_model(|m| m.memory().clone()));
