@@ -107,7 +107,14 @@ struct Slot {
     remote: SocketAddr,
     /// Its earliest timer as last polled (its key in [`EpState::timers`]).
     timeout: Option<std::time::Instant>,
+    /// When (ms of simulated time) the handshake was first seen confirmed.
+    confirmed: Confirmed,
 }
+
+/// When a connection's handshake was confirmed (RFC 9001 section 4.1.2), in ms
+/// of simulated time; shared, so it outlives the connection (quinn-proto PATCH.md
+/// section 16).
+pub type Confirmed = Rc<std::cell::Cell<Option<u64>>>;
 
 /// What an endpoint tells an observer about its connections (server side: the
 /// fleet needs to know where each connection's peer is and when it ends).
@@ -172,7 +179,17 @@ impl EpState {
     fn insert(&mut self, h: ConnectionHandle, conn: quinn_proto::Connection, remote: SocketAddr) -> u64 {
         self.next_gen += 1;
         let gen = self.next_gen;
-        let slot = Slot { gen, conn, events: VecDeque::new(), notify: Rc::new(Notify::new()), done: false, abandoned: false, remote, timeout: None };
+        let slot = Slot {
+            gen,
+            conn,
+            events: VecDeque::new(),
+            notify: Rc::new(Notify::new()),
+            done: false,
+            abandoned: false,
+            remote,
+            timeout: None,
+            confirmed: Confirmed::default(),
+        };
         self.conns.insert(h, slot);
         self.dirty.insert(h);
         gen
@@ -427,6 +444,9 @@ impl QuicEndpoint {
             if app_events(s, h, &host, local) {
                 s.notify.notify_one();
             }
+            if s.confirmed.get().is_none() && s.conn.ftw_handshake_confirmed() {
+                s.confirmed.set(Some(time::now().as_millis() as u64));
+            }
             // Datagrams to send.
             let mut refused = false;
             loop {
@@ -651,6 +671,11 @@ impl QuicConn {
     /// before `Connected` goes out as 0-RTT.
     pub fn has_0rtt(&self) -> bool {
         self.ep.st.borrow().conns.get(&self.h).filter(|s| s.gen == self.gen).is_some_and(|s| s.conn.has_0rtt())
+    }
+
+    /// When its handshake was confirmed (set once it is; quinn-proto PATCH.md section 16).
+    pub fn confirmed(&self) -> Confirmed {
+        self.ep.st.borrow().conns.get(&self.h).filter(|s| s.gen == self.gen).map(|s| s.confirmed.clone()).unwrap_or_default()
     }
 
     /// The connection's handle within its endpoint.

@@ -106,22 +106,30 @@ pub fn judge(fates: &[Fate], o: &IdleOut, rig: &[RigPath]) -> Result<String, Str
 
 /// Whether the peer, sending `f`, could not have learnt that the endpoint `me`
 /// moved: `f` went to the address the peer last heard `me` from, and whatever `me`
-/// sent from another address before `f` was lost to a fault (or it sent nothing
-/// from there yet).
+/// sent from another address before `f`, and the peer had not heard before it
+/// last heard `f`'s address, was lost to a fault or still on its way when `f`
+/// left (or it sent nothing from there yet). What the peer heard from an address
+/// `me` used before that one (the Wi-Fi before a move to cellular) is old news
+/// (fresh seeds 13750000000: a rebind on cellular after a move from Wi-Fi,
+/// `corpus/fleet-migrate-rebind-after-move-unknown-876543717045270603.toml`).
+/// Forged copies are not the endpoint's: a reply to the address it last sent
+/// from is no mistake because an attacker's copy from another port came first.
 fn move_unknown(fates: &[Fate], me: IpAddr, peer: IpAddr, f: &Fate) -> bool {
-    let mine: Vec<&Fate> = fates.iter().filter(|x| x.from_host == me && x.to_host == Some(peer) && x.sent < f.sent).collect();
-    let heard_from = mine
+    // A forged copy is the attacker's, not the endpoint's: its replies die at the
+    // NAT (the plan's attack), and it says nothing of where the endpoint is.
+    let mine: Vec<&Fate> = fates.iter().filter(|x| x.from_host == me && x.to_host == Some(peer) && x.sent < f.sent && !is_forged(x.from)).collect();
+    let heard = mine
         .iter()
         .filter_map(|x| match x.outcome {
             Outcome::Delivered(a) if a <= f.sent => Some((a, x.from)),
             _ => None,
         })
-        .max_by_key(|(a, _)| *a)
-        .map(|(_, from)| from);
-    let elsewhere: Vec<&&Fate> = mine.iter().filter(|x| x.from != f.to).collect();
+        .max_by_key(|(a, _)| *a);
+    let Some((heard_at, heard_from)) = heard.filter(|(_, from)| *from == f.to) else { return false };
     // Nothing sent from elsewhere yet (the peer's datagram left before the endpoint's
     // first from its new network) teaches the peer nothing either.
-    heard_from == Some(f.to) && elsewhere.iter().all(|x| x.outcome == Outcome::Fault)
+    let news = mine.iter().filter(|x| x.from != heard_from && !matches!(x.outcome, Outcome::Delivered(a) if a <= heard_at));
+    news.clone().all(|x| x.outcome == Outcome::Fault || matches!(x.outcome, Outcome::Delivered(a) if a > f.sent))
 }
 
 /// Whether the peer sent `f` to an address `me` left while validating (or
@@ -520,6 +528,47 @@ mod tests {
         let moved = Fate { from: a("198.51.100.1:49152"), ..up(9_110) };
         let fates = [up(9_080), down(9_060, Outcome::Delivered(ms(9_080))), moved, down(9_140, Outcome::Nat)];
         assert!(judge(&fates, &phone_idles_at(39_100), &[]).is_err());
+    }
+
+    #[test]
+    fn an_address_left_before_the_last_one_is_old_news() {
+        // Fresh seeds 13750000000 (fleet-migrate): the phone moved from Wi-Fi to
+        // cellular (heard there at 6.97 s), then its cellular NAT rebound at 9.8 s
+        // inside a blackhole; the cloud's datagram of 10.13 s to the cellular
+        // address died at the NAT. What the cloud heard from the Wi-Fi address
+        // before the move teaches it nothing of the rebind.
+        let cell = Fate { from: a("198.51.100.1:49152"), outcome: Outcome::Delivered(ms(6_966)), ..up(6_813) };
+        let rebound = |t, outcome| Fate { from: a("198.51.100.1:49153"), outcome, ..up(t) };
+        let to_cell = |t| Fate { to: a("198.51.100.1:49152"), ..down(t, Outcome::Nat) };
+        let answer = Fate { to: a("198.51.100.1:49152"), ..down(6_966, Outcome::Delivered(ms(7_119))) };
+        let mut fates = vec![up(900), down(1_000, Outcome::Delivered(ms(1_020))), cell, answer, rebound(10_909, Outcome::Fault), to_cell(10_130)];
+        // Still on its way when the cloud sent to the cellular address again.
+        fates.push(rebound(13_713, Outcome::Delivered(ms(13_867))));
+        fates.push(to_cell(13_746));
+        fates.push(Fate { to: a("198.51.100.1:49153"), ..down(13_867, Outcome::Fault) });
+        let why = judge(&fates, &phone_idles_at(37_119), &[]).expect("excused");
+        assert!(why.contains("lost all 3"), "{why}");
+        // Once a datagram from the rebound address had reached the cloud, sending to
+        // the old one is the cloud's mistake.
+        fates.push(to_cell(13_900));
+        assert!(judge(&fates, &phone_idles_at(37_119), &[]).is_err());
+    }
+
+    #[test]
+    fn a_forged_copy_does_not_tell_the_peer_where_the_phone_is() {
+        // The same run: at 13.866 s an attacker's copy of the phone's first datagram
+        // after the rebind reaches the cloud from a forged port, 1 ms ahead of the
+        // original; the cloud's datagram of that moment to the cellular address dies
+        // at the NAT. The cloud had heard the phone itself only there.
+        let cell = Fate { from: a("198.51.100.1:49152"), outcome: Outcome::Delivered(ms(6_966)), ..up(6_813) };
+        let answer = Fate { to: a("198.51.100.1:49152"), ..down(6_966, Outcome::Delivered(ms(7_119))) };
+        let original = Fate { from: a("198.51.100.1:49153"), outcome: Outcome::Delivered(ms(13_867)), ..up(13_713) };
+        let copy = Fate { from: a("198.51.100.1:20005"), outcome: Outcome::Delivered(ms(13_866)), ..original.clone() };
+        let to_cell = Fate { to: a("198.51.100.1:49152"), ..down(13_866, Outcome::Nat) };
+        let reply = Fate { to: a("198.51.100.1:49153"), ..down(13_867, Outcome::Fault) };
+        let fates = vec![up(900), down(1_000, Outcome::Delivered(ms(1_020))), cell, answer, copy, original, to_cell, reply];
+        let why = judge(&fates, &phone_idles_at(37_119), &[]).expect("excused");
+        assert!(why.contains("lost all 2"), "{why}");
     }
 
     #[test]

@@ -31,9 +31,10 @@ fn box_outage(plan: &FaultPlan, from: u64, to: u64) -> bool {
 }
 
 /// Whether the box's NAT rebinds in `[from, to]` ms: an address change before the
-/// cloud confirmed the handshake ends the connection (RFC 9000 section 9: no
-/// migration before then), whatever the early data did
-/// (corpus/box-reconnect-rebind-during-handshake.toml).
+/// handshake is confirmed can end the connection or stall it, whatever the early
+/// data did (RFC 9000 section 9: "The design of QUIC relies on endpoints retaining
+/// a stable address for the duration of the handshake"; no migration before then;
+/// corpus/box-reconnect-rebind-during-handshake.toml).
 fn box_rebind(plan: &FaultPlan, from: u64, to: u64) -> bool {
     plan.faults.iter().any(|f| f.fault.host() == Host::Box && f.fault.def().swarm() == crate::world::domain::Kind::Rebind && f.at_ms >= from && f.at_ms <= to)
 }
@@ -99,8 +100,14 @@ pub fn rejected_0rtt_loses_nothing(s: &SessionSummary, plan: &FaultPlan, length:
     for r in &s.uplinks {
         let Some(up) = r.up_ms else { continue };
         let until = up + CHALLENGE_WITHIN_MS;
-        let rtt = 2 * (plan.box_.one_way_ms + plan.box_.jitter_ms);
-        if lossy || r.closed_ms.unwrap_or(end) < until || until > end || box_outage(plan, r.dial_ms, until) || box_rebind(plan, r.dial_ms, up + rtt) {
+        // The handshake lasts until the box's is confirmed (RFC 9001 section 4.1.2:
+        // the cloud's HANDSHAKE_DONE arrived), not a round trip after it came up: a
+        // Finished held back by the link, or lost, confirms it later; a rebind before
+        // then left the cloud answering the old address while the box's
+        // Handshake-space probes from the new one could not move the connection
+        // (corpus/box-reconnect-rebind-before-handshake-done-13750084904.toml).
+        let confirmed = r.confirmed_ms.get().unwrap_or(end);
+        if lossy || r.closed_ms.unwrap_or(end) < until || until > end || box_outage(plan, r.dial_ms, until) || box_rebind(plan, r.dial_ms, confirmed) {
             continue;
         }
         judged += 1;

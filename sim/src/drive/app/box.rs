@@ -15,6 +15,7 @@ use ftw_box::uplink::{LinkOp, SendKind};
 use ftw_box::{BoxNode, BoxOutput};
 
 use crate::drive::link::{DialError, Link, LinkEvent, TransportKind};
+use crate::drive::quic::Confirmed;
 use crate::world::journal::r#box::{close_code, header, BoxStep};
 use crate::world::journal::wire::{Carrier, WireStep};
 use crate::world::journal::{self, Step};
@@ -99,6 +100,10 @@ pub struct UplinkRecord {
     /// When the cloud's uplink challenge reached the box.
     pub challenge_ms: Option<u64>,
     pub closed_ms: Option<u64>,
+    /// When the box's handshake was confirmed (RFC 9001 section 4.1.2: the
+    /// cloud's HANDSHAKE_DONE arrived; over the WebSocket, when it came up),
+    /// filled in by the QUIC driver as it happens.
+    pub confirmed_ms: Confirmed,
 }
 
 /// The box's uplink dials, in order.
@@ -192,6 +197,7 @@ async fn dial_uplink(host: &str, node: &Rc<RefCell<BoxNode>>, dial: &BoxDialer, 
         Ok(l) => {
             if let Some(r) = uplinks.borrow_mut().last_mut() {
                 (r.up_ms, r.zero_rtt, r.ticket) = (Some(now_ms()), l.zero_rtt(), l.had_ticket());
+                r.confirmed_ms = l.quic().map_or_else(|| Confirmed::new(Some(now_ms()).into()), |q| q.confirmed());
             }
             let datagrams = l.transport() == TransportKind::Quic;
             trace::record(host, "box.uplink", format!("up over {}", l.transport().name()));

@@ -62,6 +62,8 @@ use packet_crypto::{PrevCrypto, ZeroRttCrypto};
 mod paths;
 // ftw-sim patch (client-probe): PATCH.md section 13.
 mod ftw_client_probe;
+// ftw-sim patch (confirmed): PATCH.md section 16.
+mod ftw_confirmed;
 // ftw-sim patch (rig-migration): PATCH.md section 11.
 mod ftw_rig_migration;
 // ftw-sim patch (rig-probe-oldest): PATCH.md section 15.
