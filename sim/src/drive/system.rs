@@ -20,7 +20,7 @@ use ftw_crypto::{crypto_provider, new_client_session_store, quic_endpoint_config
 use ftw_phone::network::{NetworkDesc, NetworkId};
 use ftw_wire::noise::{Key, Keypair};
 
-use crate::drive::app::cloud::{CloudDriver, CloudLog, RelayFault, Tamper};
+use crate::drive::app::cloud::{CloudDriver, CloudLog, RelayFault};
 use crate::drive::app::phone::{dialer_with, PhoneApp, PhoneLog};
 use crate::drive::app::r#box::{run_box_logged, BoxDialer, UplinkLog, UplinkRecord};
 use crate::drive::build::{client_config_with, client_quic, cloud_door_with, fleet_config, FleetRun};
@@ -89,7 +89,6 @@ pub struct Setup {
     pub sessions_enabled: bool,
     /// The cloud listens for QUIC (false: no UDP listener, QUIC is refused).
     pub quic_door: bool,
-    pub tamper: Tamper,
     /// The app hears of each move of the plan at once (as from the OS) and taps
     /// there, so its first datagram from the new network is a command
     /// (`session-moves`; the table's probe phone does the same).
@@ -98,7 +97,7 @@ pub struct Setup {
 
 impl Default for Setup {
     fn default() -> Self {
-        Setup { paired: true, sessions_enabled: true, quic_door: true, tamper: Tamper::default(), tap_on_move: false }
+        Setup { paired: true, sessions_enabled: true, quic_door: true, tap_on_move: false }
     }
 }
 
@@ -213,7 +212,7 @@ fn host_cloud(world: &mut World, spec: &RunSpec, setup: &Setup, shared: &Rc<RefC
             if st.paired {
                 cloud.pair(k.phone.public, BOX_ID);
             }
-            let driver = CloudDriver::start_with_relay(CLOUD, cloud, st.tamper, relay);
+            let driver = CloudDriver::start_with_relay(CLOUD, cloud, relay);
             sh.borrow_mut().cloud = Some(driver.clone());
             // The WebSocket door.
             let tcp = TcpHost::bind_with(CLOUD, v4(addr::CLOUD), seed, cloud_tcp).await?;

@@ -13,7 +13,7 @@ use ftw_crypto::{new_client_session_store, ClientResumption, QuicTransportParams
 use ftw_phone::Transport;
 
 use super::consts::LOOPBACK_MTU_BYTES;
-use crate::drive::app::cloud::{CloudDriver, Tamper};
+use crate::drive::app::cloud::CloudDriver;
 use crate::drive::app::r#box::{run_box, BoxDialer};
 use crate::drive::build::{cloud_door_with, fleet_config, FleetRun};
 use crate::drive::link::{dial_ws, EarlyData};
@@ -93,7 +93,7 @@ pub fn build(spec: &RigSpec) -> (World, Rc<RefCell<RigShared>>, (usize, usize)) 
             let mut cloud = Cloud::new(CloudConfig::new(k.cloud.clone()), seed.key("model.cloud"));
             cloud.register_box(BOX_ID, k.box_.public);
             cloud.pair(k.phone.public, BOX_ID);
-            let driver = CloudDriver::start(CLOUD, cloud, Tamper::default());
+            let driver = CloudDriver::start(CLOUD, cloud);
             sh.borrow_mut().cloud = Some(driver.clone());
             let tcp = TcpHost::bind_with(CLOUD, v4(addr::CLOUD), seed, cloud_tcp).await?;
             let door = WsDoor::bind(&tcp, addr::CLOUD_PORT, door_tls(seed, CLOUD))?;

@@ -11,8 +11,8 @@
 //! (received from or sent to any link) is kept in a bounded log, so a scenario
 //! can check the relay is blind (`blind-relay`).
 //!
-//! A tamper ([`Tamper`], counted; and the plan's timed relay faults,
-//! [`RelayFault`]) turns the cloud into a hostile relay that sends a
+//! The plan's timed relay faults ([`RelayFault`], one kind each in
+//! `world/plan/kind/`) turn the cloud into a hostile relay that sends a
 //! phone-bound message twice, holds one back behind later ones, or sends a
 //! window of datagrams newest first: the way to put replays and late messages
 //! in front of the phone's carrier (QUIC itself drops duplicated packets).
@@ -43,20 +43,6 @@ pub use crate::world::plan::kind::HOLD_MAX_MS;
 
 /// Most bytes kept in the cloud's handled-bytes log (a limit on everything).
 pub const HANDLED_LOG_BYTES_MAX: usize = 64 << 20;
-
-/// A hostile relay, for replay tests: resend phone-bound messages.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct Tamper {
-    /// Send every n-th phone-bound datagram twice (0: never).
-    pub repeat_datagram_every: u32,
-    /// Send the n-th phone-bound stream message (control lane, counted from 1) twice (0: never).
-    pub repeat_stream_message: u32,
-    /// Hold the n-th phone-bound stream message (counted from 1) back until
-    /// `hold_behind` later messages to that phone have gone (0: never): a burst
-    /// overtaking a control message.
-    pub hold_stream_message: u32,
-    pub hold_behind: u32,
-}
 
 /// Whether the plan's `corrupt_message` toward the box acts on `op`, an uplink's
 /// send: the first phone `Data` the cloud relays to a box at or after its time
@@ -137,20 +123,18 @@ impl CloudLog {
 struct LinkSlot {
     ops: mpsc::UnboundedSender<LinkOp>,
     datagrams: bool,
-    phone_datagrams: u32,
-    phone_stream: u32,
     /// Messages held back, each with how many later messages must pass it and
     /// when it goes anyway.
     held: Vec<(LinkOp, u32, u64)>,
     /// Datagrams held by a `reverse_datagrams` window.
     reversing: Vec<LinkOp>,
-    /// A phone's link (the tamper touches only these, and `corrupt_message` toward the box).
+    /// A phone's link (the relay faults touch only these, and `corrupt_message` toward the box).
     phone: bool,
     /// An uplink's channels that have carried a phone `Data` (`corrupt_message` toward the box).
     data_chans: BTreeSet<u32>,
 }
 
-/// What the tamper and the plan's relay faults do to one phone-bound (or, for
+/// What the plan's relay faults do to one phone-bound (or, for
 /// `corrupt`, box-bound) transmit.
 #[derive(Clone, Copy, Debug, Default)]
 struct Fate {
@@ -162,29 +146,6 @@ struct Fate {
     reverse: bool,
     /// Flip its last byte's lowest bit.
     corrupt: bool,
-}
-
-/// The test tamper's counts on a link: every n-th datagram twice, the n-th stream
-/// message twice or held back.
-fn tamper_fate(tamper: Tamper, slot: &mut LinkSlot, kind: SendKind) -> Fate {
-    let mut fate = Fate::default();
-    match kind {
-        SendKind::Datagram => {
-            assert!(slot.datagrams, "the cloud asked for a datagram on a link without them");
-            slot.phone_datagrams += 1;
-            let n = tamper.repeat_datagram_every;
-            fate.repeat = n > 0 && slot.phone_datagrams.is_multiple_of(n);
-        }
-        SendKind::Message => {
-            slot.phone_stream += 1;
-            fate.repeat = tamper.repeat_stream_message > 0 && slot.phone_stream == tamper.repeat_stream_message;
-            if tamper.hold_stream_message > 0 && slot.phone_stream == tamper.hold_stream_message {
-                fate.hold = Some(tamper.hold_behind.max(1));
-            }
-        }
-        SendKind::Bulk => {}
-    }
-    fate
 }
 
 /// The plan's timed relay faults on a phone-bound send: each acts once, on the
@@ -298,7 +259,6 @@ struct Inner {
     links: BTreeMap<LinkId, LinkSlot>,
     next_id: LinkId,
     log: CloudLog,
-    tamper: Tamper,
     relay: Vec<RelayFault>,
 }
 
@@ -405,14 +365,14 @@ impl CloudDriver {
     }
 
     /// Start the driver (its timer task) on the current host.
-    pub fn start(host: &str, cloud: Cloud, tamper: Tamper) -> Self {
-        Self::start_with_relay(host, cloud, tamper, Vec::new())
+    pub fn start(host: &str, cloud: Cloud) -> Self {
+        Self::start_with_relay(host, cloud, Vec::new())
     }
 
     /// Start the driver with the plan's timed relay faults.
-    pub fn start_with_relay(host: &str, cloud: Cloud, tamper: Tamper, relay: Vec<RelayFault>) -> Self {
+    pub fn start_with_relay(host: &str, cloud: Cloud, relay: Vec<RelayFault>) -> Self {
         jot(host, now_ms(), config_step(&cloud));
-        let inner = Rc::new(RefCell::new(Inner { host: host.to_string(), cloud, links: BTreeMap::new(), next_id: 1, log: CloudLog::default(), tamper, relay }));
+        let inner = Rc::new(RefCell::new(Inner { host: host.to_string(), cloud, links: BTreeMap::new(), next_id: 1, log: CloudLog::default(), relay }));
         let me = CloudDriver { inner, wake: Rc::new(Notify::new()) };
         let timer = me.clone();
         tokio::task::spawn_local(async move { timer.timer().await });
@@ -452,8 +412,6 @@ impl CloudDriver {
                 LinkSlot {
                     ops: tx,
                     datagrams,
-                    phone_datagrams: 0,
-                    phone_stream: 0,
                     held: Vec::new(),
                     reversing: Vec::new(),
                     data_chans: BTreeSet::new(),
@@ -536,7 +494,7 @@ impl CloudDriver {
         }
     }
 
-    /// Move every transmit of the model to its link's queue (through the tamper).
+    /// Move every transmit of the model to its link's queue (through the relay faults).
     fn flush(&self) {
         let mut guard = self.inner.borrow_mut();
         let i = &mut *guard;
@@ -549,8 +507,7 @@ impl CloudDriver {
             match &t.op {
                 LinkOp::Send { kind, bytes } => {
                     i.log.keep(bytes);
-                    let tamper = if slot.phone { i.tamper } else { Tamper::default() };
-                    fate = tamper_fate(tamper, slot, *kind);
+                    assert!(*kind != SendKind::Datagram || slot.datagrams, "the cloud asked for a datagram on a link without them");
                     if slot.phone {
                         relay_fate(&mut i.relay, now, *kind, (t.link, &mut closes), &mut fate);
                     } else {

@@ -10,45 +10,14 @@ use serde::{Deserialize, Serialize};
 use crate::world::host::Host;
 use crate::world::net::fault::Outage;
 
-mod background;
-mod blackhole;
-mod cloud_close;
-mod cloud_restart;
-mod corrupt_message;
-mod forged_moves;
-mod overtake_control;
-mod rebind;
-mod relaunch;
-mod replay_datagram;
-mod replay_stream_message;
-mod reverse_datagrams;
-mod sleep;
-mod slow_host;
-mod strangers;
-mod switch_network;
-mod table_change;
-mod udp_blocked;
-mod udp_refused;
+#[macro_use]
+mod table;
 
-pub use background::Background;
-pub use blackhole::Blackhole;
-pub use cloud_close::{CloudClose, CLOSE_CODES};
-pub use cloud_restart::{CloudRestart, SERVICE_RESTART};
-pub use corrupt_message::CorruptMessage;
-pub use forged_moves::ForgedMoves;
-pub use overtake_control::{OvertakeControl, HOLD_MAX_MS};
-pub use rebind::Rebind;
-pub use relaunch::Relaunch;
-pub use replay_datagram::ReplayDatagram;
-pub use replay_stream_message::ReplayStreamMessage;
-pub use reverse_datagrams::ReverseDatagrams;
-pub use sleep::Sleep;
-pub use slow_host::{SlowHost, SLOW_FOR_MS_MAX};
-pub use strangers::Strangers;
-pub use switch_network::SwitchNetwork;
-pub use table_change::TableChange;
-pub use udp_blocked::{UdpBlocked, PATH_DROP_MAX_MS, PATH_DROP_MIN_MS};
-pub use udp_refused::UdpRefused;
+pub use cloud_close::CLOSE_CODES;
+pub use cloud_restart::SERVICE_RESTART;
+pub use overtake_control::HOLD_MAX_MS;
+pub use slow_host::SLOW_FOR_MS_MAX;
+pub use udp_blocked::{PATH_DROP_MAX_MS, PATH_DROP_MIN_MS};
 
 /// Who carries a timed fault out.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -129,57 +98,7 @@ pub fn check(k: &dyn TimedKind) -> Result<(), String> {
     k.validate()
 }
 
-/// What a timed fault does: one variant a kind, each kind's struct in its file.
-#[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case", tag = "kind")]
-pub enum FaultKind {
-    Rebind(Rebind),
-    SwitchNetwork(SwitchNetwork),
-    Blackhole(Blackhole),
-    UdpBlocked(UdpBlocked),
-    UdpRefused(UdpRefused),
-    ReplayDatagram(ReplayDatagram),
-    ReplayStreamMessage(ReplayStreamMessage),
-    OvertakeControl(OvertakeControl),
-    ReverseDatagrams(ReverseDatagrams),
-    TableChange(TableChange),
-    Background(Background),
-    Relaunch(Relaunch),
-    Sleep(Sleep),
-    ForgedMoves(ForgedMoves),
-    CloudClose(CloudClose),
-    CorruptMessage(CorruptMessage),
-    CloudRestart(CloudRestart),
-    SlowHost(SlowHost),
-    Strangers(Strangers),
-}
-
 impl FaultKind {
-    /// The kind's own description of itself.
-    pub fn def(&self) -> &dyn TimedKind {
-        match self {
-            FaultKind::Rebind(k) => k,
-            FaultKind::SwitchNetwork(k) => k,
-            FaultKind::Blackhole(k) => k,
-            FaultKind::UdpBlocked(k) => k,
-            FaultKind::UdpRefused(k) => k,
-            FaultKind::ReplayDatagram(k) => k,
-            FaultKind::ReplayStreamMessage(k) => k,
-            FaultKind::OvertakeControl(k) => k,
-            FaultKind::ReverseDatagrams(k) => k,
-            FaultKind::TableChange(k) => k,
-            FaultKind::Background(k) => k,
-            FaultKind::Relaunch(k) => k,
-            FaultKind::Sleep(k) => k,
-            FaultKind::ForgedMoves(k) => k,
-            FaultKind::CloudClose(k) => k,
-            FaultKind::CorruptMessage(k) => k,
-            FaultKind::CloudRestart(k) => k,
-            FaultKind::SlowHost(k) => k,
-            FaultKind::Strangers(k) => k,
-        }
-    }
-
     /// The host the fault names.
     pub fn host(&self) -> Host {
         self.def().host()
@@ -209,155 +128,62 @@ pub struct TimedFault {
     pub fault: FaultKind,
 }
 
-/// A kind of fault the generator can switch on (the unit of swarm testing).
-#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord, Hash)]
-pub enum Kind {
-    /// A one-way delay other than the default 20 ms.
-    Delay,
-    Jitter,
-    Loss,
-    Duplicate,
-    Reorder,
-    /// A path MTU below 1500 (never below QUIC's 1280-byte floor).
-    Mtu,
-    /// NAT rebinds (new outside port, same inside flow).
-    Rebind,
-    /// The phone moves Wi-Fi to cellular (and back).
-    SwitchNetwork,
-    /// A leg drops everything for a while.
-    Blackhole,
-    /// UDP dropped for a while (TCP passes): only scenarios with a WebSocket survive it.
-    UdpBlocked,
-    /// UDP refused at once for a while (TCP passes).
-    UdpRefused,
-    /// The phone's UDP goes silent past QUIC's 30 s idle timeout (UDP blocked on
-    /// the phone's leg for 31 to 60 s): the QUIC path drops, which demotes QUIC.
-    PathDrop,
-    /// The relay sends a phone-bound datagram twice.
-    ReplayDatagram,
-    /// The relay sends a phone-bound control-lane stream message twice.
-    ReplayStream,
-    /// The relay holds a phone-bound stream message behind a burst of later ones.
-    OvertakeControl,
-    /// The box's table changes and the relay sends the next datagrams newest
-    /// first: the live carrying the new table comes late (Freshness case 17).
-    LateTable,
-    /// The phone's app goes to the background for a while.
-    Background,
-    /// The phone's app is killed and launched again.
-    Relaunch,
-    /// The phone sleeps for hours (its wall clock jumps) and reconnects.
-    Sleep,
-    /// An on-path attacker copies a host's datagrams from forged ports, the
-    /// copy first (RFC 9000 section 9.3.3).
-    ForgedMoves,
-    /// The cloud ends the phone's session with one of the closes its service
-    /// sends (1000, 1001, 1005, 1011, 1013, 4403, 4408, 4429).
-    CloudClose,
-    /// The relay flips a bit of a phone-bound message (a datagram or a stream message).
-    Corrupt,
-    /// The cloud's service restarts: the box's uplink closes (1012) and, every other
-    /// time, the cloud's TLS session store is lost (the box's 0-RTT is rejected).
-    CloudRestart,
-    /// A host's processing is ten times the profile's for a while (issue 16 section 3).
-    SlowHost,
-    /// Hosts nobody talked to send the cloud unknown ids, a known id with a body that
-    /// does not decrypt, long headers and garbage (SPEC section 5's defences).
-    Strangers,
+/// One timed fault at the case's time, from what its kind's `drawn` made of the draw.
+fn drawn_at(d: &Draw, fault: impl Into<FaultKind>) -> TimedFault {
+    TimedFault { at_ms: d.at_ms, fault: fault.into() }
 }
 
-/// Every kind, in the order the generator draws them.
-pub const KINDS: &[Kind] = &[
-    Kind::Delay,
-    Kind::Jitter,
-    Kind::Loss,
-    Kind::Duplicate,
-    Kind::Reorder,
-    Kind::Mtu,
-    Kind::Rebind,
-    Kind::SwitchNetwork,
-    Kind::Blackhole,
-    Kind::UdpBlocked,
-    Kind::UdpRefused,
-    Kind::PathDrop,
-    Kind::ReplayDatagram,
-    Kind::ReplayStream,
-    Kind::OvertakeControl,
-    Kind::LateTable,
-    Kind::Background,
-    Kind::Relaunch,
-    Kind::Sleep,
-    Kind::ForgedMoves,
-    Kind::CloudClose,
-    Kind::Corrupt,
-    Kind::CloudRestart,
-    Kind::SlowHost,
-    Kind::Strangers,
-];
-
-impl Kind {
-    /// A timed fault (drawn with a time and a host), not a link setting.
-    pub fn is_timed(self) -> bool {
-        !matches!(self, Kind::Delay | Kind::Jitter | Kind::Loss | Kind::Duplicate | Kind::Reorder | Kind::Mtu)
-    }
-    pub fn name(self) -> &'static str {
-        match self {
-            Kind::Delay => "delay",
-            Kind::Jitter => "jitter",
-            Kind::Loss => "loss",
-            Kind::Duplicate => "duplicate",
-            Kind::Reorder => "reorder",
-            Kind::Mtu => "mtu",
-            Kind::Rebind => "rebind",
-            Kind::SwitchNetwork => "switch_network",
-            Kind::Blackhole => "blackhole",
-            Kind::UdpBlocked => "udp_blocked",
-            Kind::UdpRefused => "udp_refused",
-            Kind::PathDrop => "path_drop",
-            Kind::ReplayDatagram => "replay_datagram",
-            Kind::ReplayStream => "replay_stream_message",
-            Kind::OvertakeControl => "overtake_control",
-            Kind::LateTable => "late_table",
-            Kind::Background => "background",
-            Kind::Relaunch => "relaunch",
-            Kind::Sleep => "sleep",
-            Kind::ForgedMoves => "forged_moves",
-            Kind::CloudClose => "cloud_close",
-            Kind::Corrupt => "corrupt_message",
-            Kind::CloudRestart => "cloud_restart",
-            Kind::SlowHost => "slow_host",
-            Kind::Strangers => "strangers",
-        }
-    }
-    /// The timed faults this swarm kind makes of one drawn case's values (each
-    /// kind's `drawn` says how); empty for the link settings.
-    pub fn draw(self, d: &Draw) -> Vec<TimedFault> {
-        let one = |fault| vec![TimedFault { at_ms: d.at_ms, fault }];
-        match self {
-            Kind::Delay | Kind::Jitter | Kind::Loss | Kind::Duplicate | Kind::Reorder | Kind::Mtu => vec![],
-            Kind::Rebind => one(FaultKind::Rebind(Rebind::drawn(d))),
-            Kind::SwitchNetwork => one(FaultKind::SwitchNetwork(SwitchNetwork::drawn(d))),
-            Kind::Blackhole => one(FaultKind::Blackhole(Blackhole::drawn(d))),
-            Kind::UdpBlocked => one(FaultKind::UdpBlocked(UdpBlocked::drawn(d))),
-            Kind::UdpRefused => one(FaultKind::UdpRefused(UdpRefused::drawn(d))),
-            Kind::PathDrop => one(FaultKind::UdpBlocked(UdpBlocked::drawn_path_drop(d))),
-            Kind::ReplayDatagram => one(FaultKind::ReplayDatagram(ReplayDatagram::drawn(d))),
-            Kind::ReplayStream => one(FaultKind::ReplayStreamMessage(ReplayStreamMessage::drawn(d))),
-            Kind::OvertakeControl => one(FaultKind::OvertakeControl(OvertakeControl::drawn(d))),
-            Kind::LateTable => {
-                let mut v = one(FaultKind::TableChange(TableChange::drawn(d)));
-                v.extend(one(FaultKind::ReverseDatagrams(ReverseDatagrams::drawn(d))));
-                v
-            }
-            Kind::Background => one(FaultKind::Background(Background::drawn(d))),
-            Kind::Relaunch => one(FaultKind::Relaunch(Relaunch::drawn(d))),
-            Kind::Sleep => one(FaultKind::Sleep(Sleep::drawn(d))),
-            Kind::ForgedMoves => one(FaultKind::ForgedMoves(ForgedMoves::drawn(d))),
-            Kind::CloudClose => one(FaultKind::CloudClose(CloudClose::drawn(d))),
-            Kind::Corrupt => one(FaultKind::CorruptMessage(CorruptMessage::drawn(d))),
-            Kind::CloudRestart => one(FaultKind::CloudRestart(CloudRestart::drawn(d))),
-            Kind::SlowHost => one(FaultKind::SlowHost(SlowHost::drawn(d))),
-            Kind::Strangers => one(FaultKind::Strangers(Strangers::drawn(d))),
-        }
-    }
+kinds! {
+    /// A one-way delay other than the default 20 ms.
+    Delay "delay" [] [],
+    Jitter "jitter" [] [],
+    Loss "loss" [] [],
+    Duplicate "duplicate" [] [],
+    Reorder "reorder" [] [],
+    /// A path MTU below 1500 (never below QUIC's 1280-byte floor).
+    Mtu "mtu" [] [],
+    /// NAT rebinds (new outside port, same inside flow).
+    Rebind "rebind" [Rebind(rebind)] [Rebind::drawn],
+    /// The phone moves Wi-Fi to cellular (and back).
+    SwitchNetwork "switch_network" [SwitchNetwork(switch_network)] [SwitchNetwork::drawn],
+    /// A leg drops everything for a while.
+    Blackhole "blackhole" [Blackhole(blackhole)] [Blackhole::drawn],
+    /// UDP dropped for a while (TCP passes): only scenarios with a WebSocket survive it.
+    UdpBlocked "udp_blocked" [UdpBlocked(udp_blocked)] [UdpBlocked::drawn],
+    /// UDP refused at once for a while (TCP passes).
+    UdpRefused "udp_refused" [UdpRefused(udp_refused)] [UdpRefused::drawn],
+    /// The phone's UDP goes silent past QUIC's 30 s idle timeout (UDP blocked on
+    /// the phone's leg for 31 to 60 s): the QUIC path drops, which demotes QUIC.
+    PathDrop "path_drop" [] [UdpBlocked::drawn_path_drop],
+    /// The relay sends a phone-bound datagram twice.
+    ReplayDatagram "replay_datagram" [ReplayDatagram(replay_datagram)] [ReplayDatagram::drawn],
+    /// The relay sends a phone-bound control-lane stream message twice.
+    ReplayStream "replay_stream_message" [ReplayStreamMessage(replay_stream_message)] [ReplayStreamMessage::drawn],
+    /// The relay holds a phone-bound stream message behind a burst of later ones.
+    OvertakeControl "overtake_control" [OvertakeControl(overtake_control)] [OvertakeControl::drawn],
+    /// The box's table changes and the relay sends the next datagrams newest
+    /// first: the live carrying the new table comes late (Freshness case 17).
+    LateTable "late_table" [TableChange(table_change), ReverseDatagrams(reverse_datagrams)] [TableChange::drawn, ReverseDatagrams::drawn],
+    /// The phone's app goes to the background for a while.
+    Background "background" [Background(background)] [Background::drawn],
+    /// The phone's app is killed and launched again.
+    Relaunch "relaunch" [Relaunch(relaunch)] [Relaunch::drawn],
+    /// The phone sleeps for hours (its wall clock jumps) and reconnects.
+    Sleep "sleep" [Sleep(sleep)] [Sleep::drawn],
+    /// An on-path attacker copies a host's datagrams from forged ports, the
+    /// copy first (RFC 9000 section 9.3.3).
+    ForgedMoves "forged_moves" [ForgedMoves(forged_moves)] [ForgedMoves::drawn],
+    /// The cloud ends the phone's session with one of the closes its service
+    /// sends (1000, 1001, 1005, 1011, 1013, 4403, 4408, 4429).
+    CloudClose "cloud_close" [CloudClose(cloud_close)] [CloudClose::drawn],
+    /// The relay flips a bit of a phone-bound message (a datagram or a stream message).
+    Corrupt "corrupt_message" [CorruptMessage(corrupt_message)] [CorruptMessage::drawn],
+    /// The cloud's service restarts: the box's uplink closes (1012) and, every other
+    /// time, the cloud's TLS session store is lost (the box's 0-RTT is rejected).
+    CloudRestart "cloud_restart" [CloudRestart(cloud_restart)] [CloudRestart::drawn],
+    /// A host's processing is ten times the profile's for a while (issue 16 section 3).
+    SlowHost "slow_host" [SlowHost(slow_host)] [SlowHost::drawn],
+    /// Hosts nobody talked to send the cloud unknown ids, a known id with a body that
+    /// does not decrypt, long headers and garbage (SPEC section 5's defences).
+    Strangers "strangers" [Strangers(strangers)] [Strangers::drawn],
 }
