@@ -20,9 +20,10 @@ use ftw_crypto::{crypto_provider, new_client_session_store, quic_endpoint_config
 use ftw_phone::network::{NetworkDesc, NetworkId};
 use ftw_wire::noise::{Key, Keypair};
 
-use crate::drive::app::cloud::{CloudDriver, CloudLog, RelayFault};
+use crate::drive::app::cloud::{CloudDriver, CloudLog};
 use crate::drive::app::phone::{dialer_with, PhoneApp, PhoneLog};
 use crate::drive::app::r#box::{run_box_logged, BoxDialer, UplinkLog, UplinkRecord};
+use crate::drive::app::relay::RelayFault;
 use crate::drive::build::{client_config_with, client_quic, cloud_door_with, fleet_config, FleetRun};
 use crate::drive::fleet::FleetDoor;
 use crate::drive::link::{dial_quic_with, EarlyData};

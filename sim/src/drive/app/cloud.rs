@@ -23,16 +23,14 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::rc::Rc;
 use std::time::Duration;
 
-use ftw_box::uplink::{Kind as UpKind, LinkOp, SendKind, UpMsg};
+use ftw_box::uplink::{LinkOp, SendKind};
 use ftw_cloud::{Cloud, LinkId};
 use tokio::sync::{mpsc, Notify};
 
+use crate::drive::app::relay::{self, Fate, PhoneSend, RelayFault};
 use crate::drive::link::{Link, LinkEvent, TransportKind};
-use crate::world::host::Host;
 use crate::world::journal::cloud::{Bytes, CloudStep};
 use crate::world::journal::{self, Step};
-use crate::world::plan::kind;
-use crate::world::plan::{FaultKind, TimedFault};
 use crate::world::time;
 use crate::world::trace;
 
@@ -43,38 +41,6 @@ pub use crate::world::plan::kind::HOLD_MAX_MS;
 
 /// Most bytes kept in the cloud's handled-bytes log (a limit on everything).
 pub const HANDLED_LOG_BYTES_MAX: usize = 64 << 20;
-
-/// Whether the plan's `corrupt_message` toward the box acts on `op`, an uplink's
-/// send: the first phone `Data` the cloud relays to a box at or after its time
-/// that is not its channel's first (marked done when it does). A channel's first
-/// `Data` is the phone's `hello`: the phone sends it once and the SPEC gives it no
-/// answer deadline, so a corrupted one leaves the session silent by design
-/// (docs/findings/hello-has-no-deadline.md); the kind leaves it alone.
-fn box_corruption_due(relay: &mut [RelayFault], now: u64, op: &LinkOp, data_chans: &mut BTreeSet<u32>) -> bool {
-    let LinkOp::Send { kind: SendKind::Message, bytes } = op else { return false };
-    let Some(m) = UpMsg::decode(bytes).filter(|m| m.kind == UpKind::Data) else { return false };
-    if data_chans.insert(m.chan) {
-        return false;
-    }
-    let due = relay.iter_mut().find(|f| !f.done && f.at_ms <= now && matches!(f.kind, FaultKind::CorruptMessage(kind::CorruptMessage { host: Host::Box, .. })));
-    due.map(|f| f.done = true).is_some()
-}
-
-/// One timed relay fault of the plan (`replay_datagram`, `replay_stream_message`,
-/// `overtake_control`, `reverse_datagrams`), and whether it was carried out.
-#[derive(Clone, Debug, PartialEq)]
-pub struct RelayFault {
-    pub at_ms: u64,
-    pub kind: FaultKind,
-    pub done: bool,
-}
-
-impl RelayFault {
-    /// The relay faults of a plan's timed faults.
-    pub fn of(faults: &[TimedFault]) -> Vec<RelayFault> {
-        faults.iter().filter(|f| f.fault.is_relay()).map(|f| RelayFault { at_ms: f.at_ms, kind: f.fault.clone(), done: false }).collect()
-    }
-}
 
 /// What the cloud driver saw.
 #[derive(Clone, Debug, Default)]
@@ -132,56 +98,6 @@ struct LinkSlot {
     phone: bool,
     /// An uplink's channels that have carried a phone `Data` (`corrupt_message` toward the box).
     data_chans: BTreeSet<u32>,
-}
-
-/// What the plan's relay faults do to one phone-bound (or, for
-/// `corrupt`, box-bound) transmit.
-#[derive(Clone, Copy, Debug, Default)]
-struct Fate {
-    /// Send it twice.
-    repeat: bool,
-    /// Hold it back until this many later messages have gone.
-    hold: Option<u32>,
-    /// Hold it in a `reverse_datagrams` window, to go newest first.
-    reverse: bool,
-    /// Flip its last byte's lowest bit.
-    corrupt: bool,
-}
-
-/// The plan's timed relay faults on a phone-bound send: each acts once, on the
-/// first phone-bound message of its kind at or after its time (`closes`: this
-/// link, and the links a `cloud_close` closes now).
-fn relay_fate(relay: &mut [RelayFault], now: u64, kind: SendKind, (link, closes): (LinkId, &mut Vec<(LinkId, u16)>), fate: &mut Fate) {
-    for f in relay.iter_mut().filter(|f| f.at_ms <= now) {
-        match (&f.kind, kind) {
-            (FaultKind::ReplayDatagram(kind::ReplayDatagram { .. }), SendKind::Datagram) if !f.done => {
-                f.done = true;
-                fate.repeat = true;
-            }
-            (FaultKind::ReplayStreamMessage(kind::ReplayStreamMessage { .. }), SendKind::Message) if !f.done => {
-                f.done = true;
-                fate.repeat = true;
-            }
-            (FaultKind::OvertakeControl(kind::OvertakeControl { burst, .. }), SendKind::Message) if !f.done && fate.hold.is_none() => {
-                f.done = true;
-                fate.hold = Some((*burst).max(1));
-            }
-            (FaultKind::ReverseDatagrams(kind::ReverseDatagrams { for_ms, .. }), SendKind::Datagram) if now < f.at_ms + for_ms => {
-                fate.reverse = true;
-            }
-            (FaultKind::CorruptMessage(kind::CorruptMessage { datagram, host: Host::Phone }), k) if !f.done && *datagram == matches!(k, SendKind::Datagram) => {
-                f.done = true;
-                fate.corrupt = true;
-            }
-            // One link a fault: a second close due at once waits for the next link
-            // (two at one time closed one link twice: corpus/session-two-closes-at-once.toml).
-            (FaultKind::CloudClose(kind::CloudClose { code, .. }), _) if !f.done && !closes.iter().any(|c| c.0 == link) => {
-                f.done = true;
-                closes.push((link, *code));
-            }
-            _ => {}
-        }
-    }
 }
 
 /// The plan's `corrupt_message`: the last byte (inside the AEAD tag, the outer
@@ -509,9 +425,9 @@ impl CloudDriver {
                     i.log.keep(bytes);
                     assert!(*kind != SendKind::Datagram || slot.datagrams, "the cloud asked for a datagram on a link without them");
                     if slot.phone {
-                        relay_fate(&mut i.relay, now, *kind, (t.link, &mut closes), &mut fate);
+                        relay::phone_fate(&mut i.relay, &mut PhoneSend { now, kind: *kind, link: t.link, closes: &mut closes }, &mut fate);
                     } else {
-                        fate.corrupt = box_corruption_due(&mut i.relay, now, &t.op, &mut slot.data_chans);
+                        fate.corrupt = relay::box_corruption_due(&mut i.relay, now, &t.op, &mut slot.data_chans);
                     }
                 }
                 LinkOp::Close { code, .. } => {
@@ -549,17 +465,7 @@ impl CloudDriver {
         let i = self.inner.borrow();
         let held = i.links.values().flat_map(|s| s.held.iter().map(|h| h.2)).min();
         let holding = i.links.values().any(|s| !s.reversing.is_empty());
-        let window = if holding {
-            i.relay
-                .iter()
-                .filter_map(|f| match &f.kind {
-                    FaultKind::ReverseDatagrams(kind::ReverseDatagrams { for_ms, .. }) if !f.done => Some(f.at_ms + for_ms),
-                    _ => None,
-                })
-                .min()
-        } else {
-            None
-        };
+        let window = if holding { relay::open_window_end(&i.relay) } else { None };
         match (held, window) {
             (Some(a), Some(b)) => Some(a.min(b)),
             (a, b) => a.or(b),
@@ -584,16 +490,7 @@ impl CloudDriver {
                 }
             }
         }
-        let mut open = false;
-        for f in i.relay.iter_mut() {
-            if let FaultKind::ReverseDatagrams(kind::ReverseDatagrams { for_ms, .. }) = &f.kind {
-                if f.at_ms + for_ms <= now {
-                    f.done = true;
-                } else if f.at_ms <= now {
-                    open = true;
-                }
-            }
-        }
+        let open = relay::close_windows(&mut i.relay, now);
         if open {
             return;
         }

@@ -5,3 +5,4 @@ pub mod r#box;
 pub mod cloud;
 pub mod phone;
 pub mod race;
+pub mod relay;
