@@ -31,8 +31,6 @@ pub use def::{Check, Judged, Law, RunReport, ScenarioDef, Verdict};
 use crate::world::panic::{self, Panicked};
 use crate::world::switch::Switch;
 use crate::world::topology::RunSpec;
-use crate::world::trace;
-use crate::world::RunOutcome;
 
 /// Every scenario, in the order `ftwsim list` shows them and the fuzzer takes them.
 pub const SCENARIOS: &[&ScenarioDef] = &[
@@ -78,23 +76,8 @@ pub fn run(spec: &RunSpec) -> Result<RunReport, String> {
 /// The report of a run that panicked: the trace up to the panic, and the
 /// failed `no-panic` check carrying the panic's message and location.
 fn panicked(p: Panicked) -> RunReport {
-    let trace = trace::end();
-    let sim_elapsed = trace.last_time();
-    let outcome = RunOutcome {
-        trace,
-        journal: crate::world::journal::end(),
-        sim_elapsed,
-        steps: 0,
-        result: Ok(()),
-        net: Default::default(),
-        bytes_by_host: Default::default(),
-        capture: Default::default(),
-        keylog: ftw_crypto::keylog::end(),
-        qlog: ftw_crypto::qlog::end(),
-        fates: Vec::new(),
-        idle_outs: crate::world::net::fate::end(&Default::default()),
-        rig_paths: crate::world::net::fate::end_rig_paths(&Default::default()),
-    };
+    let ended = crate::world::record::Ended { result: Ok(()), sim_elapsed: None, steps: 0 };
+    let outcome = crate::world::record::finish(ended, Default::default());
     RunReport { outcome, checks: vec![Check { law: &def::NO_PANIC, ok: false, detail: p.to_string() }] }
 }
 

@@ -16,6 +16,7 @@ pub mod panic;
 pub mod plan;
 pub mod plant;
 pub mod range;
+pub mod record;
 pub mod seed;
 pub mod switch;
 pub mod time;
@@ -96,14 +97,7 @@ pub struct World {
 
 impl World {
     pub fn new(cfg: WorldConfig) -> Self {
-        time::reset_timers();
-        time::reset_wall_jumps();
-        time::reset_instant_base();
-        trace::begin(cfg.keep_events);
-        journal::begin();
-        crate::world::net::fate::begin();
-        ftw_crypto::keylog::begin();
-        ftw_crypto::qlog::begin(cfg.qlog, time::instant_base());
+        record::begin(cfg.keep_events, cfg.qlog);
         let mut sim = turmoil::Builder::new()
             .rng_seed(cfg.seed.sub_seed("turmoil"))
             .epoch(UNIX_EPOCH + Duration::from_millis(EPOCH_UNIX_MS))
@@ -248,30 +242,16 @@ impl World {
         let sim_elapsed = self.sim.elapsed();
         self.flush.flush();
         let mut net = self.net.borrow_mut();
-        let stats = net.stats.clone();
-        let bytes_by_host = net.bytes_by_host.clone();
-        let capture = std::mem::take(&mut net.capture);
-        let fates = std::mem::take(&mut net.fates.log);
-        let idle_outs = crate::world::net::fate::end(&net.names);
-        let rig_paths = crate::world::net::fate::end_rig_paths(&net.names);
+        let kept = record::NetKept {
+            stats: net.stats.clone(),
+            bytes_by_host: net.bytes_by_host.clone(),
+            capture: std::mem::take(&mut net.capture),
+            fates: std::mem::take(&mut net.fates.log),
+            names: net.names.clone(),
+        };
         drop(net);
         drop(self.sim);
-        let (keylog, qlog) = (ftw_crypto::keylog::end(), ftw_crypto::qlog::end());
-        RunOutcome {
-            trace: trace::end(),
-            journal: journal::end(),
-            sim_elapsed,
-            steps,
-            result,
-            net: stats,
-            bytes_by_host,
-            capture,
-            keylog,
-            qlog,
-            fates,
-            idle_outs,
-            rig_paths,
-        }
+        record::finish(record::Ended { result, sim_elapsed: Some(sim_elapsed), steps }, kept)
     }
 }
 

@@ -78,11 +78,12 @@ pub fn world_for(spec: &RunSpec, limit: Duration) -> World {
     cfg.qlog = spec.qlog;
     cfg.limit = limit;
     let world = World::new(cfg);
-    // The bug switch of the vendored quinn-proto's patch (a thread-local: one world a thread at a time).
+    // The vendored quinn-proto's toggles are thread-locals (one world a thread at a
+    // time): every one back to its default, then the world's own (the bug switch of
+    // its patch, the rig's profile). Nothing a test left on leaks into this run.
+    quinn_proto::ftw_sim_patch::reset();
     quinn_proto::ftw_sim_patch::set_upstream_mtud_on_unvalidated_path(spec.switches.on(crate::world::switch::Switch::MtudOnUnvalidatedPath));
     quinn_proto::ftw_sim_patch::set_rig(spec.plan.quic == crate::world::plan::QuicPlan::Rig);
-    // quic-go's probe timeout under the rig (PATCH.md section 15).
-    quinn_proto::ftw_sim_patch::set_upstream_probes_in_rig(false);
     world
 }
 

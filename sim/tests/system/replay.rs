@@ -69,3 +69,17 @@ fn skipping_idle_time_changes_no_event() {
     assert!(skip.outcome.steps * 5 < step.outcome.steps, "skipping took {} steps, stepping {}", skip.outcome.steps, step.outcome.steps);
     assert_eq!(skip.verdict(), Verdict::Pass, "{:?}", skip.checks);
 }
+
+#[test]
+fn a_quinn_proto_toggle_a_test_left_on_does_not_leak_into_the_next_run() {
+    // The vendored quinn-proto's toggles are thread-locals; each world sets every
+    // one (issue 35 point 4). Left on here, upstream's ACK ranges in every packet
+    // would change the rig's bytes.
+    let mut spec = RunSpec::new("quic-stream", RunSeed(5));
+    spec.plan.phone.loss_pct = 5.0;
+    let clean = run(&spec).outcome.trace.hash();
+    quinn_proto::ftw_sim_patch::set_upstream_acks_in_rig(true);
+    let after = run(&spec).outcome.trace.hash();
+    quinn_proto::ftw_sim_patch::reset();
+    assert_eq!(clean, after, "a toggle left on changed the next run");
+}

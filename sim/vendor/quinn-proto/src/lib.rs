@@ -111,6 +111,30 @@ pub mod ftw_sim_patch {
         static UPSTREAM_PROBES_IN_RIG: Cell<bool> = const { Cell::new(false) };
     }
 
+    /// On this thread, every toggle back to its default (every patch as PATCH.md
+    /// writes it, not the rig's profile). The simulation calls it for each world
+    /// before it sets the world's own, so a toggle a test left on cannot leak into
+    /// the next run on the thread.
+    pub fn reset() {
+        for t in [
+            &UPSTREAM_MTUD_ON_UNVALIDATED_PATH,
+            &UPSTREAM_CHALLENGE_PADDING,
+            &UPSTREAM_REVALIDATES_OLD_PATH,
+            &UPSTREAM_FULL_DATAGRAM_ON_BUDGET,
+            &NO_RESTORE_PING,
+            &UPSTREAM_ACK_BLOCKED_BY_CONGESTION,
+            &UPSTREAM_LONG_HEADER_FLOOR,
+            &RIG,
+            &UPSTREAM_PTO_BEFORE_CONFIRMED,
+            &UPSTREAM_MTU_PROBE_ANY_SPACE,
+            &UPSTREAM_MIGRATION_IN_RIG,
+            &UPSTREAM_ACKS_IN_RIG,
+            &UPSTREAM_PROBES_IN_RIG,
+        ] {
+            t.with(|c| c.set(false));
+        }
+    }
+
     /// On this thread, take a lost Initial or Handshake packet whose number is the
     /// in-flight MTU probe's for that probe, as upstream quinn-proto 0.11.19 does
     /// (`true`), or declare it lost in its own space (`false`, the default; PATCH.md
