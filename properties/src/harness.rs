@@ -26,13 +26,8 @@ pub fn scenario_checks(_: &RunSpec, r: &RunReport) -> Verdict {
     r.verdict()
 }
 
-/// Only one property of the scenario's checks (or `run`: the run itself).
+/// Only one property of the scenario's checks (`run` and `no-panic` among them).
 pub fn only_property(property: &str, r: &RunReport) -> Verdict {
-    if let Err(e) = &r.outcome.result {
-        if property == "run" {
-            return Verdict::Fail { property: "run".into(), detail: e.clone() };
-        }
-    }
     match r.checks.iter().find(|c| c.property() == property && !c.ok) {
         Some(c) => Verdict::Fail { property: c.property().into(), detail: c.detail.clone() },
         None => Verdict::Pass,

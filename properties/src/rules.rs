@@ -114,7 +114,7 @@ pub fn markdown() -> String {
 fn row(rule: &Rule, law: &str) -> String {
     let scenarios = if crate::reference::REFERENCES.iter().any(|r| r.law.name == law) {
         "every run of its model".to_string()
-    } else if ["run", "no-panic"].contains(&law) {
+    } else if ftw_sim::scenario::UNIVERSAL.iter().any(|l| l.name == law) {
         "every scenario".to_string()
     } else {
         scenarios_judging(law).join(", ")

@@ -40,10 +40,7 @@ use std::path::PathBuf;
 
 use ftw_properties::{corpus, reference};
 use ftw_sim::scenario::Verdict;
-use quinn_proto::ftw_sim_patch::{
-    set_no_restore_ping, set_upstream_ack_blocked_by_congestion, set_upstream_challenge_padding, set_upstream_full_datagram_on_budget,
-    set_upstream_long_header_floor, set_upstream_pto_before_confirmed, set_upstream_revalidates_old_path,
-};
+use quinn_proto::ftw_sim_patch::Toggles;
 
 /// Lost with upstream's padding, kept with the patch: a rebind in a blackhole at
 /// 13.5 % loss (the cloud's one 1200 B challenge lost, the phone's 35 B probes
@@ -102,23 +99,18 @@ const BOTH: Patches = Patches {
 
 fn verdict(entry: &str, p: Patches) -> Verdict {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus").join(entry);
-    let spec = corpus::load(&path).expect("the entry loads").spec;
-    set_upstream_challenge_padding(!p.budget_padding);
-    set_upstream_revalidates_old_path(!p.return_to_validated);
-    set_upstream_full_datagram_on_budget(!p.amplification_cap);
-    set_no_restore_ping(!p.restore_ping);
-    set_upstream_ack_blocked_by_congestion(!p.ack_alone);
-    set_upstream_long_header_floor(!p.short_floor);
-    set_upstream_pto_before_confirmed(!p.pto_after_confirmed);
-    let report = reference::run(&spec).expect("the entry runs");
-    set_upstream_challenge_padding(false);
-    set_upstream_revalidates_old_path(false);
-    set_upstream_full_datagram_on_budget(false);
-    set_no_restore_ping(false);
-    set_upstream_ack_blocked_by_congestion(false);
-    set_upstream_long_header_floor(false);
-    set_upstream_pto_before_confirmed(false);
-    report.verdict()
+    let mut spec = corpus::load(&path).expect("the entry loads").spec;
+    spec.quinn = Toggles {
+        upstream_challenge_padding: !p.budget_padding,
+        upstream_revalidates_old_path: !p.return_to_validated,
+        upstream_full_datagram_on_budget: !p.amplification_cap,
+        no_restore_ping: !p.restore_ping,
+        upstream_ack_blocked_by_congestion: !p.ack_alone,
+        upstream_long_header_floor: !p.short_floor,
+        upstream_pto_before_confirmed: !p.pto_after_confirmed,
+        ..Toggles::default()
+    };
+    reference::run(&spec).expect("the entry runs").verdict()
 }
 
 /// `entry` run both ways at once (independent worlds, one a thread).

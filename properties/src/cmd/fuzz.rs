@@ -81,9 +81,10 @@ fn opts(a: Args) -> Result<(FuzzOpts, bool, Option<PathBuf>), String> {
     let switches = Switches::parse(a.switches.iter().map(String::as_str)).map_err(|e| format!("--switch: {e}"))?;
     let quic = ftw_sim::world::plan::QuicPlan::parse(&a.quic).map_err(|e| format!("--quic: {e}"))?;
     if let Some(p) = &a.property {
-        if p != "run" && p != "replay" && crate::reference::law(p).is_none() {
+        // `replay` is the determinism check; every other property is a law.
+        if p != "replay" && crate::reference::law(p).is_none() {
             let known: Vec<&str> = crate::reference::all_laws().iter().map(|l| l.name).collect();
-            return Err(format!("--property: unknown property {p:?}; known properties: run, replay, {}", known.join(", ")));
+            return Err(format!("--property: unknown property {p:?}; known properties: replay, {}", known.join(", ")));
         }
     }
     // With bug switches on and no scenario named, fuzz the scenarios that catch

@@ -90,7 +90,7 @@ pub fn run(spec: &RunSpec) -> RunReport {
             detail: fault.unwrap_or_else(|| "every phone's picture showed the site's values after each lane-0 frame".into()),
         },
     ];
-    RunReport { outcome, checks }
+    RunReport::new(outcome, checks)
 }
 
 /// The run; returns how many sessions the box holds at the end, and the first way a

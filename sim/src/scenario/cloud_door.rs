@@ -119,7 +119,7 @@ pub fn run(spec: &RunSpec) -> RunReport {
         ok: held == Some((0, 0)),
         detail: format!("once every link closed and the deadlines ran, the cloud holds (links, box sessions) {held:?}"),
     }];
-    RunReport { outcome, checks }
+    RunReport::new(outcome, checks)
 }
 
 /// The run; returns the links the cloud and the sessions the boxes hold at the end.

@@ -61,7 +61,7 @@ pub struct ScenarioDef {
 impl ScenarioDef {
     /// Whether this scenario judges the law named `name`.
     pub fn judges(&self, name: &str) -> bool {
-        self.laws.iter().any(|j| j.law.name == name)
+        UNIVERSAL.iter().any(|l| l.name == name) || self.laws.iter().any(|j| j.law.name == name)
     }
 }
 
@@ -95,10 +95,26 @@ pub enum Verdict {
 }
 
 impl RunReport {
+    /// A run's report: the universal laws judged first (`run` from the outcome's
+    /// result, `no-panic`: the run got here), then the scenario's own checks.
+    pub fn new(outcome: RunOutcome, checks: Vec<Check>) -> Self {
+        let run = match &outcome.result {
+            Ok(()) => Check { law: &RUN, ok: true, detail: "the run completed within its limit".into() },
+            Err(e) => Check { law: &RUN, ok: false, detail: e.clone() },
+        };
+        let no_panic = Check { law: &NO_PANIC, ok: true, detail: "nothing panicked".into() };
+        RunReport { outcome, checks: [run, no_panic].into_iter().chain(checks).collect() }
+    }
+
+    /// The report of a run that unwound: the trace up to the panic, and the
+    /// failed `no-panic` check carrying the panic's message and location.
+    pub fn panicked(outcome: RunOutcome, panic: String) -> Self {
+        let run = Check { law: &RUN, ok: true, detail: "the run stopped at a panic".into() };
+        RunReport { outcome, checks: vec![run, Check { law: &NO_PANIC, ok: false, detail: panic }] }
+    }
+
+    /// Pass, or the first law that failed (the universal laws first).
     pub fn verdict(&self) -> Verdict {
-        if let Err(e) = &self.outcome.result {
-            return Verdict::Fail { property: RUN.name.into(), detail: e.clone() };
-        }
         match self.checks.iter().find(|c| !c.ok) {
             Some(c) => Verdict::Fail { property: c.law.name.into(), detail: c.detail.clone() },
             None => Verdict::Pass,

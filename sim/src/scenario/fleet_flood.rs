@@ -116,7 +116,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> RunReport {
     let door = door_slot.borrow().clone().expect("the cloud started");
     door.record_counters("fleet.counters");
     let checks = judge_flood(&door.stats(), &tally.borrow());
-    RunReport { outcome, checks }
+    RunReport::new(outcome, checks)
 }
 
 /// The cloud: the fleet's door, echoing every stream message.

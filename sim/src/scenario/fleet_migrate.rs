@@ -212,7 +212,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
     let outcome = world.run();
     let summary = summarize(&tally.borrow(), fp.moves_planned);
     let checks = judge_fleet(run, &summary, &outcome);
-    (RunReport { outcome, checks }, summary)
+    (RunReport::new(outcome, checks), summary)
 }
 
 /// The cloud: the fleet's door, echoing every message and datagram on each connection.
@@ -588,7 +588,7 @@ pub fn run_resume_with(spec: &RunSpec) -> (RunReport, ResumeSummary) {
     let s = t.sum.clone();
     drop(t);
     let checks = judge_resume(spec, &s);
-    (RunReport { outcome, checks }, s)
+    (RunReport::new(outcome, checks), s)
 }
 
 /// The cloud of `fleet-resume`: echoes, and ends the box's first session with 4408.

@@ -83,7 +83,7 @@ pub fn run(spec: &RunSpec) -> RunReport {
         Check { law: &laws::ONE_CONNECTION, ok: t.accepted == 2, detail: format!("the cloud accepted {} connections (phone and box: 2)", t.accepted) },
     ];
     drop(t);
-    RunReport { outcome, checks }
+    RunReport::new(outcome, checks)
 }
 
 /// `idle-link`.

@@ -53,7 +53,7 @@ struct Bench {
 pub fn run(spec: &RunSpec) -> RunReport {
     let (outcome, stale) = bench::run(spec, workload);
     let detail = format!("{EVENTS} app-life events; a session used across a silence longer than {MAPPING_MS} ms: {stale:?}");
-    RunReport { outcome, checks: vec![Check { law: &laws::NO_SESSION_PAST_ITS_MAPPING, ok: stale.is_empty(), detail }] }
+    RunReport::new(outcome, vec![Check { law: &laws::NO_SESSION_PAST_ITS_MAPPING, ok: stale.is_empty(), detail }])
 }
 
 fn workload(spec: &RunSpec) -> Vec<String> {

@@ -26,7 +26,7 @@ pub mod uplink_laws;
 pub mod wire_window;
 pub mod ws_echo;
 
-pub use def::{Check, Judged, Law, RunReport, ScenarioDef, Verdict};
+pub use def::{Check, Judged, Law, RunReport, ScenarioDef, Verdict, UNIVERSAL};
 
 use crate::world::panic::{self, Panicked};
 use crate::world::switch::Switch;
@@ -77,8 +77,7 @@ pub fn run(spec: &RunSpec) -> Result<RunReport, String> {
 /// failed `no-panic` check carrying the panic's message and location.
 fn panicked(p: Panicked) -> RunReport {
     let ended = crate::world::record::Ended { result: Ok(()), sim_elapsed: None, steps: 0 };
-    let outcome = crate::world::record::finish(ended, Default::default());
-    RunReport { outcome, checks: vec![Check { law: &def::NO_PANIC, ok: false, detail: p.to_string() }] }
+    RunReport::panicked(crate::world::record::finish(ended, Default::default()), p.to_string())
 }
 
 /// Run a scenario's definition, holding it to its word: a run that checks a

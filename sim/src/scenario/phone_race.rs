@@ -81,7 +81,7 @@ pub fn run_with(spec: &RunSpec) -> (RunReport, SessionSummary) {
         memory_per_network(&s, length_ms),
         ws_at_once_when_refused(&s, &spec.plan, false),
     ];
-    (RunReport { outcome, checks }, s)
+    (RunReport::new(outcome, checks), s)
 }
 
 /// The phone of the hourly scenarios: an optional first session at RACE_AT_MS
@@ -158,7 +158,7 @@ pub fn run_demotion_expiry(spec: &RunSpec) -> RunReport {
     let length = Duration::from_millis(DEMOTION_RUN_MS);
     let (outcome, s) = hourly_run(&spec, &Setup::default(), length, Some(DEMOTION_FIRST_HOLD), 1);
     let checks = vec![never_two_sessions(&s), demoted_goes_ws_first(&s), quic_first_after_demotion(&s, &spec.plan, true)];
-    RunReport { outcome, checks }
+    RunReport::new(outcome, checks)
 }
 
 /// After a demotion's day is over, QUIC goes first again on that network within
@@ -216,7 +216,7 @@ pub fn run_quic_refused(spec: &RunSpec) -> RunReport {
     }
     let (outcome, s) = hourly_run(&spec, &Setup::default(), length, None, 0);
     let checks = vec![never_two_sessions(&s), ws_at_once_when_refused(&s, &spec.plan, true)];
-    RunReport { outcome, checks }
+    RunReport::new(outcome, checks)
 }
 
 /// With QUIC refused, a race that starts with QUIC dials the WebSocket at once

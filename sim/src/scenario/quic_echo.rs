@@ -83,7 +83,7 @@ pub fn run_n(spec: &RunSpec, messages: usize) -> RunReport {
     world.client(PHONE, addr::PHONE, async move { phone_echoes(seed, &t, messages, &changes_ms).await });
     let outcome = world.run();
     let checks = judge_echoes(spec, &tally.borrow(), messages, &outcome);
-    RunReport { outcome, checks }
+    RunReport::new(outcome, checks)
 }
 
 /// The cloud: a QUIC endpoint echoing every stream's data and every datagram,

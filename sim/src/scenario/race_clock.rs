@@ -86,7 +86,7 @@ pub fn run(spec: &RunSpec) -> RunReport {
     let (outcome, two) = bench::run(spec, workload);
     let checks =
         vec![Check { law: &laws::NEVER_TWO_SESSIONS, ok: two.is_empty(), detail: format!("{RACES} races; a second session while one was up: {two:?}") }];
-    RunReport { outcome, checks }
+    RunReport::new(outcome, checks)
 }
 
 fn workload(spec: &RunSpec) -> Vec<String> {

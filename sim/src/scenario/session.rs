@@ -58,7 +58,7 @@ pub fn run_with(spec: &RunSpec, setup: &Setup) -> (RunReport, SessionSummary) {
     let s = summary(spec, &shared);
     let seen = MovesSeen { moves: &net.borrow().moves, fates: &outcome.fates, rig_paths: &outcome.rig_paths };
     let checks = judge_session(spec, &s, &seen, length);
-    (RunReport { outcome, checks }, s)
+    (RunReport::new(outcome, checks), s)
 }
 
 /// The plan's events the phone's script acts on, each list popped in time order:
@@ -651,7 +651,7 @@ pub fn run_short(spec: &RunSpec, setup: Setup) -> (RunReport, SessionSummary) {
     let outcome = world.run();
     let s = summary(spec, &shared);
     let checks = judge_short(spec, &setup, &s);
-    (RunReport { outcome, checks }, s)
+    (RunReport::new(outcome, checks), s)
 }
 
 /// How long a short run's phone waits for the door on a session started at

@@ -93,7 +93,7 @@ pub fn run(spec: &RunSpec) -> RunReport {
         },
     ];
     drop(t);
-    RunReport { outcome, checks }
+    RunReport::new(outcome, checks)
 }
 
 /// The first few of a law's findings (the count is in the list's length).

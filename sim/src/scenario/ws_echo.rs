@@ -93,7 +93,7 @@ pub fn run(spec: &RunSpec) -> RunReport {
     world.client(PHONE, addr::PHONE, async move { phone_echoes(seed, phone_tcp, &t).await });
     let outcome = world.run();
     let checks = judge_echoes(&tally.borrow(), plan_can_kill_a_link(&spec.plan));
-    RunReport { outcome, checks }
+    RunReport::new(outcome, checks)
 }
 
 /// The cloud: a WebSocket door echoing every message, noting how each link ended.

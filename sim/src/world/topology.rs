@@ -24,6 +24,10 @@ pub struct RunSpec {
     pub capture: bool,
     /// Keep a qlog of every QUIC connection (`--qlog`): the run is the same either way.
     pub qlog: bool,
+    /// The vendored quinn-proto's toggles for this run (a test's way to run a patch
+    /// as upstream has it; PATCH.md); the rig's profile and the bug switch's toggle
+    /// come from the plan and the switches.
+    pub quinn: quinn_proto::ftw_sim_patch::Toggles,
 }
 
 impl RunSpec {
@@ -37,6 +41,7 @@ impl RunSpec {
             keep_events: true,
             capture: false,
             qlog: false,
+            quinn: Default::default(),
         }
     }
 }
@@ -79,11 +84,12 @@ pub fn world_for(spec: &RunSpec, limit: Duration) -> World {
     cfg.limit = limit;
     let world = World::new(cfg);
     // The vendored quinn-proto's toggles are thread-locals (one world a thread at a
-    // time): every one back to its default, then the world's own (the bug switch of
-    // its patch, the rig's profile). Nothing a test left on leaks into this run.
-    quinn_proto::ftw_sim_patch::reset();
-    quinn_proto::ftw_sim_patch::set_upstream_mtud_on_unvalidated_path(spec.switches.on(crate::world::switch::Switch::MtudOnUnvalidatedPath));
-    quinn_proto::ftw_sim_patch::set_rig(spec.plan.quic == crate::world::plan::QuicPlan::Rig);
+    // time): every one set for this world, from its spec (the bug switch of its
+    // patch, the rig's profile, a test's own). Nothing a test left on leaks into it.
+    let mut quinn = spec.quinn;
+    quinn.upstream_mtud_on_unvalidated_path |= spec.switches.on(crate::world::switch::Switch::MtudOnUnvalidatedPath);
+    quinn.rig = spec.plan.quic == crate::world::plan::QuicPlan::Rig;
+    quinn_proto::ftw_sim_patch::set_all(quinn);
     world
 }
 

@@ -12,7 +12,7 @@ use ftw_sim::RunSeed;
 fn emits_echo_in_order(spec: &RunSpec) -> RunReport {
     let world = ftw_sim::world::topology::world_for(spec, std::time::Duration::from_secs(1));
     let outcome = world.run();
-    RunReport { outcome, checks: vec![Check { law: &laws::ECHO_IN_ORDER, ok: true, detail: String::new() }] }
+    RunReport::new(outcome, vec![Check { law: &laws::ECHO_IN_ORDER, ok: true, detail: String::new() }])
 }
 
 #[test]
@@ -28,7 +28,9 @@ fn a_run_that_checks_its_declared_laws_passes_the_guard() {
     const DEF: ScenarioDef =
         ScenarioDef { name: "test-declared", about: "", domain: Domain::DEFAULT, laws: &[judge(&laws::ECHO_IN_ORDER)], run: emits_echo_in_order };
     let r = scenario::run_def(&DEF, &RunSpec::new("test-declared", RunSeed(1)));
-    assert_eq!(r.checks.len(), 1);
+    // The universal laws first (`run`, `no-panic`), judged as laws like the others.
+    let names: Vec<&str> = r.checks.iter().map(|c| c.law.name).collect();
+    assert_eq!(names, ["run", "no-panic", "echo-in-order"]);
 }
 
 #[test]

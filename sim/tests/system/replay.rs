@@ -73,13 +73,16 @@ fn skipping_idle_time_changes_no_event() {
 #[test]
 fn a_quinn_proto_toggle_a_test_left_on_does_not_leak_into_the_next_run() {
     // The vendored quinn-proto's toggles are thread-locals; each world sets every
-    // one (issue 35 point 4). Left on here, upstream's ACK ranges in every packet
+    // one from its spec (issue 35 point 4). Left on here, upstream's ACK ranges in every packet
     // would change the rig's bytes.
     let mut spec = RunSpec::new("quic-stream", RunSeed(5));
     spec.plan.phone.loss_pct = 5.0;
     let clean = run(&spec).outcome.trace.hash();
     quinn_proto::ftw_sim_patch::set_upstream_acks_in_rig(true);
     let after = run(&spec).outcome.trace.hash();
-    quinn_proto::ftw_sim_patch::reset();
+    quinn_proto::ftw_sim_patch::set_all(Default::default());
     assert_eq!(clean, after, "a toggle left on changed the next run");
+    // Set for the run, in its spec, the same toggle does change it.
+    spec.quinn.upstream_acks_in_rig = true;
+    assert_ne!(run(&spec).outcome.trace.hash(), clean, "the toggle changes nothing here: the test above proves nothing");
 }

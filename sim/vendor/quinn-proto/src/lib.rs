@@ -111,27 +111,48 @@ pub mod ftw_sim_patch {
         static UPSTREAM_PROBES_IN_RIG: Cell<bool> = const { Cell::new(false) };
     }
 
-    /// On this thread, every toggle back to its default (every patch as PATCH.md
-    /// writes it, not the rig's profile). The simulation calls it for each world
-    /// before it sets the world's own, so a toggle a test left on cannot leak into
-    /// the next run on the thread.
-    pub fn reset() {
-        for t in [
-            &UPSTREAM_MTUD_ON_UNVALIDATED_PATH,
-            &UPSTREAM_CHALLENGE_PADDING,
-            &UPSTREAM_REVALIDATES_OLD_PATH,
-            &UPSTREAM_FULL_DATAGRAM_ON_BUDGET,
-            &NO_RESTORE_PING,
-            &UPSTREAM_ACK_BLOCKED_BY_CONGESTION,
-            &UPSTREAM_LONG_HEADER_FLOOR,
-            &RIG,
-            &UPSTREAM_PTO_BEFORE_CONFIRMED,
-            &UPSTREAM_MTU_PROBE_ANY_SPACE,
-            &UPSTREAM_MIGRATION_IN_RIG,
-            &UPSTREAM_ACKS_IN_RIG,
-            &UPSTREAM_PROBES_IN_RIG,
-        ] {
-            t.with(|c| c.set(false));
+    /// Every toggle of one run, set together (`false` everywhere, the default:
+    /// every patch as PATCH.md writes it, not the rig's profile). Each field is the
+    /// toggle of the `set_` function of the same name, documented there.
+    #[allow(missing_docs)]
+    #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+    pub struct Toggles {
+        pub upstream_mtud_on_unvalidated_path: bool,
+        pub upstream_challenge_padding: bool,
+        pub upstream_revalidates_old_path: bool,
+        pub upstream_full_datagram_on_budget: bool,
+        pub no_restore_ping: bool,
+        pub upstream_ack_blocked_by_congestion: bool,
+        pub upstream_long_header_floor: bool,
+        pub rig: bool,
+        pub upstream_pto_before_confirmed: bool,
+        pub upstream_mtu_probe_any_space: bool,
+        pub upstream_migration_in_rig: bool,
+        pub upstream_acks_in_rig: bool,
+        pub upstream_probes_in_rig: bool,
+    }
+
+    /// On this thread, every toggle at once: the simulation sets them for each
+    /// world from its run's spec, so a toggle a test left on cannot leak into the
+    /// next run on the thread.
+    pub fn set_all(t: Toggles) {
+        let all = [
+            (&UPSTREAM_MTUD_ON_UNVALIDATED_PATH, t.upstream_mtud_on_unvalidated_path),
+            (&UPSTREAM_CHALLENGE_PADDING, t.upstream_challenge_padding),
+            (&UPSTREAM_REVALIDATES_OLD_PATH, t.upstream_revalidates_old_path),
+            (&UPSTREAM_FULL_DATAGRAM_ON_BUDGET, t.upstream_full_datagram_on_budget),
+            (&NO_RESTORE_PING, t.no_restore_ping),
+            (&UPSTREAM_ACK_BLOCKED_BY_CONGESTION, t.upstream_ack_blocked_by_congestion),
+            (&UPSTREAM_LONG_HEADER_FLOOR, t.upstream_long_header_floor),
+            (&RIG, t.rig),
+            (&UPSTREAM_PTO_BEFORE_CONFIRMED, t.upstream_pto_before_confirmed),
+            (&UPSTREAM_MTU_PROBE_ANY_SPACE, t.upstream_mtu_probe_any_space),
+            (&UPSTREAM_MIGRATION_IN_RIG, t.upstream_migration_in_rig),
+            (&UPSTREAM_ACKS_IN_RIG, t.upstream_acks_in_rig),
+            (&UPSTREAM_PROBES_IN_RIG, t.upstream_probes_in_rig),
+        ];
+        for (toggle, on) in all {
+            toggle.with(|c| c.set(on));
         }
     }
 
