@@ -7,7 +7,7 @@ use ftw_crypto::{crypto_provider, new_server_session_store, quic_endpoint_config
 use ftw_fleet::{FleetConfig, Routing};
 
 use crate::drive::fleet::FleetDoor;
-use crate::drive::quic::QuicEndpoint;
+use crate::drive::quic::{QuicConn, QuicEndpoint};
 use crate::world::host::{addr, cloud_certs, sim_clock, CLOUD};
 use crate::world::plan::{FaultPlan, FleetRouting};
 use crate::world::seed::RunSeed;
@@ -124,6 +124,23 @@ pub fn fleet_config(seed: RunSeed, spec: &RunSpec, run: &FleetRun) -> FleetConfi
 /// Start the cloud's door on the current host (`cloud`).
 pub async fn cloud_door(seed: RunSeed, cfg: FleetConfig) -> std::io::Result<FleetDoor> {
     cloud_door_with(seed, cfg, &QuicTransportParams::default(), new_server_session_store()).await
+}
+
+/// The cloud's fleet door serving every connection it accepts, for the fleet
+/// scenarios: `on_door` sees the door once it is bound; `serve` is called with each
+/// connection and the reactor that accepted it, and the future it returns runs as
+/// a task of its own. Never returns but with the door's bind error.
+pub async fn serve_fleet<F, Fut>(seed: RunSeed, cfg: FleetConfig, on_door: impl FnOnce(&FleetDoor), serve: F) -> turmoil::Result
+where
+    F: Fn(usize, QuicConn) -> Fut,
+    Fut: std::future::Future<Output = ()> + 'static,
+{
+    let door = cloud_door(seed, cfg).await?;
+    on_door(&door);
+    loop {
+        let (r, conn) = door.accept().await;
+        tokio::task::spawn_local(serve(r, conn));
+    }
 }
 
 /// The cloud's door with the given QUIC transport parameters (the table's rig) and

@@ -21,7 +21,7 @@ use std::time::Duration;
 
 use super::def::{judge, Check, RunReport, ScenarioDef};
 use super::laws;
-use crate::drive::build::{client_config, client_endpoint_config, cloud_door, fleet_config, FleetRun, FLEET_TARGET};
+use crate::drive::build::{client_config, client_endpoint_config, fleet_config, serve_fleet, FleetRun, FLEET_TARGET};
 use crate::drive::fleet::{DoorStats, FleetDoor};
 use crate::drive::link::{accept_quic, dial_quic, Link, LinkEvent};
 use crate::drive::quic::QuicEndpoint;
@@ -124,19 +124,13 @@ fn host_stream_echo(world: &mut crate::world::World, seed: RunSeed, cfg: ftw_fle
     let slot = door_slot.clone();
     world.host(CLOUD, addr::CLOUD, move || {
         let slot = slot.clone();
-        async move {
-            let door = cloud_door(seed, cfg).await?;
-            *slot.borrow_mut() = Some(door.clone());
-            loop {
-                let (_r, conn) = door.accept().await;
-                tokio::task::spawn_local(async move {
-                    let Ok((mut link, _target)) = accept_quic(conn).await else { return };
-                    while let LinkEvent::Message(m) = link.recv().await {
-                        let _ = link.send(&m);
-                    }
-                });
+        let on_door = move |door: &FleetDoor| *slot.borrow_mut() = Some(door.clone());
+        serve_fleet(seed, cfg, on_door, |_, conn| async move {
+            let Ok((mut link, _target)) = accept_quic(conn).await else { return };
+            while let LinkEvent::Message(m) = link.recv().await {
+                let _ = link.send(&m);
             }
-        }
+        })
     });
 }
 

@@ -11,7 +11,7 @@
 //!   reconnects (from a new socket) with 0-RTT and its first flight is answered
 //!   in one round trip; the phone makes a full handshake.
 
-use crate::drive::build::{client_config, client_config_with, client_endpoint_config, cloud_door, fleet_config, FleetRun, FLEET_TARGET};
+use crate::drive::build::{client_config, client_config_with, client_endpoint_config, fleet_config, serve_fleet, FleetRun, FLEET_TARGET};
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
@@ -220,29 +220,28 @@ fn host_echo_cloud(world: &mut crate::world::World, seed: crate::world::seed::Ru
     let t = tally.clone();
     world.host(CLOUD, addr::CLOUD, move || {
         let t = t.clone();
-        async move {
-            let door = cloud_door(seed, cfg).await?;
-            t.borrow_mut().door = Some(door.clone());
-            loop {
-                let (r, conn) = door.accept().await;
-                t.borrow_mut().accepted.push((r, conn.id()));
-                trace::record(CLOUD, "app.accept", format!("r{r} h={}", conn.id()));
-                tokio::task::spawn_local(async move {
-                    let Ok((mut link, _target)) = accept_quic(conn).await else { return };
-                    loop {
-                        match link.recv().await {
-                            LinkEvent::Message(m) => {
-                                let _ = link.send(&m);
-                            }
-                            LinkEvent::Datagram(d) => {
-                                let _ = link.send_datagram(&d);
-                            }
-                            LinkEvent::Closed(_) => break,
+        let on_door = {
+            let t = t.clone();
+            move |door: &FleetDoor| t.borrow_mut().door = Some(door.clone())
+        };
+        serve_fleet(seed, cfg, on_door, move |r, conn| {
+            t.borrow_mut().accepted.push((r, conn.id()));
+            trace::record(CLOUD, "app.accept", format!("r{r} h={}", conn.id()));
+            async move {
+                let Ok((mut link, _target)) = accept_quic(conn).await else { return };
+                loop {
+                    match link.recv().await {
+                        LinkEvent::Message(m) => {
+                            let _ = link.send(&m);
                         }
+                        LinkEvent::Datagram(d) => {
+                            let _ = link.send_datagram(&d);
+                        }
+                        LinkEvent::Closed(_) => break,
                     }
-                });
+                }
             }
-        }
+        })
     });
 }
 
@@ -596,12 +595,13 @@ fn host_resume_cloud(world: &mut crate::world::World, seed: crate::world::seed::
     let t = tally.clone();
     world.host(CLOUD, addr::CLOUD, move || {
         let t = t.clone();
-        async move {
-            let door = cloud_door(seed, cfg).await?;
-            loop {
-                let (r, conn) = door.accept().await;
+        serve_fleet(
+            seed,
+            cfg,
+            |_| {},
+            move |r, conn| {
                 let t = t.clone();
-                tokio::task::spawn_local(async move {
+                async move {
                     let Ok((mut link, target)) = accept_quic(conn).await else { return };
                     t.borrow_mut().accepted.push((r, target));
                     while let LinkEvent::Message(m) = link.recv().await {
@@ -612,9 +612,9 @@ fn host_resume_cloud(world: &mut crate::world::World, seed: crate::world::seed::
                             link.close(close::TIMED_OUT, "session over");
                         }
                     }
-                });
-            }
-        }
+                }
+            },
+        )
     });
 }
 
