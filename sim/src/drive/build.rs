@@ -126,6 +126,21 @@ pub async fn cloud_door(seed: RunSeed, cfg: FleetConfig) -> std::io::Result<Flee
     cloud_door_with(seed, cfg, &QuicTransportParams::default(), new_server_session_store()).await
 }
 
+/// The cloud's one QUIC endpoint serving every connection it accepts, for the
+/// echo scenarios: `serve` is called with each connection, and the future it
+/// returns runs as a task of its own. Never returns but with the bind error.
+pub async fn serve_quic<F, Fut>(seed: RunSeed, serve: F) -> turmoil::Result
+where
+    F: Fn(QuicConn) -> Fut,
+    Fut: std::future::Future<Output = ()> + 'static,
+{
+    let ep = cloud_quic_endpoint(seed).await?;
+    loop {
+        let conn = ep.accept().await;
+        tokio::task::spawn_local(serve(conn));
+    }
+}
+
 /// The cloud's fleet door serving every connection it accepts, for the fleet
 /// scenarios: `on_door` sees the door once it is bound; `serve` is called with each
 /// connection and the reactor that accepted it, and the future it returns runs as

@@ -8,7 +8,7 @@ use std::time::Duration;
 
 use super::def::{judge, Check, RunReport, ScenarioDef};
 use super::laws;
-use crate::drive::build::{client_quic, cloud_quic_endpoint};
+use crate::drive::build::{client_quic, serve_quic};
 use crate::drive::quic::QuicEvent;
 use crate::world::domain::Domain;
 use crate::world::host::addr;
@@ -35,14 +35,10 @@ pub fn run(spec: &RunSpec) -> RunReport {
     let t = tally.clone();
     world.host(CLOUD, addr::CLOUD, move || {
         let t = t.clone();
-        async move {
-            let ep = cloud_quic_endpoint(seed).await?;
-            loop {
-                let conn = ep.accept().await;
-                t.borrow_mut().accepted += 1;
-                tokio::task::spawn_local(async move { while !matches!(conn.next_event().await, QuicEvent::Lost(_)) {} });
-            }
-        }
+        serve_quic(seed, move |conn| {
+            t.borrow_mut().accepted += 1;
+            async move { while !matches!(conn.next_event().await, QuicEvent::Lost(_)) {} }
+        })
     });
 
     for (name, ip, is_client) in [(BOX, addr::BOX, false), (PHONE, addr::PHONE, true)] {

@@ -14,7 +14,7 @@ use bytes::Bytes;
 use super::def::{judge, Check, RunReport, ScenarioDef};
 use super::idle_out;
 use super::laws;
-use crate::drive::build::{client_quic, cloud_quic_endpoint};
+use crate::drive::build::{client_quic, serve_quic};
 use crate::drive::quic::{Lost, QuicConn, QuicEvent};
 use crate::world::domain::Domain;
 use crate::world::host::addr;
@@ -92,35 +92,31 @@ fn host_quic_echo(world: &mut crate::world::World, seed: crate::world::seed::Run
     let t = tally.clone();
     world.host(CLOUD, addr::CLOUD, move || {
         let t = t.clone();
-        async move {
-            let ep = cloud_quic_endpoint(seed).await?;
-            loop {
-                let conn = ep.accept().await;
-                t.borrow_mut().accepted += 1;
-                let t = t.clone();
-                tokio::task::spawn_local(async move {
-                    loop {
-                        match conn.next_event().await {
-                            QuicEvent::Data { stream, data } => {
-                                let _ = conn.write(stream, &data);
-                            }
-                            QuicEvent::Datagram(d) => {
-                                let _ = conn.send_datagram(d);
-                            }
-                            QuicEvent::PathChanged(a) => t.borrow_mut().paths_seen.push(a),
-                            QuicEvent::Connected => t.borrow_mut().cloud_connected += 1,
-                            QuicEvent::Lost(l) => {
-                                if let Lost::Closed { code, .. } = l {
-                                    t.borrow_mut().closed_with = Some(code);
-                                }
-                                break;
-                            }
-                            _ => {}
+        serve_quic(seed, move |conn| {
+            t.borrow_mut().accepted += 1;
+            let t = t.clone();
+            async move {
+                loop {
+                    match conn.next_event().await {
+                        QuicEvent::Data { stream, data } => {
+                            let _ = conn.write(stream, &data);
                         }
+                        QuicEvent::Datagram(d) => {
+                            let _ = conn.send_datagram(d);
+                        }
+                        QuicEvent::PathChanged(a) => t.borrow_mut().paths_seen.push(a),
+                        QuicEvent::Connected => t.borrow_mut().cloud_connected += 1,
+                        QuicEvent::Lost(l) => {
+                            if let Lost::Closed { code, .. } = l {
+                                t.borrow_mut().closed_with = Some(code);
+                            }
+                            break;
+                        }
+                        _ => {}
                     }
-                });
+                }
             }
-        }
+        })
     });
 }
 
