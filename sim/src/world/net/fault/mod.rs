@@ -15,7 +15,6 @@ use super::InFlight;
 mod delay;
 mod duplicate;
 mod forge;
-mod gilbert;
 mod jitter;
 mod loss;
 mod mtu;
@@ -27,7 +26,6 @@ mod window;
 pub use delay::Delay;
 pub use duplicate::Duplicate;
 pub use forge::{is_forged, ForgeMoves};
-pub use gilbert::GilbertElliott;
 pub use jitter::Jitter;
 pub use loss::Loss;
 pub use mtu::Mtu;
@@ -153,20 +151,6 @@ mod tests {
         assert_eq!(a, b, "same seed, same drops");
         let other = pump(&mut c, 10_000, 2);
         assert_ne!(a, other);
-    }
-
-    #[test]
-    fn bursty_loss_comes_in_runs() {
-        let mut c = Chain::default();
-        c.push(GilbertElliott { p_enter_bad: 0.01, p_leave_bad: 0.2, loss_good: 0.0, loss_bad: 0.9, bad: false });
-        let out = pump(&mut c, 20_000, 3);
-        let got: std::collections::BTreeSet<u32> = out.iter().map(|x| x.0).collect();
-        let lost: Vec<u32> = (0..20_000).filter(|i| !got.contains(i)).collect();
-        // Expected share: 1/21 of the time bad, 90 % lost there: about 4.3 %.
-        assert!((500..=1300).contains(&lost.len()), "lost {}", lost.len());
-        // Bursts: far more adjacent losses than independent loss at that rate would give (~4 %).
-        let adjacent = lost.windows(2).filter(|w| w[1] == w[0] + 1).count();
-        assert!(adjacent * 2 > lost.len(), "{adjacent} adjacent of {} lost", lost.len());
     }
 
     #[test]
