@@ -68,14 +68,16 @@ pub fn excused(fates: &[Fate], rig_paths: &[RigPath], w: &MoveWindow) -> Result<
 
 /// The rounds of validation in `[from, end)`, each failed to the network, or the
 /// first that did not. A round fails to the network when its probe is lost, when
-/// something the phone sent after it is lost, or when the phone held its answer
-/// back because congestion control let only an ACK go (finding 4 of
+/// something the client (the phone, or the box) sent after it is lost, or when it
+/// held its answer back because congestion control let only an ACK go (finding 4 of
 /// docs/findings/rig-migration-under-loss.md: the loss that spent its window is
 /// the network's; quic-go's `SendAck` mode does the same).
 pub fn failed_rounds(fates: &[Fate], rig: &[RigPath], to: SocketAddr, from: u64, end: u64) -> Result<usize, String> {
     let in_window = |f: &&Fate| ms(f.sent) >= from && ms(f.sent) < end;
     let probes = probes_once(fates.iter().filter(in_window).filter(|f| f.from_host == addr::CLOUD && f.to == to).collect());
-    let answers: Vec<&Fate> = fates.iter().filter(in_window).filter(|f| f.from_host == addr::PHONE && f.from == to).collect();
+    // The client behind the new address: the phone, or the box (idle-link).
+    let Some(client) = fates.iter().find(|f| f.from == to).map(|f| f.from_host) else { return Err(format!("no datagram came from {to}")) };
+    let answers: Vec<&Fate> = fates.iter().filter(in_window).filter(|f| f.from_host == client && f.from == to).collect();
     for (i, p) in probes.iter().enumerate() {
         let Outcome::Delivered(d) = p.outcome else {
             if p.outcome == Outcome::Fault {
@@ -85,7 +87,7 @@ pub fn failed_rounds(fates: &[Fate], rig: &[RigPath], to: SocketAddr, from: u64,
         };
         let next = probes.get(i + 1).map_or(end, |n| ms(n.sent));
         let lost = answers.iter().any(|a| a.sent >= d && ms(a.sent) < next && a.outcome == Outcome::Fault);
-        let held = rig.iter().any(|r| r.event == RigPathEvent::AnswerHeld && r.remote.ip() == addr::PHONE && r.at >= d && ms(r.at) < next);
+        let held = rig.iter().any(|r| r.event == RigPathEvent::AnswerHeld && r.remote.ip() == client && r.at >= d && ms(r.at) < next);
         if !lost && !held {
             return Err(format!("the probe sent at {} ms reached the phone at {} ms and nothing it sent before {next} ms was lost", ms(p.sent), ms(d)));
         }
