@@ -549,7 +549,11 @@ pub fn cmd_round_trip(s: &SessionSummary) -> Check {
     // A command the relay corrupted on its way to the box never opens there, so
     // nothing answers it (`corrupt_message` toward the box; `box-agrees-with-spec`
     // checks it was not read): with as many corruptions as commands, none may complete.
-    let all_corrupted = s.cloud.corrupted_to_box > 0 && s.phone.cmds.len() as u64 <= s.cloud.corrupted_to_box;
+    // A command is its id: the phone sends a pending one again on its next session,
+    // and a send lost with its session (a path drop) and then corrupted is one
+    // command corrupted (corpus/session-cmd-resent-then-corrupted-13790124625.toml).
+    let commands: std::collections::BTreeSet<&str> = s.phone.cmds.iter().map(|c| c.cmd_id.as_str()).collect();
+    let all_corrupted = s.cloud.corrupted_to_box > 0 && commands.len() as u64 <= s.cloud.corrupted_to_box;
     Check {
         law: &laws::CMD_ROUND_TRIP,
         ok: done.is_some() || all_corrupted,
