@@ -4,6 +4,7 @@
 mod clock;
 mod declared;
 mod fleet;
+mod idle_link;
 mod move_law;
 mod nat;
 mod phone_race;

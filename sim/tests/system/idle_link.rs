@@ -1,0 +1,27 @@
+//! `keepalive-holds` can fail: a connection the network killed without a move of
+//! the plan is never excused (only a move's lost validation is, `idle_link.rs`
+//! `lost_to_the_network`).
+
+use ftw_sim::scenario::{self, Check};
+use ftw_sim::world::host::Host;
+use ftw_sim::world::plan::kind;
+use ftw_sim::world::plan::{FaultKind, TimedFault};
+use ftw_sim::world::topology::RunSpec;
+use ftw_sim::RunSeed;
+
+fn keepalive(faults: Vec<TimedFault>) -> Check {
+    let mut spec = RunSpec::new("idle-link", RunSeed(3));
+    spec.plan.faults = faults;
+    let r = scenario::run(&spec).expect("spec is valid");
+    r.checks.into_iter().find(|c| c.law.name == "keepalive-holds").expect("judged")
+}
+
+#[test]
+fn a_box_cut_off_past_the_idle_timeout_without_a_move_fails_keepalive_holds() {
+    assert!(keepalive(vec![]).ok, "a quiet day holds");
+    // 40 s of blackhole on the box's leg: its connection idles out (30 s), no move to excuse it.
+    let cut = TimedFault { at_ms: 3_600_000, fault: FaultKind::Blackhole(kind::Blackhole { host: Host::Box, for_ms: 40_000 }) };
+    let c = keepalive(vec![cut]);
+    assert!(!c.ok, "{}", c.detail);
+    assert!(!c.detail.contains("excused"), "{}", c.detail);
+}
