@@ -269,7 +269,7 @@ pub fn replay_as(files: &[PathBuf], jobs: usize, quic: Option<QuicPlan>) -> Vec<
             if let Some(q) = quic {
                 e.spec.plan.quic = q;
             }
-            let report = crate::reference::run(&e.spec)?;
+            let report = ftw_sim::scenario::run(&e.spec)?;
             if own {
                 bytes = compare(&e, &report);
             }

@@ -314,7 +314,7 @@ struct Ran {
 
 /// Run the case again and compare hashes; the first divergence if they differ.
 fn spot_check(run: &harness::CaseRun) -> Option<(Signature, String)> {
-    let again = crate::reference::run(&run.spec).expect("ran once already");
+    let again = ftw_sim::scenario::run(&run.spec).expect("ran once already");
     if run.report.outcome.trace.hash() == again.outcome.trace.hash() {
         return None;
     }
@@ -345,7 +345,7 @@ fn tally(sh: &Mutex<Shared>, which: usize, ran: &Ran, keys: &Keys, case_wall_s: 
     if s.growth.last().is_none_or(|g| g.keys < keys) {
         s.growth.push(Growth { case, wall_s: start.elapsed().as_secs_f64(), keys });
     }
-    for law in crate::reference::unjudged_laws(&r.report) {
+    for law in ftw_sim::law::reference::unjudged_laws(&r.report.checks) {
         *s.unjudged.entry(law.to_string()).or_default() += 1;
     }
     s.done += 1;

@@ -235,7 +235,7 @@ impl Failure {
             path = dir.join(format!("{stem}-{n}.toml"));
         }
         // The shrunk run once more: its hash for the entry, its trace beside it.
-        if let Ok(report) = crate::reference::run(&self.spec) {
+        if let Ok(report) = ftw_sim::scenario::run(&self.spec) {
             self.recorded = Some(corpus::Recorded::now(&report.outcome.trace.hash()));
             let trace = corpus::trace_beside(&path);
             std::fs::write(&trace, report.outcome.trace.to_jsonl()).map_err(|e| format!("{}: {e}", trace.display()))?;
@@ -267,7 +267,7 @@ pub struct CaseRun {
 /// Run one case under a law.
 pub fn run_case(check: &Check, case: &Case, law: Law) -> Result<CaseRun, String> {
     let spec = check.spec(case);
-    let report = crate::reference::run(&spec)?;
+    let report = ftw_sim::scenario::run(&spec)?;
     let verdict = law(&spec, &report);
     Ok(CaseRun { spec, verdict, report })
 }
@@ -414,8 +414,8 @@ pub fn check(scenario: &str, switches: &Switches, cases: u32) -> Result<u32, Box
 /// Replay law: the case run twice gives the same trace hash; on a mismatch,
 /// the first divergence.
 pub fn replays_exactly(spec: &RunSpec) -> Result<String, String> {
-    let a = crate::reference::run(spec)?;
-    let b = crate::reference::run(spec)?;
+    let a = ftw_sim::scenario::run(spec)?;
+    let b = ftw_sim::scenario::run(spec)?;
     let (ha, hb) = (a.outcome.trace.hash(), b.outcome.trace.hash());
     if ha == hb {
         return Ok(ha);

@@ -6,7 +6,7 @@
 //! - [`coverage`]: event kinds counted across cases; the expected list.
 //! - [`timeline`]: one run as an SVG or HTML picture.
 //! - [`laws`]: which scenario and property catch each bug switch.
-//! - [`reference`]: reference models in lockstep with the models.
+//! - the reference models in lockstep live in `ftw_sim::law::reference`; `ftw_sim::scenario::run` judges them.
 //! - [`rules`]: the rule table: every rule of the SPEC and the laws that check it.
 //! - [`corpus`]: failures and hard cases kept as data.
 //! - [`report`]: a night of fuzzing as one static HTML page.
@@ -25,7 +25,6 @@ pub mod harness;
 pub mod laws;
 pub mod pool;
 pub mod progress;
-pub mod reference;
 pub mod report;
 pub mod rules;
 pub mod strategy;

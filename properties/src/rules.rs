@@ -87,7 +87,7 @@ pub fn faults_for(law: &str) -> BTreeSet<Kind> {
 /// The switches that break `law` in some scenario.
 pub fn switches_breaking(law: &str) -> BTreeSet<&'static str> {
     let from_scenarios = SCENARIOS.iter().flat_map(|s| s.laws.iter()).filter(|j| j.law.name == law).flat_map(|j| j.broken_by.iter().map(|w| w.name()));
-    let references = crate::reference::REFERENCES.iter().filter(|r| r.law.name == law);
+    let references = ftw_sim::law::reference::REFERENCES.iter().filter(|r| r.law.name == law);
     let from_references = references.clone().flat_map(|r| r.broken_by.iter().map(|w| w.name()));
     let planted = references.flat_map(|r| r.planted.iter().map(|b| b.name()));
     from_scenarios.chain(from_references).chain(planted).collect()
@@ -112,7 +112,7 @@ pub fn markdown() -> String {
 }
 
 fn row(rule: &Rule, law: &str) -> String {
-    let scenarios = if crate::reference::REFERENCES.iter().any(|r| r.law.name == law) {
+    let scenarios = if ftw_sim::law::reference::REFERENCES.iter().any(|r| r.law.name == law) {
         "every run of its model".to_string()
     } else if ftw_sim::scenario::UNIVERSAL.iter().any(|l| l.name == law) {
         "every scenario".to_string()

@@ -12,7 +12,7 @@ use ftw_sim::world::topology::RunSpec;
 use ftw_sim::RunSeed;
 
 fn hash_of(spec: &RunSpec) -> String {
-    ftw_properties::reference::run(spec).expect("runs").outcome.trace.hash()
+    ftw_sim::scenario::run(spec).expect("runs").outcome.trace.hash()
 }
 
 /// The hash a fresh `ftwsim` process gives a scenario's seed.

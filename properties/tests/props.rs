@@ -27,7 +27,7 @@ fn found_dir() -> PathBuf {
 
 /// The scenario's laws on its domain's default number of cases; panics with
 /// the shrunk plan, the seed and the replay commands. The laws include every
-/// reference whose model took part (`reference::run`), so a disagreement on any
+/// reference whose model took part (`ftw_sim::scenario::run`), so a disagreement on any
 /// default case fails here; the references' own test files show each judged on
 /// its scenarios' first case. And `replay`: the first case, run again, gives the
 /// trace hash it gave the laws (on a mismatch, the first divergence).
@@ -61,7 +61,7 @@ const FAMILIES: &[&str] = &["quic-", "idle-"];
 fn replays_with_its_hash(c: &Check, seed: u64, hash: String) {
     let case = draw(&c.domain, RunSeed(seed)).current();
     let spec = harness::spec_of(&c.scenario, &Switches::default(), &case);
-    let again = ftw_properties::reference::run(&spec).expect("the case runs").outcome.trace.hash();
+    let again = ftw_sim::scenario::run(&spec).expect("the case runs").outcome.trace.hash();
     if again != hash {
         let why = harness::replays_exactly(&spec).err().unwrap_or_else(|| format!("a run gave {again}, the laws' run {hash}"));
         panic!("property replay failed in scenario {} seed {seed}: {why}\nplan:\n{}", c.scenario, toml::to_string(&case.plan).unwrap());
@@ -157,7 +157,7 @@ fn switch_is_caught(switch: &str, scenario: &str, property: &'static str) -> Res
     };
     let mut off = f.spec.clone();
     off.switches = Switches::default();
-    let r = ftw_properties::reference::run(&off).map_err(|e| format!("switch {switch} off: {e}"))?;
+    let r = ftw_sim::scenario::run(&off).map_err(|e| format!("switch {switch} off: {e}"))?;
     match only_property(property, &r) {
         Verdict::Pass => Ok(()),
         Verdict::Fail { detail, .. } => Err(format!("switch {switch}: {scenario} seed {} fails {property} with the switch off too: {detail}", off.seed.0)),

@@ -38,7 +38,7 @@
 
 use std::path::PathBuf;
 
-use ftw_properties::{corpus, reference};
+use ftw_properties::corpus;
 use ftw_sim::scenario::Verdict;
 use quinn_proto::ftw_sim_patch::Toggles;
 
@@ -110,7 +110,7 @@ fn verdict(entry: &str, p: Patches) -> Verdict {
         upstream_pto_before_confirmed: !p.pto_after_confirmed,
         ..Toggles::default()
     };
-    reference::run(&spec).expect("the entry runs").verdict()
+    ftw_sim::scenario::run(&spec).expect("the entry runs").verdict()
 }
 
 /// `entry` run both ways at once (independent worlds, one a thread).
@@ -238,6 +238,6 @@ fn the_plans_rig_profile_keeps_the_connections_quinns_migration_lost() {
         let mut spec = corpus::load(&path).expect("the entry loads").spec;
         assert_eq!(spec.plan.quic, ftw_sim::world::plan::QuicPlan::Patched, "{entry}: the entry keeps the patched stand-in");
         spec.plan.quic = ftw_sim::world::plan::QuicPlan::Rig;
-        assert_eq!(reference::run(&spec).expect("runs").verdict(), Verdict::Pass, "{entry} in the rig");
+        assert_eq!(ftw_sim::scenario::run(&spec).expect("runs").verdict(), Verdict::Pass, "{entry} in the rig");
     }
 }

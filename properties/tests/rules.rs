@@ -1,21 +1,21 @@
 //! The rule table (issue 14 section 1): every law it names exists, every law
 //! belongs to some rule, and docs/rules.md is the table's current output.
 
-use ftw_properties::{reference, rules};
+use ftw_properties::rules;
 
 #[test]
 fn every_law_named_by_a_rule_exists() {
     for rule in rules::RULES {
         assert!(!rule.laws.is_empty(), "rule without a law: {}", rule.rule);
         for law in rule.laws {
-            assert!(reference::law(law).is_some(), "rule {:?} names law {law:?}, which no scenario or reference judges", rule.rule);
+            assert!(ftw_sim::scenario::law(law).is_some(), "rule {:?} names law {law:?}, which no scenario or reference judges", rule.rule);
         }
     }
 }
 
 #[test]
 fn every_law_checks_a_rule() {
-    for law in reference::all_laws() {
+    for law in ftw_sim::scenario::all_laws() {
         assert!(rules::RULES.iter().any(|r| r.laws.contains(&law.name)), "law {:?} checks no rule of the table (properties/src/rules.rs)", law.name);
     }
 }

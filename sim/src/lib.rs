@@ -12,6 +12,7 @@
 
 pub mod drive;
 pub mod floor;
+pub mod law;
 pub mod scenario;
 pub mod table;
 pub mod world;

@@ -102,7 +102,7 @@ pub fn write_captures(outcome: &RunOutcome, pcap: Option<&Path>, links: &[String
 pub fn pcap_of_spec(spec: &ftw_sim::world::topology::RunSpec, path: &Path) -> Result<Vec<Written>, String> {
     let mut spec = spec.clone();
     spec.capture = true;
-    let report = crate::reference::run(&spec)?;
+    let report = ftw_sim::scenario::run(&spec)?;
     let keys = report.outcome.keylog.to_text();
     write_per_link(&report.outcome.capture, &keys, path, "pcapng")
 }

@@ -82,8 +82,8 @@ fn opts(a: Args) -> Result<(FuzzOpts, bool, Option<PathBuf>), String> {
     let quic = ftw_sim::world::plan::QuicPlan::parse(&a.quic).map_err(|e| format!("--quic: {e}"))?;
     if let Some(p) = &a.property {
         // `replay` is the determinism check; every other property is a law.
-        if p != "replay" && crate::reference::law(p).is_none() {
-            let known: Vec<&str> = crate::reference::all_laws().iter().map(|l| l.name).collect();
+        if p != "replay" && ftw_sim::scenario::law(p).is_none() {
+            let known: Vec<&str> = ftw_sim::scenario::all_laws().iter().map(|l| l.name).collect();
             return Err(format!("--property: unknown property {p:?}; known properties: replay, {}", known.join(", ")));
         }
     }

@@ -14,7 +14,7 @@ pub fn main(_: Args) -> ExitCode {
     for s in SCENARIOS {
         println!("scenario {}  {}", s.name, s.about);
     }
-    for l in crate::reference::all_laws() {
+    for l in ftw_sim::scenario::all_laws() {
         println!("property {}  {}", l.name, l.about);
     }
     for s in Switch::ALL {

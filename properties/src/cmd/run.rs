@@ -105,7 +105,7 @@ fn spec_of(a: &Args) -> Result<RunSpec, String> {
 
 /// Run the spec again and compare every event with the first run's.
 fn determinism(spec: &RunSpec, report: &RunReport) -> Result<(), String> {
-    let again = crate::reference::run(spec).expect("ran once already");
+    let again = ftw_sim::scenario::run(spec).expect("ran once already");
     match first_divergence(report.outcome.trace.events(), again.outcome.trace.events()) {
         None if report.outcome.trace.hash() == again.outcome.trace.hash() => Ok(()),
         None => Err("hashes differ with identical kept events".into()),
@@ -209,7 +209,7 @@ pub fn main(a: Args) -> ExitCode {
         Err(e) => return bad_input(&e),
     };
     let wall = std::time::Instant::now(); // wall time of the tool, never seen by the run
-    let report = match crate::reference::run(&spec) {
+    let report = match ftw_sim::scenario::run(&spec) {
         Ok(r) => r,
         Err(e) => return bad_input(&e),
     };

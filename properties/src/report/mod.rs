@@ -37,7 +37,7 @@ fn copy_in(dir: &Path, from: &Path) -> Result<Option<String>, String> {
 
 /// Run the entry again and draw its timeline (`--timeline`'s page) into `dir/entries/`.
 fn timeline_of(dir: &Path, entry: &corpus::Entry) -> Result<String, String> {
-    let report = crate::reference::run(&entry.spec).map_err(|e| format!("{}: {e}", entry.path.display()))?;
+    let report = ftw_sim::scenario::run(&entry.spec).map_err(|e| format!("{}: {e}", entry.path.display()))?;
     let verdict = match report.verdict() {
         Verdict::Pass => "pass".to_string(),
         Verdict::Fail { property, detail } => format!("FAIL {property}: {detail}"),

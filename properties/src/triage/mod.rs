@@ -139,8 +139,8 @@ pub fn entry_signature(e: &Entry) -> Result<Option<Signature>, String> {
     if let Some(reason) = &e.reason {
         return Ok(Some(Signature { scenario: e.spec.scenario.clone(), law: law.clone(), reason: reason.clone() }));
     }
-    if crate::reference::REFERENCES.iter().any(|r| r.law.name == law) {
-        let report = crate::reference::run(&e.spec).map_err(|err| format!("{}: {err}", e.path.display()))?;
+    if ftw_sim::law::reference::REFERENCES.iter().any(|r| r.law.name == law) {
+        let report = ftw_sim::scenario::run(&e.spec).map_err(|err| format!("{}: {err}", e.path.display()))?;
         return Ok(Some(signature::of_run(&e.spec.scenario, law, &report)));
     }
     Ok(Some(Signature { scenario: e.spec.scenario.clone(), law: law.clone(), reason: Reason::Law }))

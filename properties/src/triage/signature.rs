@@ -17,7 +17,7 @@ use ftw_sim::world::journal::Step;
 use ftw_sim::world::trace::Event;
 use serde::{Deserialize, Serialize};
 
-use crate::reference::{Lockstep, REFERENCES};
+use ftw_sim::law::reference::{Lockstep, REFERENCES};
 
 /// A failure's signature.
 #[derive(Clone, Debug, PartialEq, Eq, PartialOrd, Ord, Hash, Serialize, Deserialize)]

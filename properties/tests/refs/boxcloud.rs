@@ -4,8 +4,8 @@
 //! planted disagreement at exactly its index.
 
 use ftw_properties::harness::{case_seeds, spec_of};
-use ftw_properties::reference::{self, cloud, r#box, Lockstep, Reference};
 use ftw_properties::strategy::{domain_for, draw};
+use ftw_sim::law::reference::{cloud, r#box, Lockstep, Reference};
 use ftw_sim::world::host::Host;
 use ftw_sim::world::journal::cloud::CloudStep;
 use ftw_sim::world::journal::r#box::{BoxNote, BoxStep, Sent};
@@ -18,7 +18,7 @@ use ftw_sim::RunSeed;
 use proptest::strategy::ValueTree;
 
 fn journal_of(spec: &RunSpec) -> Vec<Entry> {
-    let report = reference::run(spec).expect("scenario runs");
+    let report = ftw_sim::scenario::run(spec).expect("scenario runs");
     report.outcome.journal.clone()
 }
 
@@ -281,7 +281,7 @@ fn box_door_agrees_with_the_box_reference() {
     for seed in 1..=6 {
         let case = ftw_properties::strategy::draw(&ftw_properties::strategy::domain_for("box-door"), ftw_sim::RunSeed(seed)).current();
         let spec = ftw_properties::harness::spec_of("box-door", &ftw_sim::world::switch::Switches::default(), &case);
-        let r = ftw_properties::reference::run(&spec).expect("box-door runs");
+        let r = ftw_sim::scenario::run(&spec).expect("box-door runs");
         let c = r.checks.iter().find(|c| c.law.name == "box-agrees-with-spec").expect("the box reference judges box-door");
         assert!(c.ok, "seed {seed}: {}", c.detail);
     }
@@ -291,7 +291,7 @@ fn box_door_agrees_with_the_box_reference() {
 /// session already used (a real journal, one `cmd`'s id set to its `hello`'s).
 #[test]
 fn request_ids_distinct_names_a_reused_id() {
-    use ftw_properties::reference::request_ids;
+    use ftw_sim::law::reference::request_ids;
     let mut j = journal("session", 1);
     assert!(agreed(&request_ids::REQUEST_IDS, &j, "session 1") > 1);
     let hello = j.iter().find_map(|e| match &e.step {

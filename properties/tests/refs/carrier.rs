@@ -8,8 +8,8 @@ use std::collections::BTreeMap;
 
 use ftw_phone::view::LiveOutcome;
 use ftw_properties::harness;
-use ftw_properties::reference::{self, carrier, replay, view, Lockstep, Reference};
 use ftw_properties::strategy::{domain_for, draw};
+use ftw_sim::law::reference::{carrier, replay, view, Lockstep, Reference};
 use ftw_sim::scenario::RunReport;
 use ftw_sim::world::journal::carrier::{Arrival, CarrierStep, Opened, Transport, Verdict};
 use ftw_sim::world::journal::replay::{Layer, ReplayStep, Said};
@@ -24,7 +24,7 @@ const OURS: [&Reference; 3] = [&carrier::CARRIER, &replay::REPLAY, &view::VIEW];
 fn run(scenario: &str, switches: &[&str], n: u64) -> RunReport {
     let case = draw(&domain_for(scenario), RunSeed(n)).current();
     let spec = harness::spec_of(scenario, &Switches::parse(switches.iter().copied()).expect("known switch"), &case);
-    reference::run(&spec).expect("the scenario runs")
+    ftw_sim::scenario::run(&spec).expect("the scenario runs")
 }
 
 fn journal(r: &RunReport) -> Vec<Entry> {

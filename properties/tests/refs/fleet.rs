@@ -4,8 +4,8 @@
 //! bug switches, which it was not written against.
 
 use ftw_properties::harness::spec_of;
-use ftw_properties::reference::{self, fleet::FLEET, Lockstep};
 use ftw_properties::strategy::{domain_for, draw};
+use ftw_sim::law::reference::{fleet::FLEET, Lockstep};
 use ftw_sim::scenario::{Check, RunReport};
 use ftw_sim::world::journal::fleet::{FleetEvent, FleetStep, SocketId};
 use ftw_sim::world::journal::{Entry, Step};
@@ -16,7 +16,7 @@ use ftw_sim::RunSeed;
 const LAW: &str = "fleet-agrees-with-spec";
 
 fn run(spec: &RunSpec) -> RunReport {
-    reference::run(spec).unwrap_or_else(|e| panic!("{} seed {:?}: {e}", spec.scenario, spec.seed))
+    ftw_sim::scenario::run(spec).unwrap_or_else(|e| panic!("{} seed {:?}: {e}", spec.scenario, spec.seed))
 }
 
 fn law_check(r: &RunReport) -> &Check {

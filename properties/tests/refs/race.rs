@@ -13,8 +13,8 @@ use ftw_phone::race::{Action, CloudSockets, Decision};
 use ftw_phone::session::SessionEnd;
 use ftw_phone::{Switches as PhoneSwitches, Transport};
 use ftw_properties::harness::spec_of;
-use ftw_properties::reference::{self, race, Lockstep};
 use ftw_properties::strategy::{domain_for, draw};
+use ftw_sim::law::reference::{race, Lockstep};
 use ftw_sim::world::journal::race::{memory_of, RaceInput, RaceStep};
 use ftw_sim::world::journal::{Entry, Step};
 use ftw_sim::world::switch::Switches;
@@ -33,7 +33,7 @@ fn cases(scenario: &str) -> u64 {
 
 /// The law's check on one run: `Some(ok, detail)`, None when it was not judged.
 fn judged(spec: &RunSpec) -> Option<(bool, String)> {
-    let r = reference::run(spec).unwrap_or_else(|e| panic!("{} seed {}: {e}", spec.scenario, spec.seed.0));
+    let r = ftw_sim::scenario::run(spec).unwrap_or_else(|e| panic!("{} seed {}: {e}", spec.scenario, spec.seed.0));
     r.checks.iter().find(|c| c.law.name == LAW).map(|c| (c.ok, c.detail.clone()))
 }
 

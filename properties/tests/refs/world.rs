@@ -4,7 +4,7 @@
 
 use std::path::PathBuf;
 
-use ftw_properties::reference;
+use ftw_sim::law::reference;
 use ftw_sim::scenario::RunReport;
 use ftw_sim::world::plant::{Bug, Plant};
 use ftw_sim::world::topology::RunSpec;
@@ -26,7 +26,7 @@ fn on_patched(mut spec: RunSpec) -> RunSpec {
 
 /// Run and judge every reference; the check of `law`: (ok, detail).
 fn judged(spec: &RunSpec, law: &str) -> (bool, String) {
-    let r: RunReport = reference::run(spec).expect("the scenario runs");
+    let r: RunReport = ftw_sim::scenario::run(spec).expect("the scenario runs");
     let c = r.checks.iter().find(|c| c.law.name == law).unwrap_or_else(|| panic!("{law} judged in {}", spec.scenario));
     (c.ok, c.detail.clone())
 }

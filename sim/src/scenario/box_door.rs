@@ -34,10 +34,11 @@ use ftw_wire::{ControlBucket, Msg, Session};
 use rand::{Rng, RngCore};
 use rand_chacha::ChaCha20Rng;
 
-use super::def::{broken, judge, Check, RunReport, ScenarioDef};
+use super::def::{broken, judge, RunReport, ScenarioDef};
 use super::lane0_picture::Picture;
-use super::laws;
 use crate::drive::app::r#box::{config_step, jot, jot_notes, jot_output, jot_redial};
+use crate::law::laws;
+use crate::law::Check;
 use crate::world::domain::Domain;
 use crate::world::host::{addr, BOX};
 use crate::world::journal::r#box::{header, BoxStep};

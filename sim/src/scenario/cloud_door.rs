@@ -33,10 +33,11 @@ use ftw_wire::noise::{Keypair, SeededResolver};
 use rand::{Rng, RngCore};
 use rand_chacha::ChaCha20Rng;
 
-use super::def::{judge, Check, RunReport, ScenarioDef};
-use super::laws;
+use super::def::{judge, RunReport, ScenarioDef};
 use crate::drive::app::cloud::{config_step as cloud_config, jot as cloud_jot, jot_notes as cloud_notes, jot_transmit};
 use crate::drive::app::r#box::{config_step, jot, jot_notes, jot_output, jot_redial};
+use crate::law::laws;
+use crate::law::Check;
 use crate::world::domain::Domain;
 use crate::world::host::{addr, CLOUD};
 use crate::world::journal;

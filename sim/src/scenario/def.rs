@@ -3,30 +3,11 @@
 //! definition ([`ScenarioDef`]: name, words, domain, laws, run function), and
 //! what a run ends in ([`Check`], [`RunReport`], [`Verdict`]).
 
+use crate::law::{Check, Law, NO_PANIC, RUN, UNIVERSAL};
 use crate::world::domain::Domain;
 use crate::world::switch::Switch;
 use crate::world::topology::RunSpec;
 use crate::world::RunOutcome;
-
-/// A law a scenario checks at the end of a run: the rule in words.
-#[derive(Debug, PartialEq, Eq)]
-pub struct Law {
-    pub name: &'static str,
-    pub about: &'static str,
-}
-
-/// The law every run judges first: the run itself ends without an error (a
-/// host's task failing, the world's limit reached).
-pub const RUN: Law = Law { name: "run", about: "the run completes: no host fails and the world ends within its limit" };
-
-/// The law every run judges too: no panic. A model's own assertion, a
-/// driver's `expect`: anything that unwinds out of a run is caught and fails
-/// this law with its message and location (`world::panic`).
-pub const NO_PANIC: Law =
-    Law { name: "no-panic", about: "nothing panics during a run: a model's own assertion firing is a finding, with its message and location" };
-
-/// The laws every scenario judges, besides its own.
-pub const UNIVERSAL: &[&Law] = &[&RUN, &NO_PANIC];
 
 /// A law as one scenario judges it: with the bug switches that must make it
 /// fail in that scenario (SPEC section 7: from random seeds, within the
@@ -62,21 +43,6 @@ impl ScenarioDef {
     /// Whether this scenario judges the law named `name`.
     pub fn judges(&self, name: &str) -> bool {
         UNIVERSAL.iter().any(|l| l.name == name) || self.laws.iter().any(|j| j.law.name == name)
-    }
-}
-
-/// One law checked at the end of a run.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Check {
-    pub law: &'static Law,
-    pub ok: bool,
-    pub detail: String,
-}
-
-impl Check {
-    /// The law's name.
-    pub fn property(&self) -> &'static str {
-        self.law.name
     }
 }
 

@@ -19,13 +19,14 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use super::def::{judge, Check, RunReport, ScenarioDef};
-use super::laws;
+use super::def::{judge, RunReport, ScenarioDef};
 use crate::drive::build::{client_config, client_endpoint_config, fleet_config, serve_fleet, FleetRun, FLEET_TARGET};
 use crate::drive::fleet::{DoorStats, FleetDoor};
 use crate::drive::link::{accept_quic, dial_quic, Link, LinkEvent};
 use crate::drive::quic::QuicEndpoint;
 use crate::kinds;
+use crate::law::laws;
+use crate::law::Check;
 use crate::world::domain::{Domain, Kind, IMPAIRMENTS};
 use crate::world::host::{addr, Host};
 use crate::world::host::{BOX, CLOUD};
@@ -223,7 +224,7 @@ async fn rounds(i: usize, mut link: Link, t: &Rc<RefCell<Tally>>, last_round: Du
 
 /// The flood's two laws over the door's statistics and the crowd's tally.
 fn judge_flood(stats: &DoorStats, t: &Tally) -> Vec<Check> {
-    let ceiling = super::laws::spec::PINS_PER_REACTOR_MAX;
+    let ceiling = crate::law::laws::spec::PINS_PER_REACTOR_MAX;
     let pins_max = stats.pins_open_max.iter().copied().max().unwrap_or(0);
     // Connections that moved, per reactor: each holds at most one pin, so the
     // ceiling is reached exactly when more of them than it moved.

@@ -20,13 +20,14 @@ use bytes::BytesMut;
 use ftw_crypto::{new_client_session_store, ClientResumption, QuicTransportParams};
 use ftw_fleet::{Counters, Routing};
 
-use super::def::{broken, judge, Check, RunReport, ScenarioDef, NO_PANIC};
+use super::def::{broken, judge, RunReport, ScenarioDef};
 use super::idle_out;
-use super::laws;
 use crate::drive::fleet::{DoorStats, FleetDoor};
 use crate::drive::link::{accept_quic, close, dial_quic, put_varint, take_framed, LinkEvent};
 use crate::drive::quic::{Lost, QuicEndpoint, QuicEvent};
 use crate::kinds;
+use crate::law::laws;
+use crate::law::{Check, NO_PANIC};
 use crate::world::domain::{Domain, Kind, IMPAIRMENTS, MOVES};
 use crate::world::host::addr;
 use crate::world::host::Host;
@@ -438,7 +439,7 @@ fn routing_checks(routing: Routing, s: &FleetSummary, end_ms: u64) -> Vec<Check>
     // lives then: not one seen in the run's last moments
     // (corpus/fleet-still-move-at-the-end.toml), nor one whose connection ended
     // first (corpus/rig-fleet-still-one-pin-per-move-13000126982.toml).
-    let moves_swept = s.stats.moves.iter().filter(|m| m.at_ms + super::laws::spec::PIN_SWEEP_MS <= m.ended_ms.unwrap_or(end_ms).min(end_ms)).count();
+    let moves_swept = s.stats.moves.iter().filter(|m| m.at_ms + crate::law::laws::spec::PIN_SWEEP_MS <= m.ended_ms.unwrap_or(end_ms).min(end_ms)).count();
     match routing {
         Routing::Forward => {
             let pin = Check {

@@ -6,11 +6,12 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use super::def::{judge, Check, RunReport, ScenarioDef};
+use super::def::{judge, RunReport, ScenarioDef};
 use super::idle_out;
-use super::laws;
 use crate::drive::build::{client_quic, serve_quic};
 use crate::drive::quic::QuicEvent;
+use crate::law::laws;
+use crate::law::Check;
 use crate::world::domain::{Domain, Kind};
 use crate::world::host::addr;
 use crate::world::host::{BOX, CLOUD, PHONE};

@@ -9,7 +9,6 @@ pub mod bench;
 pub mod box_door;
 pub mod cloud_door;
 pub mod def;
-pub mod laws;
 
 pub mod fleet_flood;
 pub mod fleet_migrate;
@@ -26,7 +25,8 @@ pub mod uplink_laws;
 pub mod wire_window;
 pub mod ws_echo;
 
-pub use def::{Check, Judged, Law, RunReport, ScenarioDef, Verdict, UNIVERSAL};
+pub use crate::law::{Check, Law, UNIVERSAL};
+pub use def::{Judged, RunReport, ScenarioDef, Verdict};
 
 use crate::world::panic::{self, Panicked};
 use crate::world::switch::Switch;
@@ -66,11 +66,16 @@ pub fn find(name: &str) -> Result<&'static ScenarioDef, String> {
     })
 }
 
-/// Run a spec. A panic inside the run is caught and fails the law `no-panic`.
+/// Run a spec and judge every law on it: the universal ones, the scenario's,
+/// then each reference model whose model took part (over the run's journal).
+/// A panic inside the run is caught and fails the law `no-panic`.
 pub fn run(spec: &RunSpec) -> Result<RunReport, String> {
     spec.plan.validate()?;
     let def = find(&spec.scenario)?;
-    Ok(panic::catch(|| run_def(def, spec)).unwrap_or_else(panicked))
+    let mut report = panic::catch(|| run_def(def, spec)).unwrap_or_else(panicked);
+    let references = crate::law::reference::judge(&report.outcome.journal);
+    report.checks.extend(references);
+    Ok(report)
 }
 
 /// The report of a run that panicked: the trace up to the panic, and the
@@ -90,19 +95,20 @@ pub fn run_def(def: &ScenarioDef, spec: &RunSpec) -> RunReport {
     report
 }
 
-/// Every law some scenario judges, once each: the universal ones first, then
-/// in scenario order.
+/// Every law a run may judge, once each: the universal ones first, then the
+/// scenarios' in scenario order, then the reference models'.
 pub fn all_laws() -> Vec<&'static Law> {
-    let mut out: Vec<&'static Law> = def::UNIVERSAL.to_vec();
+    let mut out: Vec<&'static Law> = UNIVERSAL.to_vec();
     for j in SCENARIOS.iter().flat_map(|s| s.laws) {
         if !out.iter().any(|l| l.name == j.law.name) {
             out.push(j.law);
         }
     }
+    out.extend(crate::law::reference::laws());
     out
 }
 
-/// The law named `name`, if a scenario judges it.
+/// The law named `name`, if a run may judge it.
 pub fn law(name: &str) -> Option<&'static Law> {
     all_laws().into_iter().find(|l| l.name == name)
 }

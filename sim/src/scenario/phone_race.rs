@@ -11,12 +11,13 @@ use std::time::Duration;
 
 use ftw_phone::Transport;
 
-use super::def::{broken, judge, Check, RunReport, ScenarioDef};
-use super::laws;
-use super::laws::{demoted_goes_ws_first, should_demote};
+use super::def::{broken, judge, RunReport, ScenarioDef};
 use crate::drive::app::phone::{PhoneApp, SessionRecord};
 use crate::drive::system::{build, network_at, phone_app, record_fleet_counters, summary, SessionSummary, Setup};
 use crate::kinds;
+use crate::law::laws;
+use crate::law::laws::{demoted_goes_ws_first, should_demote};
+use crate::law::Check;
 use crate::world::domain::{Domain, Kind, IMPAIRMENTS};
 use crate::world::host::PHONE;
 use crate::world::host::{addr, Host};

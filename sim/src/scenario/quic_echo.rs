@@ -11,11 +11,12 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
-use super::def::{judge, Check, RunReport, ScenarioDef};
+use super::def::{judge, RunReport, ScenarioDef};
 use super::idle_out;
-use super::laws;
 use crate::drive::build::{client_quic, serve_quic};
 use crate::drive::quic::{Lost, QuicConn, QuicEvent};
+use crate::law::laws;
+use crate::law::Check;
 use crate::world::domain::Domain;
 use crate::world::host::addr;
 use crate::world::host::{CLOUD, PHONE};

@@ -24,8 +24,9 @@ use rand::Rng;
 use rand_chacha::ChaCha20Rng;
 
 use super::bench;
-use super::def::{judge, Check, RunReport, ScenarioDef};
-use super::laws;
+use super::def::{judge, RunReport, ScenarioDef};
+use crate::law::laws;
+use crate::law::Check;
 use crate::world::domain::Domain;
 use crate::world::host::PHONE;
 use crate::world::journal::race::{memory_of, RaceInput, RaceStep};

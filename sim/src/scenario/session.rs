@@ -10,21 +10,22 @@
 //! (`model.phone.static`, `model.box.static`, `model.cloud.static`,
 //! `model.box`, `model.cloud`, `model.box.site`, `model.phone.session.<n>`).
 
-use super::laws::demoted_goes_ws_first;
 use crate::drive::app::phone::{End, SessionRecord};
 use crate::drive::system::{
     app_life, build, heal_time, network_at, phone_app, record_fleet_counters, session_length, summary, SessionSummary, Setup, Shared, CMD_OP, HEAL_BOUND,
     RECONNECT_DELAY, SECRETS,
 };
 use crate::drive::ws;
+use crate::law::laws::demoted_goes_ws_first;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use super::def::{broken, judge, Check, RunReport, ScenarioDef};
-use super::laws;
+use super::def::{broken, judge, RunReport, ScenarioDef};
 use super::uplink_laws;
 use crate::kinds;
+use crate::law::laws;
+use crate::law::Check;
 use crate::world::domain::{Domain, Kind, APP_LIFE, IMPAIRMENTS, MOVES, RELAY};
 use crate::world::host::addr;
 use crate::world::host::Host;

@@ -7,9 +7,9 @@
 
 use std::time::Duration;
 
-use super::def::Check;
-use super::laws;
 use crate::drive::system::SessionSummary;
+use crate::law::laws;
+use crate::law::Check;
 use crate::world::host::Host;
 use crate::world::plan::FaultPlan;
 

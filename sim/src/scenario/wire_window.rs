@@ -23,8 +23,9 @@ use std::time::Duration;
 use rand::{Rng, RngCore};
 use rand_chacha::ChaCha20Rng;
 
-use super::def::{broken, judge, Check, RunReport, ScenarioDef};
-use super::laws;
+use super::def::{broken, judge, RunReport, ScenarioDef};
+use crate::law::laws;
+use crate::law::Check;
 use crate::world::domain::Domain;
 use crate::world::host::{addr, PHONE};
 use crate::world::journal::{self, replay::ReplayStep, Step};

@@ -21,12 +21,13 @@ use std::time::Duration;
 
 use ftw_crypto::ClientResumption;
 
-use super::def::{judge, Check, RunReport, ScenarioDef};
-use super::laws;
+use super::def::{judge, RunReport, ScenarioDef};
 use crate::drive::link::{accept_ws, dial_ws, CloseInfo, LinkEvent, TransportKind};
 use crate::drive::tcp::{tcp_config_for, TcpHost};
 use crate::drive::ws::{client_tls, door_tls, WsClient, WsDoor};
 use crate::kinds;
+use crate::law::laws;
+use crate::law::Check;
 use crate::world::domain::{Domain, Kind, IMPAIRMENTS};
 use crate::world::host::addr;
 use crate::world::host::{CLOUD, PHONE};

@@ -3,7 +3,8 @@
 
 use std::collections::BTreeSet;
 
-use ftw_sim::scenario::{self, def::judge, laws, Check, RunReport, ScenarioDef, SCENARIOS};
+use ftw_sim::law::laws;
+use ftw_sim::scenario::{self, def::judge, Check, RunReport, ScenarioDef, SCENARIOS};
 use ftw_sim::world::domain::Domain;
 use ftw_sim::world::switch::Switch;
 use ftw_sim::world::topology::RunSpec;

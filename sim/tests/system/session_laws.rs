@@ -106,7 +106,7 @@ fn a_dropped_path_demotes_quic_and_no_close_demotes_keeps_it_first() {
     assert_pass(&r);
     let first = &s.phone.sessions[0];
     assert_eq!(first.transport, Transport::Quic);
-    assert!(scenario::laws::should_demote(first), "{first:?}");
+    assert!(ftw_sim::law::laws::should_demote(first), "{first:?}");
     let later: Vec<_> = s.phone.sessions[1..].iter().map(|r| r.first).collect();
     assert!(!later.is_empty() && later.iter().all(|t| *t == Transport::WebSocket), "{later:?}");
     let (r, _) = run(25, &["no-close-demotes"], plan);

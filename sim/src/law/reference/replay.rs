@@ -16,10 +16,10 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use ftw_sim::scenario::Law;
-use ftw_sim::world::journal::replay::{Layer, ReplayStep, Said};
-use ftw_sim::world::journal::{Entry, Step};
-use ftw_sim::world::switch::Switch;
+use crate::law::Law;
+use crate::world::journal::replay::{Layer, ReplayStep, Said};
+use crate::world::journal::{Entry, Step};
+use crate::world::switch::Switch;
 
 use super::{Lockstep, Reference};
 

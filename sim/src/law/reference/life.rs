@@ -15,10 +15,10 @@
 
 use std::collections::BTreeMap;
 
+use crate::law::Law;
+use crate::world::journal::life::{LifeEvent, LifeStep};
+use crate::world::journal::{Entry, Step};
 use ftw_phone::app::LifeAsk;
-use ftw_sim::scenario::Law;
-use ftw_sim::world::journal::life::{LifeEvent, LifeStep};
-use ftw_sim::world::journal::{Entry, Step};
 
 use super::{Lockstep, Reference};
 

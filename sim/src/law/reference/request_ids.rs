@@ -9,9 +9,9 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use ftw_sim::scenario::Law;
-use ftw_sim::world::journal::r#box::{BoxNote, BoxStep, Sent};
-use ftw_sim::world::journal::{Entry, Step};
+use crate::law::Law;
+use crate::world::journal::r#box::{BoxNote, BoxStep, Sent};
+use crate::world::journal::{Entry, Step};
 
 use super::{Lockstep, Reference};
 

@@ -44,9 +44,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use ftw_sim::scenario::Law;
-use ftw_sim::world::journal::cloud::{Bytes, CloudNote, CloudStats, CloudStep, Key, LinkId, SendKind};
-use ftw_sim::world::journal::{Entry, Step};
+use crate::law::Law;
+use crate::world::journal::cloud::{Bytes, CloudNote, CloudStats, CloudStep, Key, LinkId, SendKind};
+use crate::world::journal::{Entry, Step};
 
 use super::{differs, Lockstep, Reference, R};
 

@@ -21,12 +21,12 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
-use ftw_sim::scenario::Law;
-use ftw_sim::world::journal::nat::{NatStep, Seen};
-use ftw_sim::world::journal::{Entry, Step};
-use ftw_sim::world::net::nat::{NatDrop, Proto};
+use crate::law::Law;
+use crate::world::journal::nat::{NatStep, Seen};
+use crate::world::journal::{Entry, Step};
+use crate::world::net::nat::{NatDrop, Proto};
 
-use ftw_sim::world::plant::Bug;
+use crate::world::plant::Bug;
 
 use super::{differs, Lockstep, Reference, R};
 

@@ -34,13 +34,13 @@ mod hold;
 
 use hold::{Hold, Passes};
 
-use ftw_sim::scenario::Law;
-use ftw_sim::world::journal::link::{LinkStep, Out, Sent};
-use ftw_sim::world::journal::{Entry, Step};
-use ftw_sim::world::net::fault::Outage;
-use ftw_sim::world::plan::LinkPlan;
+use crate::law::Law;
+use crate::world::journal::link::{LinkStep, Out, Sent};
+use crate::world::journal::{Entry, Step};
+use crate::world::net::fault::Outage;
+use crate::world::plan::LinkPlan;
 
-use ftw_sim::world::plant::Bug;
+use crate::world::plant::Bug;
 
 use super::{differs, Lockstep, Reference, R};
 

@@ -4,7 +4,7 @@
 //! straight from the SPEC's words: deliberately simple (a `BTreeSet` where the
 //! model has a bitmap, a table where it has a match), sharing no code with the
 //! model. Every run journals what each model was given and what it decided
-//! (`ftw_sim::world::journal`); after the run its reference replays the same
+//! (`crate::world::journal`); after the run its reference replays the same
 //! inputs and compares every decision. The law `<model>-agrees-with-spec`
 //! fails at the first step where they differ and names it.
 //!
@@ -26,10 +26,9 @@ pub mod tcp;
 pub mod view;
 pub mod wire;
 
-use ftw_sim::scenario::{self, Check, Law, RunReport};
-use ftw_sim::world::journal::Entry;
-use ftw_sim::world::switch::Switch;
-use ftw_sim::world::topology::RunSpec;
+use super::{Check, Law};
+use crate::world::journal::Entry;
+use crate::world::switch::Switch;
 
 /// A reference model and the law it judges.
 pub struct Reference {
@@ -37,8 +36,8 @@ pub struct Reference {
     /// The bug switches that make its model disagree (shown in the rule table).
     pub broken_by: &'static [Switch],
     /// The bugs planted in the world for a test that make it fail (the world's
-    /// references, whose elements have no bug switch: `ftw_sim::world::plant`).
-    pub planted: &'static [ftw_sim::world::plant::Bug],
+    /// references, whose elements have no bug switch: `crate::world::plant`).
+    pub planted: &'static [crate::world::plant::Bug],
     /// Replays the journal: `None` when the run gave its model nothing to do.
     pub check: fn(&[Entry]) -> Option<Lockstep>,
 }
@@ -72,8 +71,8 @@ impl Lockstep {
 pub const UNJUDGED_MARK: &str = "too few to judge:";
 
 /// The laws of a report that passed but could not judge all their rules.
-pub fn unjudged_laws(report: &RunReport) -> Vec<&'static str> {
-    report.checks.iter().filter(|c| c.ok && c.detail.contains(UNJUDGED_MARK)).map(|c| c.law.name).collect()
+pub fn unjudged_laws(checks: &[Check]) -> Vec<&'static str> {
+    checks.iter().filter(|c| c.ok && c.detail.contains(UNJUDGED_MARK)).map(|c| c.law.name).collect()
 }
 
 /// One step's comparison: agreed, or (what the model decided, what the SPEC says).
@@ -148,36 +147,16 @@ pub const REFERENCES: &[&Reference] = &[
 ];
 
 /// The laws the references judge.
-pub fn laws() -> Vec<&'static Law> {
-    REFERENCES.iter().map(|r| &r.law).collect()
+pub fn laws() -> impl Iterator<Item = &'static Law> {
+    REFERENCES.iter().map(|r| &r.law)
 }
 
-/// Every law: the scenarios' (universal ones first) then the references'.
-pub fn all_laws() -> Vec<&'static Law> {
-    let mut out = scenario::all_laws();
-    out.extend(laws());
-    out
-}
-
-/// The law named `name`, a scenario's or a reference's.
-pub fn law(name: &str) -> Option<&'static Law> {
-    all_laws().into_iter().find(|l| l.name == name)
-}
-
-/// Add a check for every reference whose model took part in the run.
-pub fn judge(report: &mut RunReport) {
-    let (journal, checks) = (&report.outcome.journal, &mut report.checks);
-    for r in REFERENCES {
-        if let Some(l) = (r.check)(journal) {
-            checks.push(Check { law: &r.law, ok: matches!(l, Lockstep::Agreed { .. } | Lockstep::Unjudged { .. }), detail: l.detail() });
-        }
-    }
-}
-
-/// Run a spec (as `ftw_sim::scenario::run`) and judge the references on it:
-/// what every command, test and the fuzzer run.
-pub fn run(spec: &RunSpec) -> Result<RunReport, String> {
-    let mut report = scenario::run(spec)?;
-    judge(&mut report);
-    Ok(report)
+/// A check for every reference whose model took part in the run (its journal).
+pub fn judge(journal: &[Entry]) -> Vec<Check> {
+    let lockstep = |r: &'static Reference| (r.check)(journal).map(|l| (r, l));
+    REFERENCES
+        .iter()
+        .filter_map(|r| lockstep(r))
+        .map(|(r, l)| Check { law: &r.law, ok: matches!(l, Lockstep::Agreed { .. } | Lockstep::Unjudged { .. }), detail: l.detail() })
+        .collect()
 }

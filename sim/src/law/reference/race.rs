@@ -1,6 +1,6 @@
 //! The phone's transport race, its memory, demotion and learning dial (SPEC section 4,
 //! numbers from section 6), written a second time from the SPEC's words and replayed on
-//! the inputs the model was given (`ftw_sim::world::journal::race`).
+//! the inputs the model was given (`crate::world::journal::race`).
 //!
 //! After each of the driver's steps the journal holds what the model answered (actions,
 //! decisions, its next deadline, its memory); the reference compares it with what it
@@ -29,15 +29,15 @@
 
 use std::collections::BTreeMap;
 
+use crate::law::Law;
+use crate::world::journal::race::{RaceInput, RaceStep, Remembered};
+use crate::world::journal::{Entry, Step};
+use crate::world::switch::Switch;
 use ftw_phone::memory::FirstReason;
 use ftw_phone::network::NetworkId;
 use ftw_phone::race::{Action, Decision, DialFailure, RaceStats};
 use ftw_phone::session::{DemotionVerdict, SessionEnd};
 use ftw_phone::Transport::{self, Quic, WebSocket};
-use ftw_sim::scenario::Law;
-use ftw_sim::world::journal::race::{RaceInput, RaceStep, Remembered};
-use ftw_sim::world::journal::{Entry, Step};
-use ftw_sim::world::switch::Switch;
 
 use super::{Lockstep, Reference};
 

@@ -27,11 +27,11 @@ mod synrecv;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
-use ftw_sim::scenario::Law;
-use ftw_sim::world::journal::tcp::{RtoKind, TcpStep};
-use ftw_sim::world::journal::{Entry, Step};
-use ftw_sim::world::plan::TcpPlan;
-use ftw_sim::world::plant::Bug;
+use crate::law::Law;
+use crate::world::journal::tcp::{RtoKind, TcpStep};
+use crate::world::journal::{Entry, Step};
+use crate::world::plan::TcpPlan;
+use crate::world::plant::Bug;
 
 use super::{differs, Lockstep, Reference, R};
 

@@ -48,12 +48,12 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use ftw_sim::world::journal::r#box::{BoxNote, BoxStats, BoxStep, Key, SendKind, Sent};
-use ftw_sim::world::journal::{Entry, Step};
-use ftw_sim::world::switch::Switch;
+use crate::world::journal::r#box::{BoxNote, BoxStats, BoxStep, Key, SendKind, Sent};
+use crate::world::journal::{Entry, Step};
+use crate::world::switch::Switch;
 
 use super::{differs, Lockstep, Reference, R};
-use ftw_sim::scenario::Law;
+use crate::law::Law;
 
 /// Sessions one box answers at once: the brief and the box docs ("up to four").
 const SESSIONS_MAX: usize = 4;

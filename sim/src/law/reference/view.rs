@@ -22,11 +22,11 @@
 
 use std::collections::BTreeMap;
 
+use crate::law::Law;
+use crate::world::journal::view::{LiveIn, ShownValue, Shows, ViewStep};
+use crate::world::journal::{Entry, Step};
+use crate::world::switch::Switch;
 use ftw_phone::view::LiveOutcome;
-use ftw_sim::scenario::Law;
-use ftw_sim::world::journal::view::{LiveIn, ShownValue, Shows, ViewStep};
-use ftw_sim::world::journal::{Entry, Step};
-use ftw_sim::world::switch::Switch;
 
 use super::{Lockstep, Reference};
 

@@ -22,11 +22,11 @@
 
 use std::collections::BTreeMap;
 
-use ftw_sim::scenario::Law;
-use ftw_sim::world::journal::carrier::{Arrival, CarrierStep, Opened, Transport, Verdict};
-use ftw_sim::world::journal::replay::{Layer, ReplayStep, Said};
-use ftw_sim::world::journal::{Entry, Step};
-use ftw_sim::world::switch::Switch;
+use crate::law::Law;
+use crate::world::journal::carrier::{Arrival, CarrierStep, Opened, Transport, Verdict};
+use crate::world::journal::replay::{Layer, ReplayStep, Said};
+use crate::world::journal::{Entry, Step};
+use crate::world::switch::Switch;
 
 use super::{Lockstep, Reference};
 

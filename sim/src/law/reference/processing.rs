@@ -14,12 +14,12 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use ftw_sim::scenario::Law;
-use ftw_sim::world::journal::processing::ProcessingStep;
-use ftw_sim::world::journal::{Entry, Step};
-use ftw_sim::world::net::processing::ProcessingPlan;
+use crate::law::Law;
+use crate::world::journal::processing::ProcessingStep;
+use crate::world::journal::{Entry, Step};
+use crate::world::net::processing::ProcessingPlan;
 
-use ftw_sim::world::plant::Bug;
+use crate::world::plant::Bug;
 
 use super::{differs, Lockstep, Reference, R};
 

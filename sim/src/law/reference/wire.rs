@@ -23,10 +23,10 @@
 
 use std::collections::BTreeMap;
 
-use ftw_sim::scenario::Law;
-use ftw_sim::world::journal::wire::{Carrier, WireStep};
-use ftw_sim::world::journal::{Entry, Step};
-use ftw_sim::world::plant::Bug;
+use crate::law::Law;
+use crate::world::journal::wire::{Carrier, WireStep};
+use crate::world::journal::{Entry, Step};
+use crate::world::plant::Bug;
 use snow::params::CipherChoice;
 use snow::resolvers::{CryptoResolver, DefaultResolver};
 
@@ -364,7 +364,7 @@ mod tests {
     }
 
     fn framed_step(head: &[u8], written: usize, msg_len: usize) -> Entry {
-        e(WireStep::Framed { stream: ftw_sim::world::journal::wire::Stream::Control, head: head.to_vec(), written, msg_len })
+        e(WireStep::Framed { stream: crate::world::journal::wire::Stream::Control, head: head.to_vec(), written, msg_len })
     }
 
     #[test]

@@ -24,7 +24,7 @@
 //!   an ACK, at once if more than `rcv_mss` waits, or if the read emptied the receive
 //!   buffer after a small pushed segment (PUSHED2, or PUSHED outside pingpong mode).
 
-use ftw_sim::world::journal::tcp::Seg;
+use crate::world::journal::tcp::Seg;
 
 use super::super::{differs, R};
 

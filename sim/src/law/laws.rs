@@ -3,8 +3,8 @@
 //! judge in their [`super::def::ScenarioDef`]; `ftwsim list`, the fuzzer's
 //! `--property` and the docs' tables derive from those lists.
 
-use super::def::Check;
-use super::def::Law;
+use super::Check;
+use super::Law;
 use crate::drive::app::phone::{End, SessionRecord};
 use crate::drive::system::SessionSummary;
 

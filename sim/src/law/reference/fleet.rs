@@ -22,10 +22,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 
-use ftw_sim::scenario::Law;
-use ftw_sim::world::journal::fleet::{Bytes, ConnectionHandle, Counters, FleetEvent, FleetStep, PinReleaseReason, ReactorId, Routing, SocketId, Via};
-use ftw_sim::world::journal::{Entry, Step};
-use ftw_sim::world::switch::Switch;
+use crate::law::Law;
+use crate::world::journal::fleet::{Bytes, ConnectionHandle, Counters, FleetEvent, FleetStep, PinReleaseReason, ReactorId, Routing, SocketId, Via};
+use crate::world::journal::{Entry, Step};
+use crate::world::switch::Switch;
 
 use super::{Lockstep, Reference};
 
