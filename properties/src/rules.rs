@@ -86,9 +86,9 @@ pub fn faults_for(law: &str) -> BTreeSet<Kind> {
 
 /// The switches that break `law` in some scenario.
 pub fn switches_breaking(law: &str) -> BTreeSet<&'static str> {
-    let from_scenarios = SCENARIOS.iter().flat_map(|s| s.laws.iter()).filter(|j| j.law.name == law).flat_map(|j| j.broken_by.iter().map(|w| w.name()));
+    let from_scenarios = SCENARIOS.iter().flat_map(|s| s.laws.iter()).filter(|l| l.name == law).flat_map(|l| l.broken_by.iter().map(|w| w.name()));
     let references = ftw_sim::law::reference::REFERENCES.iter().filter(|r| r.law.name == law);
-    let from_references = references.clone().flat_map(|r| r.broken_by.iter().map(|w| w.name()));
+    let from_references = references.clone().flat_map(|r| r.law.broken_by.iter().map(|w| w.name()));
     let planted = references.flat_map(|r| r.planted.iter().map(|b| b.name()));
     from_scenarios.chain(from_references).chain(planted).collect()
 }

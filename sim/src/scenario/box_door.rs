@@ -34,7 +34,7 @@ use ftw_wire::{ControlBucket, Msg, Session};
 use rand::{Rng, RngCore};
 use rand_chacha::ChaCha20Rng;
 
-use super::def::{broken, judge, RunReport, ScenarioDef};
+use super::def::{RunReport, ScenarioDef};
 use super::lane0_picture::Picture;
 use crate::drive::app::r#box::{config_step, jot, jot_notes, jot_output, jot_redial};
 use crate::law::laws;
@@ -454,7 +454,8 @@ pub const BOX_DOOR: ScenarioDef = ScenarioDef {
     name: "box-door",
     about: "the box's door for phone sessions at its limits (seven phones, five paired, strangers, reopened channels, uplink drops), no network",
     domain: Domain::NO_NETWORK,
-    laws: &[broken(&laws::NOTHING_HELD_AFTER_END, &[Switch::BoxKeepsClosedSessions]), judge(&laws::LANE0_PICTURE_CURRENT)],
+    laws: &[&laws::NOTHING_HELD_AFTER_END, &laws::LANE0_PICTURE_CURRENT],
+    catches: &[Switch::BoxKeepsClosedSessions],
     run,
 };
 

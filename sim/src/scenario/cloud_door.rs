@@ -33,7 +33,7 @@ use ftw_wire::noise::{Keypair, SeededResolver};
 use rand::{Rng, RngCore};
 use rand_chacha::ChaCha20Rng;
 
-use super::def::{judge, RunReport, ScenarioDef};
+use super::def::{RunReport, ScenarioDef};
 use crate::drive::app::cloud::{config_step as cloud_config, jot as cloud_jot, jot_notes as cloud_notes, jot_transmit};
 use crate::drive::app::r#box::{config_step, jot, jot_notes, jot_output, jot_redial};
 use crate::law::laws;
@@ -541,6 +541,7 @@ pub const CLOUD_DOOR: ScenarioDef = ScenarioDef {
     name: "cloud-door",
     about: "the cloud's doors and relay at their limits (two boxes, five phones, strangers, links ending from either side, every deadline), real models over in-memory links, no network",
     domain: Domain::NO_NETWORK,
-    laws: &[judge(&laws::NOTHING_HELD_AFTER_END)],
+    laws: &[&laws::NOTHING_HELD_AFTER_END],
+    catches: &[],
     run,
 };

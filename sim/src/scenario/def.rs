@@ -1,32 +1,12 @@
-//! The typed definitions every scenario is made of: a [`Law`] (its name and its
-//! words), the switches that must break it ([`Judged`]), a scenario's whole
-//! definition ([`ScenarioDef`]: name, words, domain, laws, run function), and
-//! what a run ends in ([`Check`], [`RunReport`], [`Verdict`]).
+//! The typed definition every scenario is made of ([`ScenarioDef`]: name,
+//! words, domain, laws, the switches it catches, run function), and what a run
+//! ends in ([`RunReport`], [`Verdict`]).
 
 use crate::law::{Check, Law, NO_PANIC, RUN, UNIVERSAL};
 use crate::world::domain::Domain;
 use crate::world::switch::Switch;
 use crate::world::topology::RunSpec;
 use crate::world::RunOutcome;
-
-/// A law as one scenario judges it: with the bug switches that must make it
-/// fail in that scenario (SPEC section 7: from random seeds, within the
-/// default number of cases).
-#[derive(Debug)]
-pub struct Judged {
-    pub law: &'static Law,
-    pub broken_by: &'static [Switch],
-}
-
-/// A law judged with no switch known to break it in this scenario.
-pub const fn judge(law: &'static Law) -> Judged {
-    Judged { law, broken_by: &[] }
-}
-
-/// A law judged, and the switches that break it here.
-pub const fn broken(law: &'static Law, by: &'static [Switch]) -> Judged {
-    Judged { law, broken_by: by }
-}
 
 /// A scenario users can name: everything about it, in one place.
 pub struct ScenarioDef {
@@ -35,14 +15,18 @@ pub struct ScenarioDef {
     /// What the fuzzer may draw for it.
     pub domain: Domain,
     /// Every law its runs check (a run that checks another is a bug: tested).
-    pub laws: &'static [Judged],
+    pub laws: &'static [&'static Law],
+    /// The bug switches its runs must catch from random seeds within the
+    /// default cases (SPEC section 7), each through one of its laws that the
+    /// switch breaks (`Law::broken_by`).
+    pub catches: &'static [Switch],
     pub run: fn(&RunSpec) -> RunReport,
 }
 
 impl ScenarioDef {
     /// Whether this scenario judges the law named `name`.
     pub fn judges(&self, name: &str) -> bool {
-        UNIVERSAL.iter().any(|l| l.name == name) || self.laws.iter().any(|j| j.law.name == name)
+        UNIVERSAL.iter().any(|l| l.name == name) || self.laws.iter().any(|l| l.name == name)
     }
 }
 

@@ -19,7 +19,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use super::def::{judge, RunReport, ScenarioDef};
+use super::def::{RunReport, ScenarioDef};
 use crate::drive::build::{client_config, client_endpoint_config, fleet_config, serve_fleet, FleetRun, FLEET_TARGET};
 use crate::drive::fleet::{DoorStats, FleetDoor};
 use crate::drive::link::{accept_quic, dial_quic, Link, LinkEvent};
@@ -288,6 +288,7 @@ pub const FLEET_PIN_FLOOD: ScenarioDef = ScenarioDef {
         stand_in: Some(crate::world::plan::QuicPlan::Patched),
         ..Domain::DEFAULT
     },
-    laws: &[judge(&laws::PINS_WITHIN_CEILING), judge(&laws::FORGED_MOVES_KEEP_CONNECTIONS)],
+    laws: &[&laws::PINS_WITHIN_CEILING, &laws::FORGED_MOVES_KEEP_CONNECTIONS],
+    catches: &[],
     run,
 };

@@ -20,7 +20,7 @@ use bytes::BytesMut;
 use ftw_crypto::{new_client_session_store, ClientResumption, QuicTransportParams};
 use ftw_fleet::{Counters, Routing};
 
-use super::def::{broken, judge, RunReport, ScenarioDef};
+use super::def::{RunReport, ScenarioDef};
 use super::idle_out;
 use crate::drive::fleet::{DoorStats, FleetDoor};
 use crate::drive::link::{accept_quic, close, dial_quic, put_varint, take_framed, LinkEvent};
@@ -720,14 +720,15 @@ pub const FLEET_MIGRATE: ScenarioDef = ScenarioDef {
         ..Domain::DEFAULT
     },
     laws: &[
-        broken(&NO_PANIC, &[Switch::PinGaugeDrift]),
-        broken(&laws::SAME_CONNECTION, &[Switch::NoRouting]),
-        broken(&laws::LONG_HEADERS_STAY, &[Switch::ForwardLongHeaders]),
-        broken(&laws::OWNER_READS_WHAT_WAS_SENT, &[Switch::ForwardReference]),
-        broken(&laws::ONE_PIN_PER_MOVE, &[Switch::ClaimPerPathReport]),
-        judge(&laws::FORWARDING_STOPS_AFTER_PIN),
-        judge(&laws::KERNEL_FILTER_FORWARDS_NOTHING),
+        &NO_PANIC,
+        &laws::SAME_CONNECTION,
+        &laws::LONG_HEADERS_STAY,
+        &laws::OWNER_READS_WHAT_WAS_SENT,
+        &laws::ONE_PIN_PER_MOVE,
+        &laws::FORWARDING_STOPS_AFTER_PIN,
+        &laws::KERNEL_FILTER_FORWARDS_NOTHING,
     ],
+    catches: &[Switch::PinGaugeDrift, Switch::NoRouting, Switch::ForwardLongHeaders, Switch::ForwardReference, Switch::ClaimPerPathReport],
     run,
 };
 
@@ -737,13 +738,14 @@ pub const FLEET_MIGRATE_KERNEL_FILTER: ScenarioDef = ScenarioDef {
     about: "fleet-migrate with the KernelFilter routing: the kernel routes by connection id, nothing forwarded",
     domain: Domain { fleet: true, ..Domain::DEFAULT },
     laws: &[
-        judge(&laws::SAME_CONNECTION),
-        judge(&laws::LONG_HEADERS_STAY),
-        judge(&laws::OWNER_READS_WHAT_WAS_SENT),
-        judge(&laws::ONE_PIN_PER_MOVE),
-        judge(&laws::FORWARDING_STOPS_AFTER_PIN),
-        judge(&laws::KERNEL_FILTER_FORWARDS_NOTHING),
+        &laws::SAME_CONNECTION,
+        &laws::LONG_HEADERS_STAY,
+        &laws::OWNER_READS_WHAT_WAS_SENT,
+        &laws::ONE_PIN_PER_MOVE,
+        &laws::FORWARDING_STOPS_AFTER_PIN,
+        &laws::KERNEL_FILTER_FORWARDS_NOTHING,
     ],
+    catches: &[],
     run: run_kernel_filter,
 };
 
@@ -753,14 +755,15 @@ pub const FLEET_STILL: ScenarioDef = ScenarioDef {
     about: "a phone and a box that never move, behind the 4-reactor fleet: nothing forwarded, nothing pinned",
     domain: Domain { fleet: true, ..Domain::DEFAULT },
     laws: &[
-        judge(&laws::SAME_CONNECTION),
-        judge(&laws::LONG_HEADERS_STAY),
-        judge(&laws::OWNER_READS_WHAT_WAS_SENT),
-        judge(&laws::ONE_PIN_PER_MOVE),
-        judge(&laws::FORWARDING_STOPS_AFTER_PIN),
-        judge(&laws::KERNEL_FILTER_FORWARDS_NOTHING),
-        judge(&laws::STILL_FLEET_QUIET),
+        &laws::SAME_CONNECTION,
+        &laws::LONG_HEADERS_STAY,
+        &laws::OWNER_READS_WHAT_WAS_SENT,
+        &laws::ONE_PIN_PER_MOVE,
+        &laws::FORWARDING_STOPS_AFTER_PIN,
+        &laws::KERNEL_FILTER_FORWARDS_NOTHING,
+        &laws::STILL_FLEET_QUIET,
     ],
+    catches: &[],
     run: run_still,
 };
 
@@ -771,6 +774,7 @@ pub const FLEET_RESUME: ScenarioDef = ScenarioDef {
     // Laws about exact round trips: only the default link holds them; timed
     // faults after the reconnect would test something else.
     domain: Domain { kinds: &[], fleet: true, ..Domain::DEFAULT },
-    laws: &[judge(&laws::CLOSE_CODE_ARRIVES), judge(&laws::BOX_RESUMES_0RTT), judge(&laws::PHONE_FULL_HANDSHAKE)],
+    laws: &[&laws::CLOSE_CODE_ARRIVES, &laws::BOX_RESUMES_0RTT, &laws::PHONE_FULL_HANDSHAKE],
+    catches: &[],
     run: run_resume,
 };

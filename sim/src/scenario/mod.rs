@@ -26,7 +26,7 @@ pub mod wire_window;
 pub mod ws_echo;
 
 pub use crate::law::{Check, Law, UNIVERSAL};
-pub use def::{Judged, RunReport, ScenarioDef, Verdict};
+pub use def::{RunReport, ScenarioDef, Verdict};
 
 use crate::world::panic::{self, Panicked};
 use crate::world::switch::Switch;
@@ -99,9 +99,9 @@ pub fn run_def(def: &ScenarioDef, spec: &RunSpec) -> RunReport {
 /// scenarios' in scenario order, then the reference models'.
 pub fn all_laws() -> Vec<&'static Law> {
     let mut out: Vec<&'static Law> = UNIVERSAL.to_vec();
-    for j in SCENARIOS.iter().flat_map(|s| s.laws) {
-        if !out.iter().any(|l| l.name == j.law.name) {
-            out.push(j.law);
+    for law in SCENARIOS.iter().flat_map(|s| s.laws) {
+        if !out.iter().any(|l| l.name == law.name) {
+            out.push(law);
         }
     }
     out.extend(crate::law::reference::laws());
@@ -113,13 +113,14 @@ pub fn law(name: &str) -> Option<&'static Law> {
     all_laws().into_iter().find(|l| l.name == name)
 }
 
-/// (switch, scenario, law) for every switch a scenario's law must fail with,
-/// in scenario order: the switch table of SPEC section 7.
+/// (switch, scenario, law) for every switch a scenario catches and each of its
+/// laws that switch breaks, in scenario order: the switch table of SPEC section 7.
 pub fn switch_laws() -> Vec<(Switch, &'static ScenarioDef, &'static Law)> {
-    SCENARIOS.iter().flat_map(|s| s.laws.iter().flat_map(move |j| j.broken_by.iter().map(move |w| (*w, *s, j.law)))).collect()
+    let caught = |s: &'static ScenarioDef, l: &'static Law| l.broken_by.iter().filter(move |w| s.catches.contains(w)).map(move |w| (*w, s, l));
+    SCENARIOS.iter().flat_map(|s| s.laws.iter().flat_map(move |l| caught(s, l))).collect()
 }
 
 /// The scenarios whose laws catch one of `switches`, in scenario order.
 pub fn scenarios_for(switches: &[Switch]) -> Vec<&'static ScenarioDef> {
-    SCENARIOS.iter().copied().filter(|s| s.laws.iter().any(|j| j.broken_by.iter().any(|w| switches.contains(w)))).collect()
+    SCENARIOS.iter().copied().filter(|s| s.catches.iter().any(|w| switches.contains(w))).collect()
 }

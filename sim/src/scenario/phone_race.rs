@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use ftw_phone::Transport;
 
-use super::def::{broken, judge, RunReport, ScenarioDef};
+use super::def::{RunReport, ScenarioDef};
 use crate::drive::app::phone::{PhoneApp, SessionRecord};
 use crate::drive::system::{build, network_at, phone_app, record_fleet_counters, summary, SessionSummary, Setup};
 use crate::kinds;
@@ -379,12 +379,13 @@ pub const PHONE_RACE: ScenarioDef = ScenarioDef {
         stand_in: None,
     },
     laws: &[
-        judge(&laws::NEVER_TWO_SESSIONS),
-        judge(&laws::WS_AFTER_250MS_WITHOUT_UDP),
-        broken(&laws::QUIC_BACK_WITHIN_A_DAY, &[Switch::WsFirstCancelsProbe, Switch::LosingDialCancelled]),
-        judge(&laws::MEMORY_PER_NETWORK),
-        judge(&laws::WS_AT_ONCE_WHEN_REFUSED),
+        &laws::NEVER_TWO_SESSIONS,
+        &laws::WS_AFTER_250MS_WITHOUT_UDP,
+        &laws::QUIC_BACK_WITHIN_A_DAY,
+        &laws::MEMORY_PER_NETWORK,
+        &laws::WS_AT_ONCE_WHEN_REFUSED,
     ],
+    catches: &[Switch::WsFirstCancelsProbe, Switch::LosingDialCancelled],
     run,
 };
 
@@ -409,7 +410,8 @@ pub const DEMOTION_EXPIRY: ScenarioDef = ScenarioDef {
         fleet_routing: true,
         ..Domain::DEFAULT
     },
-    laws: &[judge(&laws::NEVER_TWO_SESSIONS), judge(&laws::DEMOTED_GOES_WS_FIRST), broken(&laws::QUIC_FIRST_AFTER_DEMOTION, &[Switch::WsFirstCancelsProbe])],
+    laws: &[&laws::NEVER_TWO_SESSIONS, &laws::DEMOTED_GOES_WS_FIRST, &laws::QUIC_FIRST_AFTER_DEMOTION],
+    catches: &[Switch::WsFirstCancelsProbe],
     run: run_demotion_expiry,
 };
 
@@ -420,6 +422,7 @@ pub const QUIC_REFUSED: ScenarioDef = ScenarioDef {
     // Three races against a cloud without a QUIC door: the phone's leg delay
     // only (the law times the WebSocket's handshake exactly).
     domain: Domain { kinds: &[Kind::Delay], one_way_min_ms: 1, one_way_max_ms: 120, hosts: &[Host::Phone], test_cases: 8, ..Domain::DEFAULT },
-    laws: &[judge(&laws::NEVER_TWO_SESSIONS), broken(&laws::WS_AT_ONCE_WHEN_REFUSED, &[Switch::RefusedWaitsForLead])],
+    laws: &[&laws::NEVER_TWO_SESSIONS, &laws::WS_AT_ONCE_WHEN_REFUSED],
+    catches: &[Switch::RefusedWaitsForLead],
     run: run_quic_refused,
 };

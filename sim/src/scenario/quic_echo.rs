@@ -11,7 +11,7 @@ use std::time::Duration;
 
 use bytes::Bytes;
 
-use super::def::{judge, RunReport, ScenarioDef};
+use super::def::{RunReport, ScenarioDef};
 use super::idle_out;
 use crate::drive::build::{client_quic, serve_quic};
 use crate::drive::quic::{Lost, QuicConn, QuicEvent};
@@ -268,7 +268,8 @@ pub const QUIC_ECHO: ScenarioDef = ScenarioDef {
     name: "quic-echo",
     about: "a phone behind a NAT and the cloud over real QUIC: ten stream echoes and datagrams, through the plan's faults",
     domain: Domain::DEFAULT,
-    laws: &[judge(&laws::ECHO_IN_ORDER), judge(&laws::ONE_CONNECTION), judge(&laws::DATAGRAMS_ECHOED), judge(&laws::CLEAN_CLOSE)],
+    laws: &[&laws::ECHO_IN_ORDER, &laws::ONE_CONNECTION, &laws::DATAGRAMS_ECHOED, &laws::CLEAN_CLOSE],
+    catches: &[],
     run,
 };
 
@@ -278,6 +279,7 @@ pub const QUIC_STREAM: ScenarioDef = ScenarioDef {
     about: "a 90 s streaming session at 1 Hz (stream messages and datagrams), as quic-echo",
     // A 90 s session: faults anywhere in it.
     domain: Domain { horizon_ms: 85_000, ..Domain::DEFAULT },
-    laws: &[judge(&laws::ECHO_IN_ORDER), judge(&laws::ONE_CONNECTION), judge(&laws::DATAGRAMS_ECHOED), judge(&laws::CLEAN_CLOSE)],
+    laws: &[&laws::ECHO_IN_ORDER, &laws::ONE_CONNECTION, &laws::DATAGRAMS_ECHOED, &laws::CLEAN_CLOSE],
+    catches: &[],
     run: run_stream,
 };

@@ -21,7 +21,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use super::def::{broken, judge, RunReport, ScenarioDef};
+use super::def::{RunReport, ScenarioDef};
 use super::uplink_laws;
 use crate::kinds;
 use crate::law::laws;
@@ -797,23 +797,31 @@ pub const SESSION: ScenarioDef = ScenarioDef {
         ..Domain::DEFAULT
     },
     laws: &[
-        judge(&laws::VALUES_ARE_SENT_VALUES),
-        judge(&laws::CMD_ROUND_TRIP),
-        judge(&laws::LIVE_GAP_NOT_VALUE),
-        judge(&laws::BLIND_RELAY),
-        judge(&laws::STREAMS_AFTER_HEAL),
-        broken(&laws::REPLAYED_DATAGRAM_DROPPED, &[Switch::DatagramReplayEndsSession]),
-        broken(&laws::STREAM_REPLAY_ENDS_SESSION, &[Switch::StreamReplayOnlyDropped]),
-        broken(&laws::NO_FALSE_REPLAY, &[Switch::ReplayWindow64]),
-        broken(&laws::LATE_LIVE_TABLE_KEPT, &[Switch::LateLiveTableDropped]),
-        broken(&laws::NOTHING_HELD_AFTER_END, &[Switch::BoxKeepsClosedSessions]),
-        judge(&laws::NOTHING_BROKEN_UNTAMPERED),
-        broken(&laws::DEMOTED_GOES_WS_FIRST, &[Switch::NoCloseDemotes]),
-        judge(&laws::MOVE_RECOVERS_WITHIN_PTO),
-        judge(&laws::MOVES_KEEP_THE_SESSION),
-        judge(&laws::BOX_CHALLENGE_IN_FIRST_FLIGHT),
-        judge(&laws::REJECTED_0RTT_LOSES_NOTHING),
-        judge(&laws::PHONE_NEVER_0RTT),
+        &laws::VALUES_ARE_SENT_VALUES,
+        &laws::CMD_ROUND_TRIP,
+        &laws::LIVE_GAP_NOT_VALUE,
+        &laws::BLIND_RELAY,
+        &laws::STREAMS_AFTER_HEAL,
+        &laws::REPLAYED_DATAGRAM_DROPPED,
+        &laws::STREAM_REPLAY_ENDS_SESSION,
+        &laws::NO_FALSE_REPLAY,
+        &laws::LATE_LIVE_TABLE_KEPT,
+        &laws::NOTHING_HELD_AFTER_END,
+        &laws::NOTHING_BROKEN_UNTAMPERED,
+        &laws::DEMOTED_GOES_WS_FIRST,
+        &laws::MOVE_RECOVERS_WITHIN_PTO,
+        &laws::MOVES_KEEP_THE_SESSION,
+        &laws::BOX_CHALLENGE_IN_FIRST_FLIGHT,
+        &laws::REJECTED_0RTT_LOSES_NOTHING,
+        &laws::PHONE_NEVER_0RTT,
+    ],
+    catches: &[
+        Switch::DatagramReplayEndsSession,
+        Switch::StreamReplayOnlyDropped,
+        Switch::ReplayWindow64,
+        Switch::LateLiveTableDropped,
+        Switch::BoxKeepsClosedSessions,
+        Switch::NoCloseDemotes,
     ],
     run,
 };
@@ -839,25 +847,8 @@ pub const BOX_RECONNECT: ScenarioDef = ScenarioDef {
         fleet_routing: true,
         ..Domain::DEFAULT
     },
-    laws: &[
-        judge(&laws::VALUES_ARE_SENT_VALUES),
-        judge(&laws::CMD_ROUND_TRIP),
-        judge(&laws::LIVE_GAP_NOT_VALUE),
-        judge(&laws::BLIND_RELAY),
-        judge(&laws::STREAMS_AFTER_HEAL),
-        judge(&laws::REPLAYED_DATAGRAM_DROPPED),
-        judge(&laws::STREAM_REPLAY_ENDS_SESSION),
-        judge(&laws::NO_FALSE_REPLAY),
-        judge(&laws::LATE_LIVE_TABLE_KEPT),
-        judge(&laws::NOTHING_HELD_AFTER_END),
-        judge(&laws::NOTHING_BROKEN_UNTAMPERED),
-        judge(&laws::DEMOTED_GOES_WS_FIRST),
-        judge(&laws::MOVE_RECOVERS_WITHIN_PTO),
-        judge(&laws::MOVES_KEEP_THE_SESSION),
-        broken(&laws::BOX_CHALLENGE_IN_FIRST_FLIGHT, &[Switch::BoxWaitsForHandshake]),
-        broken(&laws::REJECTED_0RTT_LOSES_NOTHING, &[Switch::RejectedZeroRttNotResent]),
-        broken(&laws::PHONE_NEVER_0RTT, &[Switch::PhoneUsesZeroRtt]),
-    ],
+    laws: &[&laws::VALUES_ARE_SENT_VALUES, &laws::CMD_ROUND_TRIP, &laws::LIVE_GAP_NOT_VALUE, &laws::BLIND_RELAY, &laws::STREAMS_AFTER_HEAL, &laws::REPLAYED_DATAGRAM_DROPPED, &laws::STREAM_REPLAY_ENDS_SESSION, &laws::NO_FALSE_REPLAY, &laws::LATE_LIVE_TABLE_KEPT, &laws::NOTHING_HELD_AFTER_END, &laws::NOTHING_BROKEN_UNTAMPERED, &laws::DEMOTED_GOES_WS_FIRST, &laws::MOVE_RECOVERS_WITHIN_PTO, &laws::MOVES_KEEP_THE_SESSION, &laws::BOX_CHALLENGE_IN_FIRST_FLIGHT, &laws::REJECTED_0RTT_LOSES_NOTHING, &laws::PHONE_NEVER_0RTT],
+    catches: &[Switch::BoxWaitsForHandshake, Switch::RejectedZeroRttNotResent, Switch::PhoneUsesZeroRtt],
     run,
 };
 
@@ -883,25 +874,8 @@ pub const SESSION_MOVES: ScenarioDef = ScenarioDef {
         fleet_routing: true,
         ..Domain::DEFAULT
     },
-    laws: &[
-        judge(&laws::VALUES_ARE_SENT_VALUES),
-        judge(&laws::CMD_ROUND_TRIP),
-        judge(&laws::LIVE_GAP_NOT_VALUE),
-        judge(&laws::BLIND_RELAY),
-        judge(&laws::STREAMS_AFTER_HEAL),
-        judge(&laws::REPLAYED_DATAGRAM_DROPPED),
-        judge(&laws::STREAM_REPLAY_ENDS_SESSION),
-        judge(&laws::NO_FALSE_REPLAY),
-        judge(&laws::LATE_LIVE_TABLE_KEPT),
-        judge(&laws::NOTHING_HELD_AFTER_END),
-        judge(&laws::NOTHING_BROKEN_UNTAMPERED),
-        judge(&laws::DEMOTED_GOES_WS_FIRST),
-        broken(&laws::MOVE_RECOVERS_WITHIN_PTO, &[Switch::MtudOnUnvalidatedPath]),
-        broken(&laws::MOVES_KEEP_THE_SESSION, &[Switch::NoRouting]),
-        judge(&laws::BOX_CHALLENGE_IN_FIRST_FLIGHT),
-        judge(&laws::REJECTED_0RTT_LOSES_NOTHING),
-        judge(&laws::PHONE_NEVER_0RTT),
-    ],
+    laws: &[&laws::VALUES_ARE_SENT_VALUES, &laws::CMD_ROUND_TRIP, &laws::LIVE_GAP_NOT_VALUE, &laws::BLIND_RELAY, &laws::STREAMS_AFTER_HEAL, &laws::REPLAYED_DATAGRAM_DROPPED, &laws::STREAM_REPLAY_ENDS_SESSION, &laws::NO_FALSE_REPLAY, &laws::LATE_LIVE_TABLE_KEPT, &laws::NOTHING_HELD_AFTER_END, &laws::NOTHING_BROKEN_UNTAMPERED, &laws::DEMOTED_GOES_WS_FIRST, &laws::MOVE_RECOVERS_WITHIN_PTO, &laws::MOVES_KEEP_THE_SESSION, &laws::BOX_CHALLENGE_IN_FIRST_FLIGHT, &laws::REJECTED_0RTT_LOSES_NOTHING, &laws::PHONE_NEVER_0RTT],
+    catches: &[Switch::MtudOnUnvalidatedPath, Switch::NoRouting],
     run: run_moves,
 };
 
@@ -910,7 +884,8 @@ pub const UNPAIRED: ScenarioDef = ScenarioDef {
     name: "unpaired",
     about: "a phone the cloud has not paired: 4403, no byte of box data",
     domain: Domain { fleet: true, fleet_routing: true, ..Domain::DEFAULT },
-    laws: &[judge(&laws::UNPAIRED_4403), judge(&laws::NO_BOX_BYTES), judge(&laws::SERVICE_CLOSE_KEEPS_QUIC)],
+    laws: &[&laws::UNPAIRED_4403, &laws::NO_BOX_BYTES, &laws::SERVICE_CLOSE_KEEPS_QUIC],
+    catches: &[],
     run: run_unpaired,
 };
 
@@ -919,7 +894,8 @@ pub const SESSIONS_OFF: ScenarioDef = ScenarioDef {
     name: "sessions-off",
     about: "the cloud's sessions are off: the door finishes the handshake and closes with 1013",
     domain: Domain { fleet: true, fleet_routing: true, ..Domain::DEFAULT },
-    laws: &[judge(&laws::SESSIONS_OFF_1013), broken(&laws::SERVICE_CLOSE_KEEPS_QUIC, &[Switch::EveryCloseDemotes])],
+    laws: &[&laws::SESSIONS_OFF_1013, &laws::SERVICE_CLOSE_KEEPS_QUIC],
+    catches: &[Switch::EveryCloseDemotes],
     run: run_sessions_off,
 };
 

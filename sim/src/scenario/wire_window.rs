@@ -23,7 +23,7 @@ use std::time::Duration;
 use rand::{Rng, RngCore};
 use rand_chacha::ChaCha20Rng;
 
-use super::def::{broken, judge, RunReport, ScenarioDef};
+use super::def::{RunReport, ScenarioDef};
 use crate::law::laws;
 use crate::law::Check;
 use crate::world::domain::Domain;
@@ -351,11 +351,8 @@ pub const WIRE_WINDOW: ScenarioDef = ScenarioDef {
     name: "wire-window",
     about: "a box session's transport messages opened at the replay window's edges, with copies, forgeries and frames at every bucket's edge: no network",
     domain: Domain::NO_NETWORK,
-    laws: &[
-        broken(&laws::OPENS_ONCE_FORGED_NEVER, &[Switch::ForgedMarksWindow]),
-        broken(&laws::NO_FALSE_REPLAY, &[Switch::ReplayWindow64]),
-        judge(&laws::FRAME_TAKES_ITS_BUCKET),
-    ],
+    laws: &[&laws::OPENS_ONCE_FORGED_NEVER, &laws::NO_FALSE_REPLAY, &laws::FRAME_TAKES_ITS_BUCKET],
+    catches: &[Switch::ForgedMarksWindow, Switch::ReplayWindow64],
     run,
 };
 

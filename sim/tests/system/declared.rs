@@ -4,7 +4,7 @@
 use std::collections::BTreeSet;
 
 use ftw_sim::law::laws;
-use ftw_sim::scenario::{self, def::judge, Check, RunReport, ScenarioDef, SCENARIOS};
+use ftw_sim::scenario::{self, Check, RunReport, ScenarioDef, SCENARIOS};
 use ftw_sim::world::domain::Domain;
 use ftw_sim::world::switch::Switch;
 use ftw_sim::world::topology::RunSpec;
@@ -20,14 +20,14 @@ fn emits_echo_in_order(spec: &RunSpec) -> RunReport {
 #[should_panic(expected = "which its definition does not declare")]
 fn a_run_that_checks_an_undeclared_law_is_refused() {
     const DEF: ScenarioDef =
-        ScenarioDef { name: "test-undeclared", about: "", domain: Domain::DEFAULT, laws: &[judge(&laws::CLEAN_CLOSE)], run: emits_echo_in_order };
+        ScenarioDef { name: "test-undeclared", about: "", domain: Domain::DEFAULT, laws: &[&laws::CLEAN_CLOSE], catches: &[], run: emits_echo_in_order };
     scenario::run_def(&DEF, &RunSpec::new("test-undeclared", RunSeed(1)));
 }
 
 #[test]
 fn a_run_that_checks_its_declared_laws_passes_the_guard() {
     const DEF: ScenarioDef =
-        ScenarioDef { name: "test-declared", about: "", domain: Domain::DEFAULT, laws: &[judge(&laws::ECHO_IN_ORDER)], run: emits_echo_in_order };
+        ScenarioDef { name: "test-declared", about: "", domain: Domain::DEFAULT, laws: &[&laws::ECHO_IN_ORDER], catches: &[], run: emits_echo_in_order };
     let r = scenario::run_def(&DEF, &RunSpec::new("test-declared", RunSeed(1)));
     // The universal laws first (`run`, `no-panic`), judged as laws like the others.
     let names: Vec<&str> = r.checks.iter().map(|c| c.law.name).collect();
@@ -48,8 +48,13 @@ fn names_are_unique_and_every_switch_breaks_a_declared_law() {
     }
     for s in SCENARIOS {
         assert!(!s.laws.is_empty(), "{} judges no law", s.name);
-        for j in s.laws {
-            assert!(scenario::law(j.law.name).is_some());
+        for l in s.laws {
+            assert!(scenario::law(l.name).is_some());
+        }
+        // A switch a scenario says it catches is one some law of its breaks:
+        // which switch breaks a law is said once, on the law.
+        for w in s.catches {
+            assert!(s.laws.iter().any(|l| l.broken_by.contains(w)), "{} says it catches {w}, which none of its laws is broken by", s.name);
         }
     }
 }

@@ -98,11 +98,11 @@ mod kind {
 const NONCE_LEN: usize = 16;
 
 pub const BOX: Reference = Reference {
-    law: Law {
-        name: "box-agrees-with-spec",
-        about: "the box, replayed against a reference written from the SPEC: session limit, pairing, lane-0 cadence, live sequence, commands, uplink backoff",
-    },
-    broken_by: &[Switch::BoxKeepsClosedSessions],
+    law: Law::new(
+        "box-agrees-with-spec",
+        "the box, replayed against a reference written from the SPEC: session limit, pairing, lane-0 cadence, live sequence, commands, uplink backoff",
+    )
+    .broken_by(&[Switch::BoxKeepsClosedSessions]),
     planted: &[],
     check,
 };

@@ -31,11 +31,7 @@ use crate::world::switch::Switch;
 use super::{Lockstep, Reference};
 
 pub const CARRIER: Reference = Reference {
-    law: Law {
-        name: "carrier-agrees-with-spec",
-        about: "every carrier verdict is the SPEC's: a datagram replay is dropped, a replay or broken message on a stream ends the session, nothing after the end (SPEC §4)",
-    },
-    broken_by: &[Switch::DatagramReplayEndsSession, Switch::StreamReplayOnlyDropped],
+    law: Law::new("carrier-agrees-with-spec", "every carrier verdict is the SPEC's: a datagram replay is dropped, a replay or broken message on a stream ends the session, nothing after the end (SPEC §4)").broken_by(&[Switch::DatagramReplayEndsSession, Switch::StreamReplayOnlyDropped]),
     planted: &[],
     check,
 };

@@ -99,12 +99,10 @@ fn proof(cloud_private: &Key, box_public: &Key, nonce: &[u8], box_id: &str) -> V
 }
 
 pub const CLOUD: Reference = Reference {
-    law: Law {
-        name: "cloud-agrees-with-spec",
-        about:
-            "the cloud, replayed against a reference written from the SPEC: pairing, close codes, the 10 s box wait, relay routing, blindness, state released",
-    },
-    broken_by: &[],
+    law: Law::new(
+        "cloud-agrees-with-spec",
+        "the cloud, replayed against a reference written from the SPEC: pairing, close codes, the 10 s box wait, relay routing, blindness, state released",
+    ),
     planted: &[],
     check,
 };

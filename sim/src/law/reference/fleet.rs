@@ -51,14 +51,14 @@ const CID_LEN: usize = 8;
 
 /// Law `fleet-agrees-with-spec`.
 pub const FLEET: Reference = Reference {
-    law: Law {
-        name: "fleet-agrees-with-spec",
-        about: "the reactor fleet decides, step by step, what SPEC section 5 says: the socket each datagram lands on (pin, kernel filter, \
+    law: Law::new(
+        "fleet-agrees-with-spec",
+        "the reactor fleet decides, step by step, what SPEC section 5 says: the socket each datagram lands on (pin, kernel filter, \
                 else the kernel's hash), the finite receive buffer, forwarding short headers (never long ones) for ids a reactor does not \
                 hold to the owner cid[0] % N as a copy, stale drops, pins claimed only by the 250 ms sweep (one per address change, at most \
                 512 per reactor) and released when their connection ends, and the counters",
-    },
-    broken_by: &[Switch::NoRouting, Switch::ForwardLongHeaders, Switch::ClaimPerPathReport, Switch::ForwardReference],
+    )
+    .broken_by(&[Switch::NoRouting, Switch::ForwardLongHeaders, Switch::ClaimPerPathReport, Switch::ForwardReference]),
     planted: &[],
     check,
 };

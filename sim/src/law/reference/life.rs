@@ -23,11 +23,7 @@ use ftw_phone::app::LifeAsk;
 use super::{Lockstep, Reference};
 
 pub const LIFE: Reference = Reference {
-    law: Law {
-        name: "life-agrees-with-spec",
-        about: "every app-life event (background, foreground, relaunch, clock jump) asks what SPEC section 6 says: 0.2 Hz hidden, 1 Hz in view, a reconnect after a silence longer than the 30 s NAT mapping and on relaunch",
-    },
-    broken_by: &[],
+    law: Law::new("life-agrees-with-spec", "every app-life event (background, foreground, relaunch, clock jump) asks what SPEC section 6 says: 0.2 Hz hidden, 1 Hz in view, a reconnect after a silence longer than the 30 s NAT mapping and on relaunch"),
     planted: &[],
     check,
 };

@@ -28,13 +28,10 @@ pub mod wire;
 
 use super::{Check, Law};
 use crate::world::journal::Entry;
-use crate::world::switch::Switch;
 
 /// A reference model and the law it judges.
 pub struct Reference {
     pub law: Law,
-    /// The bug switches that make its model disagree (shown in the rule table).
-    pub broken_by: &'static [Switch],
     /// The bugs planted in the world for a test that make it fail (the world's
     /// references, whose elements have no bug switch: `crate::world::plant`).
     pub planted: &'static [crate::world::plant::Bug],

@@ -31,11 +31,7 @@ use crate::world::plant::Bug;
 use super::{differs, Lockstep, Reference, R};
 
 pub const NAT: Reference = Reference {
-    law: Law {
-        name: "nat-agrees-with-spec",
-        about: "every NAT decision (map, refresh, expire, filter, rebind; UDP and TCP) is the one docs/network-and-tcp.md and RFC 4787 / RFC 5382 give: endpoint-independent mapping, filtering to the remotes a mapping sent to, 30 s UDP, 2 h 4 min / 4 min TCP",
-    },
-    broken_by: &[],
+    law: Law::new("nat-agrees-with-spec", "every NAT decision (map, refresh, expire, filter, rebind; UDP and TCP) is the one docs/network-and-tcp.md and RFC 4787 / RFC 5382 give: endpoint-independent mapping, filtering to the remotes a mapping sent to, 30 s UDP, 2 h 4 min / 4 min TCP"),
     planted: &[Bug::NatRebindKeepsOldPort, Bug::NatTcpNeverEstablished, Bug::NatKeepsLeftHost],
     check,
 };

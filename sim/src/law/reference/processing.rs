@@ -24,11 +24,7 @@ use crate::world::plant::Bug;
 use super::{differs, Lockstep, Reference, R};
 
 pub const PROCESSING: Reference = Reference {
-    law: Law {
-        name: "processing-agrees-with-spec",
-        about: "each datagram's service time at its host is the plan's (uniform over the spread of the UDP or TCP median: its mean the median, both ends of the spread reached; ten times it while the host is slow), pipelined, never ahead of the datagram before it (docs/fault-plans.md)",
-    },
-    broken_by: &[],
+    law: Law::new("processing-agrees-with-spec", "each datagram's service time at its host is the plan's (uniform over the spread of the UDP or TCP median: its mean the median, both ends of the spread reached; ten times it while the host is slow), pipelined, never ahead of the datagram before it (docs/fault-plans.md)"),
     planted: &[Bug::ProcessingReorders],
     check,
 };

@@ -51,11 +51,7 @@ const WINDOW_MS: u64 = 60 * 1000;
 const GIVE_UP_MS: u64 = 10 * 1000;
 
 pub const RACE: Reference = Reference {
-    law: Law {
-        name: "race-agrees-with-spec",
-        about: "the phone's race, memory, demotion and learning dial decide what SPEC section 4 says on every input: which transport goes first, when the second starts, one session, what is remembered and demoted",
-    },
-    broken_by: &[Switch::WsFirstCancelsProbe, Switch::EveryCloseDemotes, Switch::NoCloseDemotes, Switch::LosingDialCancelled, Switch::RefusedWaitsForLead],
+    law: Law::new("race-agrees-with-spec", "the phone's race, memory, demotion and learning dial decide what SPEC section 4 says on every input: which transport goes first, when the second starts, one session, what is remembered and demoted").broken_by(&[Switch::WsFirstCancelsProbe, Switch::EveryCloseDemotes, Switch::NoCloseDemotes, Switch::LosingDialCancelled, Switch::RefusedWaitsForLead]),
     planted: &[],
     check,
 };

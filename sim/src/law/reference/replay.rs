@@ -27,11 +27,7 @@ use super::{Lockstep, Reference};
 pub const WINDOW: u64 = 1024;
 
 pub const REPLAY: Reference = Reference {
-    law: Law {
-        name: "replay-window-agrees-with-spec",
-        about: "every seq a receive window judged got the SPEC's answer: accepted iff never accepted before and not older than the 1024 seqs ending at the highest accepted (SPEC §2, §4, §6)",
-    },
-    broken_by: &[Switch::ReplayWindow64],
+    law: Law::new("replay-window-agrees-with-spec", "every seq a receive window judged got the SPEC's answer: accepted iff never accepted before and not older than the 1024 seqs ending at the highest accepted (SPEC §2, §4, §6)").broken_by(&[Switch::ReplayWindow64]),
     planted: &[],
     check,
 };

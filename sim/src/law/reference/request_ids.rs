@@ -16,11 +16,10 @@ use crate::world::journal::{Entry, Step};
 use super::{Lockstep, Reference};
 
 pub const REQUEST_IDS: Reference = Reference {
-    law: Law {
-        name: "request-ids-distinct",
-        about: "each request of one phone session (hello, cmd) carries its own envelope id, so each reply echoing it names one request (SPEC section 2)",
-    },
-    broken_by: &[],
+    law: Law::new(
+        "request-ids-distinct",
+        "each request of one phone session (hello, cmd) carries its own envelope id, so each reply echoing it names one request (SPEC section 2)",
+    ),
     planted: &[],
     check,
 };

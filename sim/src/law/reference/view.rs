@@ -31,11 +31,7 @@ use ftw_phone::view::LiveOutcome;
 use super::{Lockstep, Reference};
 
 pub const VIEW: Reference = Reference {
-    law: Law {
-        name: "view-agrees-with-spec",
-        about: "after every live and hb the view shows what the SPEC says: a late live's newer table kept with the newer values (Freshness case 17), a gap never a value, never back (SPEC §3, §4)",
-    },
-    broken_by: &[Switch::LateLiveTableDropped],
+    law: Law::new("view-agrees-with-spec", "after every live and hb the view shows what the SPEC says: a late live's newer table kept with the newer values (Freshness case 17), a gap never a value, never back (SPEC §3, §4)").broken_by(&[Switch::LateLiveTableDropped]),
     planted: &[],
     check,
 };

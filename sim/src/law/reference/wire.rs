@@ -33,11 +33,7 @@ use snow::resolvers::{CryptoResolver, DefaultResolver};
 use super::{differs, Lockstep, Reference, R};
 
 pub const WIRE: Reference = Reference {
-    law: Law {
-        name: "wire-agrees-with-spec",
-        about: "every box-session frame on the wire, opened with its key, has version 1, rsvd 0, its type's lane, the session's one lane-0 bucket or the smallest lane-1 step that holds it, zero padding, a true length and TRUNC exactly when the message did not fit whole; every QUIC stream message its varint length; every datagram an hb or a live (SPEC §2, §3)",
-    },
-    broken_by: &[],
+    law: Law::new("wire-agrees-with-spec", "every box-session frame on the wire, opened with its key, has version 1, rsvd 0, its type's lane, the session's one lane-0 bucket or the smallest lane-1 step that holds it, zero padding, a true length and TRUNC exactly when the message did not fit whole; every QUIC stream message its varint length; every datagram an hb or a live (SPEC §2, §3)"),
     planted: &[Bug::WirePadNotZeroed, Bug::WireAckOnBulkLane, Bug::WireTruncOnWholeDelta, Bug::WireAckAsDatagram, Bug::WireVarintCountsItself],
     check,
 };

@@ -45,11 +45,7 @@ use crate::world::plant::Bug;
 use super::{differs, Lockstep, Reference, R};
 
 pub const LINK: Reference = Reference {
-    law: Law {
-        name: "link-agrees-with-spec",
-        about: "every datagram a leg carried met its plan: outages, MTU, one-way delay plus jitter, a held datagram let go behind the reorder_k-th later one or on its own after reorder_hold_max_ms, and the shares lost, duplicated and held within the binomial bounds of the plan's rates (docs/fault-plans.md)",
-    },
-    broken_by: &[],
+    law: Law::new("link-agrees-with-spec", "every datagram a leg carried met its plan: outages, MTU, one-way delay plus jitter, a held datagram let go behind the reorder_k-th later one or on its own after reorder_hold_max_ms, and the shares lost, duplicated and held within the binomial bounds of the plan's rates (docs/fault-plans.md)"),
     planted: &[Bug::LossDoubled, Bug::JitterDoubled],
     check,
 };
