@@ -99,7 +99,7 @@ impl fmt::Display for Signature {
 /// The signature of `law` failing in a run of `scenario`.
 pub fn of_run(scenario: &str, law: &str, report: &RunReport) -> Signature {
     let journal = &report.outcome.journal;
-    let reason = match REFERENCES.iter().find(|r| r.law.name == law).and_then(|r| (r.check)(journal)) {
+    let reason = match REFERENCES.iter().find(|r| r.law.name == law).and_then(|r| r.lockstep(journal)) {
         Some(Lockstep::Differs { index, .. }) if index < journal.len() => Reason::Step(step_kind(&journal[index].step)),
         _ => Reason::Law,
     };

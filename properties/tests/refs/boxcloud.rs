@@ -27,7 +27,7 @@ fn journal(scenario: &str, seed: u64) -> Vec<Entry> {
 }
 
 fn agreed(r: &Reference, j: &[Entry], what: &str) -> usize {
-    match (r.check)(j) {
+    match r.lockstep(j) {
         Some(Lockstep::Agreed { steps }) => steps,
         other => panic!("{what}: {} {other:?}", r.law.name),
     }
@@ -78,7 +78,7 @@ fn agree_on_races() {
 /// Where `f` finds a step to alter, alter it and expect `r` to differ exactly there.
 fn planted(r: &Reference, mut j: Vec<Entry>, f: impl Fn(&mut Step) -> bool) -> usize {
     let index = j.iter_mut().position(|e| f(&mut e.step)).expect("a step to alter");
-    match (r.check)(&j) {
+    match r.lockstep(&j) {
         Some(Lockstep::Differs { index: i, .. }) => assert_eq!(i, index, "{} differs at the altered step", r.law.name),
         other => panic!("{} missed the altered step #{index}: {other:?}", r.law.name),
     }
@@ -175,7 +175,7 @@ fn a_message_corrupted_toward_the_box_never_opens() {
     let note = BoxNote::Cmd { chan, id: Some(2), cmd_id: "c2".into(), op: "site.mode.set".into(), not_valid_after_ms: u64::MAX };
     let at = j[up].clone();
     j.insert(up + 1, Entry { step: Step::Box(BoxStep::Note(note)), ..at });
-    match (r#box::BOX.check)(&j) {
+    match r#box::BOX.lockstep(&j) {
         Some(Lockstep::Differs { index, .. }) => assert_eq!(index, up + 1, "differs at the planted read"),
         other => panic!("the box reference missed a corrupted message that opened: {other:?}"),
     }

@@ -28,7 +28,7 @@ fn journal_of(scenario: &str, seed: u64) -> Vec<Entry> {
 }
 
 fn judged(journal: &[Entry]) -> Lockstep {
-    (FLEET.check)(journal).expect("the journal has fleet steps")
+    FLEET.lockstep(journal).expect("the journal has fleet steps")
 }
 
 /// Every fleet scenario, drawn cases (faults, reactor counts, routing): the
@@ -51,7 +51,7 @@ fn agrees_on_drawn_cases_of_every_fleet_scenario() {
 fn not_judged_without_a_fleet() {
     let j = journal_of("quic-echo", 1);
     assert!(j.iter().all(|e| !matches!(e.step, Step::Fleet(_))));
-    assert_eq!((FLEET.check)(&j), None);
+    assert_eq!(FLEET.lockstep(&j), None);
 }
 
 fn fleet_step(e: &mut Entry) -> Option<&mut FleetStep> {

@@ -6,41 +6,92 @@
 
 pub mod laws;
 pub mod reference;
+pub mod seen;
 
+use crate::drive::system::SessionSummary;
+use crate::world::journal::Entry;
 use crate::world::switch::Switch;
 
 /// A law a run is judged by, declared once: its name (what users type and the
-/// corpus records), the rule in words, and the bug switches that break it
-/// (SPEC section 7: each shown by a test, and caught by every scenario that
-/// lists it in its `catches`).
-#[derive(Debug, PartialEq, Eq)]
+/// corpus records), the rule in words, how it is judged (over which typed
+/// observation, by which function), and the bug switches that break it (SPEC
+/// section 7: each shown by a test, and caught by every scenario that lists it
+/// in its `catches`).
+#[derive(Debug)]
 pub struct Law {
     pub name: &'static str,
     pub about: &'static str,
+    pub judge: Judge,
     pub broken_by: &'static [Switch],
 }
 
+/// Laws are one by name (`scenario::all_laws` holds the names unique: tested).
+impl PartialEq for Law {
+    fn eq(&self, other: &Law) -> bool {
+        self.name == other.name
+    }
+}
+
+impl Eq for Law {}
+
 impl Law {
-    /// A law no known switch breaks.
+    /// A law judged by the one scenario that declares it, which no known switch breaks.
     pub const fn new(name: &'static str, about: &'static str) -> Law {
-        Law { name, about, broken_by: &[] }
+        Law { name, about, judge: Judge::Own, broken_by: &[] }
     }
 
     /// The same law, broken by `switches`.
     pub const fn broken_by(self, switches: &'static [Switch]) -> Law {
         Law { broken_by: switches, ..self }
     }
+
+    /// The same law, judged by `judge`.
+    pub const fn judged(self, judge: Judge) -> Law {
+        Law { judge, ..self }
+    }
+}
+
+/// What a judge rules: whether the law held, and what it saw, in words.
+pub type Ruling = (bool, String);
+
+/// How a law is judged: over which typed observation, by which function. One
+/// run (`scenario::run`) judges every law its scenario declares this way.
+#[derive(Debug, Clone, Copy)]
+pub enum Judge {
+    /// The universal laws, from the run's outcome (`RunReport::new`).
+    Outcome,
+    /// By its one scenario, over what only that scenario observes: the
+    /// scenario's run returns its check.
+    Own,
+    /// Over the stream's echo ([`seen::Echo`]).
+    Echo(fn(&seen::Echo) -> Ruling),
+    /// Over the connections the cloud accepted ([`seen::Accepted`]).
+    Accepted(fn(&seen::Accepted) -> Ruling),
+    /// Over the close the cloud saw ([`seen::Close`]).
+    Close(fn(&seen::Close) -> Ruling),
+    /// Over what is held once the phone has gone ([`seen::Held`]).
+    Held(fn(&seen::Held) -> Ruling),
+    /// Over the replays refused and made ([`seen::Replays`]).
+    Replays(fn(&seen::Replays) -> Ruling),
+    /// Over the phone's sessions ([`seen::Sessions`]).
+    Sessions(fn(&seen::Sessions) -> Ruling),
+    /// Over the whole system's summary.
+    System(fn(&SessionSummary) -> Ruling),
+    /// A reference model in lockstep over the run's journal (`None`: its
+    /// model took no part in the run).
+    Journal(fn(&[Entry]) -> Option<reference::Lockstep>),
 }
 
 /// The law every run judges first: the run itself ends without an error (a
 /// host's task failing, the world's limit reached).
-pub const RUN: Law = Law::new("run", "the run completes: no host fails and the world ends within its limit");
+pub const RUN: Law = Law::new("run", "the run completes: no host fails and the world ends within its limit").judged(Judge::Outcome);
 
 /// The law every run judges too: no panic. A model's own assertion, a
 /// driver's `expect`: anything that unwinds out of a run is caught and fails
 /// this law with its message and location (`world::panic`).
 pub const NO_PANIC: Law = Law::new("no-panic", "nothing panics during a run: a model's own assertion firing is a finding, with its message and location")
-    .broken_by(&[Switch::PinGaugeDrift]);
+    .broken_by(&[Switch::PinGaugeDrift])
+    .judged(Judge::Outcome);
 
 /// The laws every scenario judges, besides its own.
 pub const UNIVERSAL: &[&Law] = &[&RUN, &NO_PANIC];

@@ -38,6 +38,7 @@ use super::def::{RunReport, ScenarioDef};
 use super::lane0_picture::Picture;
 use crate::drive::app::r#box::{config_step, jot, jot_notes, jot_output, jot_redial};
 use crate::law::laws;
+use crate::law::reference;
 use crate::law::Check;
 use crate::world::domain::Domain;
 use crate::world::host::{addr, BOX};
@@ -454,7 +455,7 @@ pub const BOX_DOOR: ScenarioDef = ScenarioDef {
     name: "box-door",
     about: "the box's door for phone sessions at its limits (seven phones, five paired, strangers, reopened channels, uplink drops), no network",
     domain: Domain::NO_NETWORK,
-    laws: &[&laws::NOTHING_HELD_AFTER_END, &laws::LANE0_PICTURE_CURRENT],
+    laws: &[&laws::NOTHING_HELD_AFTER_END, &laws::LANE0_PICTURE_CURRENT, &reference::r#box::BOX.law, &reference::request_ids::REQUEST_IDS.law],
     catches: &[Switch::BoxKeepsClosedSessions],
     run,
 };

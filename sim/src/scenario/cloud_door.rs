@@ -37,6 +37,7 @@ use super::def::{RunReport, ScenarioDef};
 use crate::drive::app::cloud::{config_step as cloud_config, jot as cloud_jot, jot_notes as cloud_notes, jot_transmit};
 use crate::drive::app::r#box::{config_step, jot, jot_notes, jot_output, jot_redial};
 use crate::law::laws;
+use crate::law::reference;
 use crate::law::Check;
 use crate::world::domain::Domain;
 use crate::world::host::{addr, CLOUD};
@@ -541,7 +542,7 @@ pub const CLOUD_DOOR: ScenarioDef = ScenarioDef {
     name: "cloud-door",
     about: "the cloud's doors and relay at their limits (two boxes, five phones, strangers, links ending from either side, every deadline), real models over in-memory links, no network",
     domain: Domain::NO_NETWORK,
-    laws: &[&laws::NOTHING_HELD_AFTER_END],
+    laws: &[&laws::NOTHING_HELD_AFTER_END, &reference::r#box::BOX.law, &reference::cloud::CLOUD.law, &reference::request_ids::REQUEST_IDS.law],
     catches: &[],
     run,
 };

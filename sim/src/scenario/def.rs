@@ -2,6 +2,7 @@
 //! words, domain, laws, the switches it catches, run function), and what a run
 //! ends in ([`RunReport`], [`Verdict`]).
 
+use crate::law::seen::Seen;
 use crate::law::{Check, Law, NO_PANIC, RUN, UNIVERSAL};
 use crate::world::domain::Domain;
 use crate::world::switch::Switch;
@@ -30,11 +31,13 @@ impl ScenarioDef {
     }
 }
 
-/// A run's outcome and its checks.
+/// A run's outcome, its checks, and what it saw for the laws several
+/// scenarios judge.
 #[derive(Debug)]
 pub struct RunReport {
     pub outcome: RunOutcome,
     pub checks: Vec<Check>,
+    pub seen: Seen,
 }
 
 /// Pass, or the first law that failed.
@@ -53,14 +56,19 @@ impl RunReport {
             Err(e) => Check { law: &RUN, ok: false, detail: e.clone() },
         };
         let no_panic = Check { law: &NO_PANIC, ok: true, detail: "nothing panicked".into() };
-        RunReport { outcome, checks: [run, no_panic].into_iter().chain(checks).collect() }
+        RunReport { outcome, checks: [run, no_panic].into_iter().chain(checks).collect(), seen: Seen::default() }
     }
 
     /// The report of a run that unwound: the trace up to the panic, and the
     /// failed `no-panic` check carrying the panic's message and location.
     pub fn panicked(outcome: RunOutcome, panic: String) -> Self {
         let run = Check { law: &RUN, ok: true, detail: "the run stopped at a panic".into() };
-        RunReport { outcome, checks: vec![run, Check { law: &NO_PANIC, ok: false, detail: panic }] }
+        RunReport { outcome, checks: vec![run, Check { law: &NO_PANIC, ok: false, detail: panic }], seen: Seen::default() }
+    }
+
+    /// The same report, with what the run saw for the laws several scenarios judge.
+    pub fn with(self, seen: Seen) -> Self {
+        RunReport { seen, ..self }
     }
 
     /// Pass, or the first law that failed (the universal laws first).

@@ -26,6 +26,7 @@ use crate::drive::link::{accept_quic, dial_quic, Link, LinkEvent};
 use crate::drive::quic::QuicEndpoint;
 use crate::kinds;
 use crate::law::laws;
+use crate::law::reference;
 use crate::law::Check;
 use crate::world::domain::{Domain, Kind, IMPAIRMENTS};
 use crate::world::host::{addr, Host};
@@ -288,7 +289,7 @@ pub const FLEET_PIN_FLOOD: ScenarioDef = ScenarioDef {
         stand_in: Some(crate::world::plan::QuicPlan::Patched),
         ..Domain::DEFAULT
     },
-    laws: &[&laws::PINS_WITHIN_CEILING, &laws::FORGED_MOVES_KEEP_CONNECTIONS],
+    laws: &[&laws::PINS_WITHIN_CEILING, &laws::FORGED_MOVES_KEEP_CONNECTIONS, &reference::fleet::FLEET.law, &reference::nat::NAT.law, &reference::link::LINK.law, &reference::processing::PROCESSING.law, &reference::wire::WIRE.law],
     catches: &[],
     run,
 };

@@ -27,6 +27,7 @@ use crate::drive::link::{accept_quic, close, dial_quic, put_varint, take_framed,
 use crate::drive::quic::{Lost, QuicEndpoint, QuicEvent};
 use crate::kinds;
 use crate::law::laws;
+use crate::law::reference;
 use crate::law::{Check, NO_PANIC};
 use crate::world::domain::{Domain, Kind, IMPAIRMENTS, MOVES};
 use crate::world::host::addr;
@@ -727,6 +728,11 @@ pub const FLEET_MIGRATE: ScenarioDef = ScenarioDef {
         &laws::ONE_PIN_PER_MOVE,
         &laws::FORWARDING_STOPS_AFTER_PIN,
         &laws::KERNEL_FILTER_FORWARDS_NOTHING,
+        &reference::fleet::FLEET.law,
+        &reference::nat::NAT.law,
+        &reference::link::LINK.law,
+        &reference::processing::PROCESSING.law,
+        &reference::wire::WIRE.law,
     ],
     catches: &[Switch::PinGaugeDrift, Switch::NoRouting, Switch::ForwardLongHeaders, Switch::ForwardReference, Switch::ClaimPerPathReport],
     run,
@@ -744,6 +750,11 @@ pub const FLEET_MIGRATE_KERNEL_FILTER: ScenarioDef = ScenarioDef {
         &laws::ONE_PIN_PER_MOVE,
         &laws::FORWARDING_STOPS_AFTER_PIN,
         &laws::KERNEL_FILTER_FORWARDS_NOTHING,
+        &reference::fleet::FLEET.law,
+        &reference::nat::NAT.law,
+        &reference::link::LINK.law,
+        &reference::processing::PROCESSING.law,
+        &reference::wire::WIRE.law,
     ],
     catches: &[],
     run: run_kernel_filter,
@@ -762,6 +773,11 @@ pub const FLEET_STILL: ScenarioDef = ScenarioDef {
         &laws::FORWARDING_STOPS_AFTER_PIN,
         &laws::KERNEL_FILTER_FORWARDS_NOTHING,
         &laws::STILL_FLEET_QUIET,
+        &reference::fleet::FLEET.law,
+        &reference::nat::NAT.law,
+        &reference::link::LINK.law,
+        &reference::processing::PROCESSING.law,
+        &reference::wire::WIRE.law,
     ],
     catches: &[],
     run: run_still,
@@ -774,7 +790,16 @@ pub const FLEET_RESUME: ScenarioDef = ScenarioDef {
     // Laws about exact round trips: only the default link holds them; timed
     // faults after the reconnect would test something else.
     domain: Domain { kinds: &[], fleet: true, ..Domain::DEFAULT },
-    laws: &[&laws::CLOSE_CODE_ARRIVES, &laws::BOX_RESUMES_0RTT, &laws::PHONE_FULL_HANDSHAKE],
+    laws: &[
+        &laws::CLOSE_CODE_ARRIVES,
+        &laws::BOX_RESUMES_0RTT,
+        &laws::PHONE_FULL_HANDSHAKE,
+        &reference::fleet::FLEET.law,
+        &reference::nat::NAT.law,
+        &reference::link::LINK.law,
+        &reference::processing::PROCESSING.law,
+        &reference::wire::WIRE.law,
+    ],
     catches: &[],
     run: run_resume,
 };

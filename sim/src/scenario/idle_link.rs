@@ -11,6 +11,7 @@ use super::idle_out;
 use crate::drive::build::{client_quic, serve_quic};
 use crate::drive::quic::QuicEvent;
 use crate::law::laws;
+use crate::law::reference;
 use crate::law::Check;
 use crate::world::domain::{Domain, Kind};
 use crate::world::host::addr;
@@ -128,7 +129,7 @@ pub const IDLE_LINK: ScenarioDef = ScenarioDef {
     about: "a phone and a box each hold a QUIC connection to the cloud for a simulated day: keepalives only",
     // A simulated day (2-3 s of wall time a case): faults anywhere in it, few cases.
     domain: Domain { horizon_ms: 86_000_000, test_cases: 2, ..Domain::DEFAULT },
-    laws: &[&laws::KEEPALIVE_HOLDS, &laws::ONE_CONNECTION],
+    laws: &[&laws::KEEPALIVE_HOLDS, &laws::ONE_CONNECTION, &reference::nat::NAT.law, &reference::link::LINK.law, &reference::processing::PROCESSING.law],
     catches: &[],
     run,
 };

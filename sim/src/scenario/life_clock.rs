@@ -26,6 +26,7 @@ use rand_chacha::ChaCha20Rng;
 use super::bench;
 use super::def::{RunReport, ScenarioDef};
 use crate::law::laws;
+use crate::law::reference;
 use crate::law::Check;
 use crate::world::domain::Domain;
 use crate::world::host::PHONE;
@@ -143,7 +144,7 @@ pub const LIFE_CLOCK: ScenarioDef = ScenarioDef {
     name: "life-clock",
     about: "the phone's app life (background, return, relaunch, clock jump) at and around SPEC section 6's 30 s NAT mapping: no network",
     domain: Domain::NO_NETWORK,
-    laws: &[&laws::NO_SESSION_PAST_ITS_MAPPING],
+    laws: &[&laws::NO_SESSION_PAST_ITS_MAPPING, &reference::life::LIFE.law],
     catches: &[],
     run,
 };

@@ -25,7 +25,7 @@ pub mod uplink_laws;
 pub mod wire_window;
 pub mod ws_echo;
 
-pub use crate::law::{Check, Law, UNIVERSAL};
+pub use crate::law::{Check, Judge, Law, UNIVERSAL};
 pub use def::{RunReport, ScenarioDef, Verdict};
 
 use crate::world::panic::{self, Panicked};
@@ -66,33 +66,53 @@ pub fn find(name: &str) -> Result<&'static ScenarioDef, String> {
     })
 }
 
-/// Run a spec and judge every law on it: the universal ones, the scenario's,
-/// then each reference model whose model took part (over the run's journal).
-/// A panic inside the run is caught and fails the law `no-panic`.
+/// Run a spec and judge it by its scenario's word: the universal laws, then
+/// every law the scenario declares, in the order it declares them (its own
+/// checks, the shared laws over what it saw, the reference models over the
+/// journal). A panic inside the run is caught and fails the law `no-panic`.
 pub fn run(spec: &RunSpec) -> Result<RunReport, String> {
     spec.plan.validate()?;
     let def = find(&spec.scenario)?;
-    let mut report = panic::catch(|| run_def(def, spec)).unwrap_or_else(panicked);
-    let references = crate::law::reference::judge(&report.outcome.journal);
-    report.checks.extend(references);
-    Ok(report)
+    Ok(panic::catch(|| run_def(def, spec)).unwrap_or_else(|p| panicked(def, p)))
 }
 
-/// The report of a run that panicked: the trace up to the panic, and the
-/// failed `no-panic` check carrying the panic's message and location.
-fn panicked(p: Panicked) -> RunReport {
+/// The report of a run that panicked: the trace up to the panic, the failed
+/// `no-panic` check carrying the panic's message and location, and the
+/// scenario's reference models over the journal so far.
+fn panicked(def: &ScenarioDef, p: Panicked) -> RunReport {
     let ended = crate::world::record::Ended { result: Ok(()), sim_elapsed: None, steps: 0 };
-    RunReport::panicked(crate::world::record::finish(ended, Default::default()), p.to_string())
+    let mut report = RunReport::panicked(crate::world::record::finish(ended, Default::default()), p.to_string());
+    let journal = &report.outcome.journal;
+    let references: Vec<Check> = def.laws.iter().filter_map(|l| crate::law::reference::check(l, journal)).collect();
+    report.checks.extend(references);
+    report
 }
 
-/// Run a scenario's definition, holding it to its word: a run that checks a
-/// law its definition does not declare is a bug in the scenario (panics).
+/// Run a scenario's definition and judge it by its word (see [`run`]), holding
+/// it to that word: a check of a law it does not declare, a check it wrote
+/// itself for a law judged over an observation, and a declared law over an
+/// observation its run did not make are bugs in the scenario (each panics).
 pub fn run_def(def: &ScenarioDef, spec: &RunSpec) -> RunReport {
-    let report = (def.run)(spec);
-    for c in &report.checks {
+    judge(def, (def.run)(spec))
+}
+
+/// Judge a scenario's run by its declaration (see [`run_def`]).
+fn judge(def: &ScenarioDef, report: RunReport) -> RunReport {
+    let RunReport { outcome, checks, seen } = report;
+    let (mut judged, own): (Vec<Check>, Vec<Check>) = checks.into_iter().partition(|c| matches!(c.law.judge, Judge::Outcome));
+    for c in &own {
         assert!(def.judges(c.law.name), "scenario {} checked law {:?}, which its definition does not declare", def.name, c.law.name);
+        assert!(matches!(c.law.judge, Judge::Own), "scenario {} wrote the check of {:?} itself: its law judges it ({:?})", def.name, c.law.name, c.law.judge);
     }
-    report
+    for law in def.laws {
+        match law.judge {
+            Judge::Outcome => {}
+            Judge::Own => judged.extend(own.iter().filter(|c| c.law.name == law.name).cloned()),
+            Judge::Journal(_) => judged.extend(crate::law::reference::check(law, &outcome.journal)),
+            _ => judged.push(seen.judge(law).unwrap_or_else(|| panic!("scenario {} declares {:?}, but its run observed nothing for it", def.name, law.name))),
+        }
+    }
+    RunReport { outcome, checks: judged, seen }
 }
 
 /// Every law a run may judge, once each: the universal ones first, then the

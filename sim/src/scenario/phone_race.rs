@@ -17,6 +17,7 @@ use crate::drive::system::{build, network_at, phone_app, record_fleet_counters, 
 use crate::kinds;
 use crate::law::laws;
 use crate::law::laws::{demoted_goes_ws_first, should_demote};
+use crate::law::reference;
 use crate::law::Check;
 use crate::world::domain::{Domain, Kind, IMPAIRMENTS};
 use crate::world::host::PHONE;
@@ -384,6 +385,19 @@ pub const PHONE_RACE: ScenarioDef = ScenarioDef {
         &laws::QUIC_BACK_WITHIN_A_DAY,
         &laws::MEMORY_PER_NETWORK,
         &laws::WS_AT_ONCE_WHEN_REFUSED,
+        &reference::race::RACE.law,
+        &reference::carrier::CARRIER.law,
+        &reference::replay::REPLAY.law,
+        &reference::view::VIEW.law,
+        &reference::r#box::BOX.law,
+        &reference::cloud::CLOUD.law,
+        &reference::fleet::FLEET.law,
+        &reference::request_ids::REQUEST_IDS.law,
+        &reference::nat::NAT.law,
+        &reference::link::LINK.law,
+        &reference::processing::PROCESSING.law,
+        &reference::tcp::TCP.law,
+        &reference::wire::WIRE.law,
     ],
     catches: &[Switch::WsFirstCancelsProbe, Switch::LosingDialCancelled],
     run,
@@ -410,7 +424,24 @@ pub const DEMOTION_EXPIRY: ScenarioDef = ScenarioDef {
         fleet_routing: true,
         ..Domain::DEFAULT
     },
-    laws: &[&laws::NEVER_TWO_SESSIONS, &laws::DEMOTED_GOES_WS_FIRST, &laws::QUIC_FIRST_AFTER_DEMOTION],
+    laws: &[
+        &laws::NEVER_TWO_SESSIONS,
+        &laws::DEMOTED_GOES_WS_FIRST,
+        &laws::QUIC_FIRST_AFTER_DEMOTION,
+        &reference::race::RACE.law,
+        &reference::carrier::CARRIER.law,
+        &reference::replay::REPLAY.law,
+        &reference::view::VIEW.law,
+        &reference::r#box::BOX.law,
+        &reference::cloud::CLOUD.law,
+        &reference::fleet::FLEET.law,
+        &reference::request_ids::REQUEST_IDS.law,
+        &reference::nat::NAT.law,
+        &reference::link::LINK.law,
+        &reference::processing::PROCESSING.law,
+        &reference::tcp::TCP.law,
+        &reference::wire::WIRE.law,
+    ],
     catches: &[Switch::WsFirstCancelsProbe],
     run: run_demotion_expiry,
 };
@@ -422,7 +453,23 @@ pub const QUIC_REFUSED: ScenarioDef = ScenarioDef {
     // Three races against a cloud without a QUIC door: the phone's leg delay
     // only (the law times the WebSocket's handshake exactly).
     domain: Domain { kinds: &[Kind::Delay], one_way_min_ms: 1, one_way_max_ms: 120, hosts: &[Host::Phone], test_cases: 8, ..Domain::DEFAULT },
-    laws: &[&laws::NEVER_TWO_SESSIONS, &laws::WS_AT_ONCE_WHEN_REFUSED],
+    laws: &[
+        &laws::NEVER_TWO_SESSIONS,
+        &laws::WS_AT_ONCE_WHEN_REFUSED,
+        &reference::race::RACE.law,
+        &reference::carrier::CARRIER.law,
+        &reference::replay::REPLAY.law,
+        &reference::view::VIEW.law,
+        &reference::r#box::BOX.law,
+        &reference::cloud::CLOUD.law,
+        &reference::fleet::FLEET.law,
+        &reference::request_ids::REQUEST_IDS.law,
+        &reference::nat::NAT.law,
+        &reference::link::LINK.law,
+        &reference::processing::PROCESSING.law,
+        &reference::tcp::TCP.law,
+        &reference::wire::WIRE.law,
+    ],
     catches: &[Switch::RefusedWaitsForLead],
     run: run_quic_refused,
 };

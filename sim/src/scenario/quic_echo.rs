@@ -16,6 +16,7 @@ use super::idle_out;
 use crate::drive::build::{client_quic, serve_quic};
 use crate::drive::quic::{Lost, QuicConn, QuicEvent};
 use crate::law::laws;
+use crate::law::reference;
 use crate::law::Check;
 use crate::world::domain::Domain;
 use crate::world::host::addr;
@@ -268,7 +269,15 @@ pub const QUIC_ECHO: ScenarioDef = ScenarioDef {
     name: "quic-echo",
     about: "a phone behind a NAT and the cloud over real QUIC: ten stream echoes and datagrams, through the plan's faults",
     domain: Domain::DEFAULT,
-    laws: &[&laws::ECHO_IN_ORDER, &laws::ONE_CONNECTION, &laws::DATAGRAMS_ECHOED, &laws::CLEAN_CLOSE],
+    laws: &[
+        &laws::ECHO_IN_ORDER,
+        &laws::ONE_CONNECTION,
+        &laws::DATAGRAMS_ECHOED,
+        &laws::CLEAN_CLOSE,
+        &reference::nat::NAT.law,
+        &reference::link::LINK.law,
+        &reference::processing::PROCESSING.law,
+    ],
     catches: &[],
     run,
 };
@@ -279,7 +288,15 @@ pub const QUIC_STREAM: ScenarioDef = ScenarioDef {
     about: "a 90 s streaming session at 1 Hz (stream messages and datagrams), as quic-echo",
     // A 90 s session: faults anywhere in it.
     domain: Domain { horizon_ms: 85_000, ..Domain::DEFAULT },
-    laws: &[&laws::ECHO_IN_ORDER, &laws::ONE_CONNECTION, &laws::DATAGRAMS_ECHOED, &laws::CLEAN_CLOSE],
+    laws: &[
+        &laws::ECHO_IN_ORDER,
+        &laws::ONE_CONNECTION,
+        &laws::DATAGRAMS_ECHOED,
+        &laws::CLEAN_CLOSE,
+        &reference::nat::NAT.law,
+        &reference::link::LINK.law,
+        &reference::processing::PROCESSING.law,
+    ],
     catches: &[],
     run: run_stream,
 };

@@ -26,6 +26,7 @@ use rand_chacha::ChaCha20Rng;
 use super::bench;
 use super::def::{RunReport, ScenarioDef};
 use crate::law::laws;
+use crate::law::reference;
 use crate::law::Check;
 use crate::world::domain::Domain;
 use crate::world::host::PHONE;
@@ -307,7 +308,7 @@ pub const RACE_CLOCK: ScenarioDef = ScenarioDef {
     name: "race-clock",
     about: "the phone's race, memory, demotion and learning dial driven at and around every deadline of SPEC section 4 (250 ms, a minute, a day): no network",
     domain: Domain::NO_NETWORK,
-    laws: &[&laws::NEVER_TWO_SESSIONS],
+    laws: &[&laws::NEVER_TWO_SESSIONS, &reference::race::RACE.law],
     catches: &[],
     run,
 };

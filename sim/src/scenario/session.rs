@@ -25,6 +25,7 @@ use super::def::{RunReport, ScenarioDef};
 use super::uplink_laws;
 use crate::kinds;
 use crate::law::laws;
+use crate::law::reference;
 use crate::law::Check;
 use crate::world::domain::{Domain, Kind, APP_LIFE, IMPAIRMENTS, MOVES, RELAY};
 use crate::world::host::addr;
@@ -797,6 +798,9 @@ pub const SESSION: ScenarioDef = ScenarioDef {
         ..Domain::DEFAULT
     },
     laws: &[
+        &laws::BOX_CHALLENGE_IN_FIRST_FLIGHT,
+        &laws::REJECTED_0RTT_LOSES_NOTHING,
+        &laws::PHONE_NEVER_0RTT,
         &laws::VALUES_ARE_SENT_VALUES,
         &laws::CMD_ROUND_TRIP,
         &laws::LIVE_GAP_NOT_VALUE,
@@ -806,14 +810,25 @@ pub const SESSION: ScenarioDef = ScenarioDef {
         &laws::STREAM_REPLAY_ENDS_SESSION,
         &laws::NO_FALSE_REPLAY,
         &laws::LATE_LIVE_TABLE_KEPT,
-        &laws::NOTHING_HELD_AFTER_END,
         &laws::NOTHING_BROKEN_UNTAMPERED,
+        &laws::NOTHING_HELD_AFTER_END,
         &laws::DEMOTED_GOES_WS_FIRST,
         &laws::MOVE_RECOVERS_WITHIN_PTO,
         &laws::MOVES_KEEP_THE_SESSION,
-        &laws::BOX_CHALLENGE_IN_FIRST_FLIGHT,
-        &laws::REJECTED_0RTT_LOSES_NOTHING,
-        &laws::PHONE_NEVER_0RTT,
+        &reference::race::RACE.law,
+        &reference::carrier::CARRIER.law,
+        &reference::replay::REPLAY.law,
+        &reference::view::VIEW.law,
+        &reference::r#box::BOX.law,
+        &reference::cloud::CLOUD.law,
+        &reference::fleet::FLEET.law,
+        &reference::request_ids::REQUEST_IDS.law,
+        &reference::life::LIFE.law,
+        &reference::nat::NAT.law,
+        &reference::link::LINK.law,
+        &reference::processing::PROCESSING.law,
+        &reference::tcp::TCP.law,
+        &reference::wire::WIRE.law,
     ],
     catches: &[
         Switch::DatagramReplayEndsSession,
@@ -847,7 +862,7 @@ pub const BOX_RECONNECT: ScenarioDef = ScenarioDef {
         fleet_routing: true,
         ..Domain::DEFAULT
     },
-    laws: &[&laws::VALUES_ARE_SENT_VALUES, &laws::CMD_ROUND_TRIP, &laws::LIVE_GAP_NOT_VALUE, &laws::BLIND_RELAY, &laws::STREAMS_AFTER_HEAL, &laws::REPLAYED_DATAGRAM_DROPPED, &laws::STREAM_REPLAY_ENDS_SESSION, &laws::NO_FALSE_REPLAY, &laws::LATE_LIVE_TABLE_KEPT, &laws::NOTHING_HELD_AFTER_END, &laws::NOTHING_BROKEN_UNTAMPERED, &laws::DEMOTED_GOES_WS_FIRST, &laws::MOVE_RECOVERS_WITHIN_PTO, &laws::MOVES_KEEP_THE_SESSION, &laws::BOX_CHALLENGE_IN_FIRST_FLIGHT, &laws::REJECTED_0RTT_LOSES_NOTHING, &laws::PHONE_NEVER_0RTT],
+    laws: &[&laws::BOX_CHALLENGE_IN_FIRST_FLIGHT, &laws::REJECTED_0RTT_LOSES_NOTHING, &laws::PHONE_NEVER_0RTT, &laws::VALUES_ARE_SENT_VALUES, &laws::CMD_ROUND_TRIP, &laws::LIVE_GAP_NOT_VALUE, &laws::BLIND_RELAY, &laws::STREAMS_AFTER_HEAL, &laws::REPLAYED_DATAGRAM_DROPPED, &laws::STREAM_REPLAY_ENDS_SESSION, &laws::NO_FALSE_REPLAY, &laws::LATE_LIVE_TABLE_KEPT, &laws::NOTHING_BROKEN_UNTAMPERED, &laws::NOTHING_HELD_AFTER_END, &laws::DEMOTED_GOES_WS_FIRST, &laws::MOVE_RECOVERS_WITHIN_PTO, &laws::MOVES_KEEP_THE_SESSION, &reference::race::RACE.law, &reference::carrier::CARRIER.law, &reference::replay::REPLAY.law, &reference::view::VIEW.law, &reference::r#box::BOX.law, &reference::cloud::CLOUD.law, &reference::fleet::FLEET.law, &reference::request_ids::REQUEST_IDS.law, &reference::life::LIFE.law, &reference::nat::NAT.law, &reference::link::LINK.law, &reference::processing::PROCESSING.law, &reference::tcp::TCP.law, &reference::wire::WIRE.law],
     catches: &[Switch::BoxWaitsForHandshake, Switch::RejectedZeroRttNotResent, Switch::PhoneUsesZeroRtt],
     run,
 };
@@ -874,7 +889,7 @@ pub const SESSION_MOVES: ScenarioDef = ScenarioDef {
         fleet_routing: true,
         ..Domain::DEFAULT
     },
-    laws: &[&laws::VALUES_ARE_SENT_VALUES, &laws::CMD_ROUND_TRIP, &laws::LIVE_GAP_NOT_VALUE, &laws::BLIND_RELAY, &laws::STREAMS_AFTER_HEAL, &laws::REPLAYED_DATAGRAM_DROPPED, &laws::STREAM_REPLAY_ENDS_SESSION, &laws::NO_FALSE_REPLAY, &laws::LATE_LIVE_TABLE_KEPT, &laws::NOTHING_HELD_AFTER_END, &laws::NOTHING_BROKEN_UNTAMPERED, &laws::DEMOTED_GOES_WS_FIRST, &laws::MOVE_RECOVERS_WITHIN_PTO, &laws::MOVES_KEEP_THE_SESSION, &laws::BOX_CHALLENGE_IN_FIRST_FLIGHT, &laws::REJECTED_0RTT_LOSES_NOTHING, &laws::PHONE_NEVER_0RTT],
+    laws: &[&laws::BOX_CHALLENGE_IN_FIRST_FLIGHT, &laws::REJECTED_0RTT_LOSES_NOTHING, &laws::PHONE_NEVER_0RTT, &laws::VALUES_ARE_SENT_VALUES, &laws::CMD_ROUND_TRIP, &laws::LIVE_GAP_NOT_VALUE, &laws::BLIND_RELAY, &laws::STREAMS_AFTER_HEAL, &laws::REPLAYED_DATAGRAM_DROPPED, &laws::STREAM_REPLAY_ENDS_SESSION, &laws::NO_FALSE_REPLAY, &laws::LATE_LIVE_TABLE_KEPT, &laws::NOTHING_BROKEN_UNTAMPERED, &laws::NOTHING_HELD_AFTER_END, &laws::DEMOTED_GOES_WS_FIRST, &laws::MOVE_RECOVERS_WITHIN_PTO, &laws::MOVES_KEEP_THE_SESSION, &reference::race::RACE.law, &reference::carrier::CARRIER.law, &reference::replay::REPLAY.law, &reference::view::VIEW.law, &reference::r#box::BOX.law, &reference::cloud::CLOUD.law, &reference::fleet::FLEET.law, &reference::request_ids::REQUEST_IDS.law, &reference::life::LIFE.law, &reference::nat::NAT.law, &reference::link::LINK.law, &reference::processing::PROCESSING.law, &reference::tcp::TCP.law, &reference::wire::WIRE.law],
     catches: &[Switch::MtudOnUnvalidatedPath, Switch::NoRouting],
     run: run_moves,
 };
@@ -884,7 +899,21 @@ pub const UNPAIRED: ScenarioDef = ScenarioDef {
     name: "unpaired",
     about: "a phone the cloud has not paired: 4403, no byte of box data",
     domain: Domain { fleet: true, fleet_routing: true, ..Domain::DEFAULT },
-    laws: &[&laws::UNPAIRED_4403, &laws::NO_BOX_BYTES, &laws::SERVICE_CLOSE_KEEPS_QUIC],
+    laws: &[
+        &laws::UNPAIRED_4403,
+        &laws::NO_BOX_BYTES,
+        &laws::SERVICE_CLOSE_KEEPS_QUIC,
+        &reference::race::RACE.law,
+        &reference::carrier::CARRIER.law,
+        &reference::r#box::BOX.law,
+        &reference::cloud::CLOUD.law,
+        &reference::fleet::FLEET.law,
+        &reference::nat::NAT.law,
+        &reference::link::LINK.law,
+        &reference::processing::PROCESSING.law,
+        &reference::tcp::TCP.law,
+        &reference::wire::WIRE.law,
+    ],
     catches: &[],
     run: run_unpaired,
 };
@@ -894,7 +923,20 @@ pub const SESSIONS_OFF: ScenarioDef = ScenarioDef {
     name: "sessions-off",
     about: "the cloud's sessions are off: the door finishes the handshake and closes with 1013",
     domain: Domain { fleet: true, fleet_routing: true, ..Domain::DEFAULT },
-    laws: &[&laws::SESSIONS_OFF_1013, &laws::SERVICE_CLOSE_KEEPS_QUIC],
+    laws: &[
+        &laws::SESSIONS_OFF_1013,
+        &laws::SERVICE_CLOSE_KEEPS_QUIC,
+        &reference::race::RACE.law,
+        &reference::carrier::CARRIER.law,
+        &reference::r#box::BOX.law,
+        &reference::cloud::CLOUD.law,
+        &reference::fleet::FLEET.law,
+        &reference::nat::NAT.law,
+        &reference::link::LINK.law,
+        &reference::processing::PROCESSING.law,
+        &reference::tcp::TCP.law,
+        &reference::wire::WIRE.law,
+    ],
     catches: &[Switch::EveryCloseDemotes],
     run: run_sessions_off,
 };

@@ -25,6 +25,7 @@ use rand_chacha::ChaCha20Rng;
 
 use super::def::{RunReport, ScenarioDef};
 use crate::law::laws;
+use crate::law::reference;
 use crate::law::Check;
 use crate::world::domain::Domain;
 use crate::world::host::{addr, PHONE};
@@ -351,7 +352,7 @@ pub const WIRE_WINDOW: ScenarioDef = ScenarioDef {
     name: "wire-window",
     about: "a box session's transport messages opened at the replay window's edges, with copies, forgeries and frames at every bucket's edge: no network",
     domain: Domain::NO_NETWORK,
-    laws: &[&laws::OPENS_ONCE_FORGED_NEVER, &laws::NO_FALSE_REPLAY, &laws::FRAME_TAKES_ITS_BUCKET],
+    laws: &[&laws::OPENS_ONCE_FORGED_NEVER, &laws::NO_FALSE_REPLAY, &laws::FRAME_TAKES_ITS_BUCKET, &reference::replay::REPLAY.law],
     catches: &[Switch::ForgedMarksWindow, Switch::ReplayWindow64],
     run,
 };

@@ -27,6 +27,7 @@ use crate::drive::tcp::{tcp_config_for, TcpHost};
 use crate::drive::ws::{client_tls, door_tls, WsClient, WsDoor};
 use crate::kinds;
 use crate::law::laws;
+use crate::law::reference;
 use crate::law::Check;
 use crate::world::domain::{Domain, Kind, IMPAIRMENTS};
 use crate::world::host::addr;
@@ -252,7 +253,17 @@ pub const WS_ECHO: ScenarioDef = ScenarioDef {
     // outside port and the cloud resets it (as behind a real NAT), and ws-echo
     // has no reconnect. Its laws hold under everything else.
     domain: Domain { kinds: kinds![IMPAIRMENTS, &[Kind::Mtu, Kind::Blackhole]], ..Domain::DEFAULT },
-    laws: &[&laws::ECHO_IN_ORDER, &laws::DEATH_NEEDS_A_FAULT, &laws::ONE_CONNECTION, &laws::WS_DATAGRAMS_AS_MESSAGES, &laws::CLEAN_CLOSE],
+    laws: &[
+        &laws::ECHO_IN_ORDER,
+        &laws::DEATH_NEEDS_A_FAULT,
+        &laws::ONE_CONNECTION,
+        &laws::WS_DATAGRAMS_AS_MESSAGES,
+        &laws::CLEAN_CLOSE,
+        &reference::nat::NAT.law,
+        &reference::link::LINK.law,
+        &reference::processing::PROCESSING.law,
+        &reference::tcp::TCP.law,
+    ],
     catches: &[],
     run,
 };

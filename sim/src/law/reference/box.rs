@@ -53,7 +53,7 @@ use crate::world::journal::{Entry, Step};
 use crate::world::switch::Switch;
 
 use super::{differs, Lockstep, Reference, R};
-use crate::law::Law;
+use crate::law::{Judge, Law};
 
 /// Sessions one box answers at once: the brief and the box docs ("up to four").
 const SESSIONS_MAX: usize = 4;
@@ -102,9 +102,9 @@ pub const BOX: Reference = Reference {
         "box-agrees-with-spec",
         "the box, replayed against a reference written from the SPEC: session limit, pairing, lane-0 cadence, live sequence, commands, uplink backoff",
     )
-    .broken_by(&[Switch::BoxKeepsClosedSessions]),
+    .broken_by(&[Switch::BoxKeepsClosedSessions])
+    .judged(Judge::Journal(check)),
     planted: &[],
-    check,
 };
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

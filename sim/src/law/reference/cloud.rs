@@ -44,7 +44,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
-use crate::law::Law;
+use crate::law::{Judge, Law};
 use crate::world::journal::cloud::{Bytes, CloudNote, CloudStats, CloudStep, Key, LinkId, SendKind};
 use crate::world::journal::{Entry, Step};
 
@@ -102,9 +102,9 @@ pub const CLOUD: Reference = Reference {
     law: Law::new(
         "cloud-agrees-with-spec",
         "the cloud, replayed against a reference written from the SPEC: pairing, close codes, the 10 s box wait, relay routing, blindness, state released",
-    ),
+    )
+    .judged(Judge::Journal(check)),
     planted: &[],
-    check,
 };
 
 #[derive(Debug, Clone, PartialEq, Eq)]

@@ -22,7 +22,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 
-use crate::law::Law;
+use crate::law::{Judge, Law};
 use crate::world::journal::fleet::{Bytes, ConnectionHandle, Counters, FleetEvent, FleetStep, PinReleaseReason, ReactorId, Routing, SocketId, Via};
 use crate::world::journal::{Entry, Step};
 use crate::world::switch::Switch;
@@ -58,9 +58,9 @@ pub const FLEET: Reference = Reference {
                 hold to the owner cid[0] % N as a copy, stale drops, pins claimed only by the 250 ms sweep (one per address change, at most \
                 512 per reactor) and released when their connection ends, and the counters",
     )
-    .broken_by(&[Switch::NoRouting, Switch::ForwardLongHeaders, Switch::ClaimPerPathReport, Switch::ForwardReference]),
+    .broken_by(&[Switch::NoRouting, Switch::ForwardLongHeaders, Switch::ClaimPerPathReport, Switch::ForwardReference])
+    .judged(Judge::Journal(check)),
     planted: &[],
-    check,
 };
 
 /// What the model decided and what the SPEC says, at `index` (the current

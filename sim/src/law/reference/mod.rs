@@ -26,7 +26,7 @@ pub mod tcp;
 pub mod view;
 pub mod wire;
 
-use super::{Check, Law};
+use super::{Check, Judge, Law};
 use crate::world::journal::Entry;
 
 /// A reference model and the law it judges.
@@ -35,8 +35,17 @@ pub struct Reference {
     /// The bugs planted in the world for a test that make it fail (the world's
     /// references, whose elements have no bug switch: `crate::world::plant`).
     pub planted: &'static [crate::world::plant::Bug],
-    /// Replays the journal: `None` when the run gave its model nothing to do.
-    pub check: fn(&[Entry]) -> Option<Lockstep>,
+}
+
+impl Reference {
+    /// Its model's lockstep with the SPEC over `journal`: `None` when the run
+    /// gave its model nothing to do.
+    pub fn lockstep(&self, journal: &[Entry]) -> Option<Lockstep> {
+        match self.law.judge {
+            Judge::Journal(check) => check(journal),
+            _ => None,
+        }
+    }
 }
 
 /// How a reference fared against its model over one run.
@@ -148,12 +157,10 @@ pub fn laws() -> impl Iterator<Item = &'static Law> {
     REFERENCES.iter().map(|r| &r.law)
 }
 
-/// A check for every reference whose model took part in the run (its journal).
-pub fn judge(journal: &[Entry]) -> Vec<Check> {
-    let lockstep = |r: &'static Reference| (r.check)(journal).map(|l| (r, l));
-    REFERENCES
-        .iter()
-        .filter_map(|r| lockstep(r))
-        .map(|(r, l)| Check { law: &r.law, ok: matches!(l, Lockstep::Agreed { .. } | Lockstep::Unjudged { .. }), detail: l.detail() })
-        .collect()
+/// The check of `law` over the run's journal, if it is a reference model's
+/// law and its model took part in the run.
+pub fn check(law: &'static Law, journal: &[Entry]) -> Option<Check> {
+    let Judge::Journal(lockstep) = law.judge else { return None };
+    let l = lockstep(journal)?;
+    Some(Check { law, ok: matches!(l, Lockstep::Agreed { .. } | Lockstep::Unjudged { .. }), detail: l.detail() })
 }

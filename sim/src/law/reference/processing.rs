@@ -14,7 +14,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use crate::law::Law;
+use crate::law::{Judge, Law};
 use crate::world::journal::processing::ProcessingStep;
 use crate::world::journal::{Entry, Step};
 use crate::world::net::processing::ProcessingPlan;
@@ -24,9 +24,9 @@ use crate::world::plant::Bug;
 use super::{differs, Lockstep, Reference, R};
 
 pub const PROCESSING: Reference = Reference {
-    law: Law::new("processing-agrees-with-spec", "each datagram's service time at its host is the plan's (uniform over the spread of the UDP or TCP median: its mean the median, both ends of the spread reached; ten times it while the host is slow), pipelined, never ahead of the datagram before it (docs/fault-plans.md)"),
+    law: Law::new("processing-agrees-with-spec", "each datagram's service time at its host is the plan's (uniform over the spread of the UDP or TCP median: its mean the median, both ends of the spread reached; ten times it while the host is slow), pipelined, never ahead of the datagram before it (docs/fault-plans.md)")
+        .judged(Judge::Journal(check)),
     planted: &[Bug::ProcessingReorders],
-    check,
 };
 
 /// docs/fault-plans.md: "every datagram it receives then costs ten times the profile's".

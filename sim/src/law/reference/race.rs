@@ -29,7 +29,7 @@
 
 use std::collections::BTreeMap;
 
-use crate::law::Law;
+use crate::law::{Judge, Law};
 use crate::world::journal::race::{RaceInput, RaceStep, Remembered};
 use crate::world::journal::{Entry, Step};
 use crate::world::switch::Switch;
@@ -51,9 +51,9 @@ const WINDOW_MS: u64 = 60 * 1000;
 const GIVE_UP_MS: u64 = 10 * 1000;
 
 pub const RACE: Reference = Reference {
-    law: Law::new("race-agrees-with-spec", "the phone's race, memory, demotion and learning dial decide what SPEC section 4 says on every input: which transport goes first, when the second starts, one session, what is remembered and demoted").broken_by(&[Switch::WsFirstCancelsProbe, Switch::EveryCloseDemotes, Switch::NoCloseDemotes, Switch::LosingDialCancelled, Switch::RefusedWaitsForLead]),
+    law: Law::new("race-agrees-with-spec", "the phone's race, memory, demotion and learning dial decide what SPEC section 4 says on every input: which transport goes first, when the second starts, one session, what is remembered and demoted").broken_by(&[Switch::WsFirstCancelsProbe, Switch::EveryCloseDemotes, Switch::NoCloseDemotes, Switch::LosingDialCancelled, Switch::RefusedWaitsForLead])
+        .judged(Judge::Journal(check)),
     planted: &[],
-    check,
 };
 
 /// One network's memory as it counts: the winner written within the day, and the end of

@@ -9,7 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use crate::law::Law;
+use crate::law::{Judge, Law};
 use crate::world::journal::r#box::{BoxNote, BoxStep, Sent};
 use crate::world::journal::{Entry, Step};
 
@@ -19,9 +19,9 @@ pub const REQUEST_IDS: Reference = Reference {
     law: Law::new(
         "request-ids-distinct",
         "each request of one phone session (hello, cmd) carries its own envelope id, so each reply echoing it names one request (SPEC section 2)",
-    ),
+    )
+    .judged(Judge::Journal(check)),
     planted: &[],
-    check,
 };
 
 /// The law's check: `None` when no box read a request.
