@@ -3,15 +3,17 @@
 //! judge in their [`super::def::ScenarioDef`]; `ftwsim list`, the fuzzer's
 //! `--property` and the docs' tables derive from those lists.
 
-use super::Check;
-use super::Law;
+use super::{shared, Judge, Law, Ruling};
 use crate::drive::app::phone::{End, SessionRecord};
-use crate::drive::system::SessionSummary;
 use crate::world::switch::Switch;
 
 /// The figures the laws judge by, written from the SPEC (or the registry it
 /// names), never imported from the model they judge (issue 32 section 2).
 pub mod spec {
+    /// RFC 6455 section 7.4.1: 1000, a normal closure (the phone's own close, SPEC section 3).
+    pub const CLOSE_NORMAL: u16 = 1000;
+    /// RFC 6455 section 7.4.1: 1006, the connection closed abnormally (no close frame).
+    pub const CLOSE_ABNORMAL: u16 = 1006;
     /// SPEC section 3: "The service's close code (4403 forbidden, ...)": an unpaired phone.
     pub const CLOSE_FORBIDDEN: u16 = 4403;
     /// The IANA WebSocket close code registry (RFC 6455 section 7.4.2): 1013 "Try
@@ -25,10 +27,11 @@ pub mod spec {
     pub const PIN_SWEEP_MS: u64 = 250;
 }
 
-pub const ECHO_IN_ORDER: Law = Law::new("echo-in-order", "every stream message comes back once, in order");
-pub const ONE_CONNECTION: Law = Law::new("one-connection", "the cloud accepts one connection: faults never force a new handshake");
+pub const ECHO_IN_ORDER: Law = Law::new("echo-in-order", "every stream message comes back once, in order").judged(Judge::Echo(shared::echo_in_order));
+pub const ONE_CONNECTION: Law =
+    Law::new("one-connection", "the cloud accepts one connection: faults never force a new handshake").judged(Judge::Accepted(shared::one_connection));
 pub const DATAGRAMS_ECHOED: Law = Law::new("datagrams-echoed", "without loss every datagram comes back; with loss never more than were sent");
-pub const CLEAN_CLOSE: Law = Law::new("clean-close", "the cloud sees the phone's close code 1000");
+pub const CLEAN_CLOSE: Law = Law::new("clean-close", "the cloud sees the phone's close code 1000").judged(Judge::Close(shared::clean_close));
 pub const KEEPALIVE_HOLDS: Law = Law::new("keepalive-holds", "a 15 s keepalive holds a 30 s NAT mapping: an idle connection lives for a day");
 pub const WS_DATAGRAMS_AS_MESSAGES: Law =
     Law::new("ws-datagrams-as-messages", "over the WebSocket every datagram goes as a message and comes back, in order, even under loss");
@@ -74,11 +77,13 @@ pub const NOTHING_HELD_AFTER_END: Law = Law::new(
     "nothing-held-after-end",
     "once the phone has closed and the links settle, the box holds no session and the cloud no phone link and no relay to the box",
 )
-.broken_by(&[Switch::BoxKeepsClosedSessions]);
+.broken_by(&[Switch::BoxKeepsClosedSessions])
+.judged(Judge::Held(shared::nothing_held_after_end));
 pub const LANE0_PICTURE_CURRENT: Law = Law::new("lane0-picture-current", "after every lane-0 frame a phone's picture (its snapshot and the deltas since) shows the site's value of each field it subscribed to: a delta carries only subscribed fields that changed, a tick means nothing did (SPEC section 2 lane 0; the box docs)");
 pub const NO_FALSE_REPLAY: Law =
     Law::new("no-false-replay", "a burst overtaking a control message never causes a false replay: every replay the carrier saw is one the relay made")
-        .broken_by(&[Switch::ReplayWindow64]);
+        .broken_by(&[Switch::ReplayWindow64])
+        .judged(Judge::Replays(shared::no_false_replay));
 pub const OPENS_ONCE_FORGED_NEVER: Law = Law::new("opens-once-forged-never", "a transport message opens at most once, and a forged one never opens nor moves the replay window (SPEC section 2: seq in clear as associated data; section 4: replays are refused)").broken_by(&[Switch::ForgedMarksWindow]);
 pub const FRAME_TAKES_ITS_BUCKET: Law = Law::new("frame-takes-its-bucket", "every frame is ver 1, its lane, rsvd 0, its length, its payload and zero padding to its lane's bucket (lane 0: the session's 256 or 512 B; lane 1: the smallest of 1024, 4096, 16384 that holds it); one that fits no bucket is refused; each opens as sealed (SPEC section 2)");
 pub const LATE_LIVE_TABLE_KEPT: Law =
@@ -88,9 +93,11 @@ pub const DEMOTED_GOES_WS_FIRST: Law = Law::new(
     "demoted-goes-ws-first",
     "after a QUIC path drop within a minute of the first message (or before it) the WebSocket goes first on that network for a day",
 )
-.broken_by(&[Switch::NoCloseDemotes]);
+.broken_by(&[Switch::NoCloseDemotes])
+.judged(Judge::PhoneSessions(demoted_goes_ws_first));
 pub const NO_SESSION_PAST_ITS_MAPPING: Law = Law::new("no-session-past-its-mapping", "the app never keeps using a session across a silence longer than the 30 s NAT mapping lives (SPEC section 6; a hidden app sends no keepalive): a return after more than 30 s hidden or a clock jump of more than 30 s connects afresh");
-pub const NEVER_TWO_SESSIONS: Law = Law::new("never-two-sessions", "the phone never holds two sessions at once");
+pub const NEVER_TWO_SESSIONS: Law =
+    Law::new("never-two-sessions", "the phone never holds two sessions at once").judged(Judge::Sessions(shared::never_two_sessions));
 pub const WS_AFTER_250MS_WITHOUT_UDP: Law =
     Law::new("ws-after-250ms-without-udp", "with UDP blocked the WebSocket opens 250 ms after a QUIC-first start, once per network per day");
 pub const QUIC_BACK_WITHIN_A_DAY: Law =
@@ -158,23 +165,19 @@ pub fn should_demote(r: &SessionRecord) -> bool {
 /// After a demotion (a QUIC session whose path dropped within a minute of its
 /// first message, or that ended before it) the WebSocket goes first on that
 /// network for a day.
-pub fn demoted_goes_ws_first(s: &SessionSummary) -> Check {
+pub fn demoted_goes_ws_first(sessions: &[SessionRecord]) -> Ruling {
     // SPEC section 4: a demotion lasts "for a day" (section 6: 24 h).
     let day_ms = 24 * 60 * 60 * 1000;
     let mut bad = Vec::new();
     let mut demotions = 0;
-    for d in s.phone.sessions.iter().filter(|r| should_demote(r)) {
+    for d in sessions.iter().filter(|r| should_demote(r)) {
         demotions += 1;
         let ended = d.ended_at_ms.expect("ended");
-        for r in s.phone.sessions.iter().filter(|r| r.network == d.network && r.race_start_ms >= ended && r.race_start_ms < ended + day_ms) {
+        for r in sessions.iter().filter(|r| r.network == d.network && r.race_start_ms >= ended && r.race_start_ms < ended + day_ms) {
             if r.first != ftw_phone::Transport::WebSocket {
                 bad.push(format!("session #{} ended {:?} at {ended} ms; the race at {} ms went {} first", d.no, d.end, r.race_start_ms, r.first.name()));
             }
         }
     }
-    Check {
-        law: &DEMOTED_GOES_WS_FIRST,
-        ok: bad.is_empty(),
-        detail: format!("{demotions} sessions should demote QUIC; {}", bad.first().cloned().unwrap_or_default()),
-    }
+    (bad.is_empty(), format!("{demotions} sessions should demote QUIC; {}", bad.first().cloned().unwrap_or_default()))
 }

@@ -7,8 +7,9 @@
 pub mod laws;
 pub mod reference;
 pub mod seen;
+pub mod shared;
 
-use crate::drive::system::SessionSummary;
+use crate::drive::app::phone::SessionRecord;
 use crate::world::journal::Entry;
 use crate::world::switch::Switch;
 
@@ -75,8 +76,8 @@ pub enum Judge {
     Replays(fn(&seen::Replays) -> Ruling),
     /// Over the phone's sessions ([`seen::Sessions`]).
     Sessions(fn(&seen::Sessions) -> Ruling),
-    /// Over the whole system's summary.
-    System(fn(&SessionSummary) -> Ruling),
+    /// Over the phone's sessions as it recorded them.
+    PhoneSessions(fn(&[SessionRecord]) -> Ruling),
     /// A reference model in lockstep over the run's journal (`None`: its
     /// model took no part in the run).
     Journal(fn(&[Entry]) -> Option<reference::Lockstep>),

@@ -3,7 +3,7 @@
 //! law names (`laws.rs`). A scenario never writes such a law's check itself.
 
 use super::{Check, Judge, Law};
-use crate::drive::system::SessionSummary;
+use crate::drive::app::phone::SessionRecord;
 
 /// The stream's echo: what the phone sent, in order, and what came back.
 #[derive(Debug, Clone)]
@@ -37,7 +37,7 @@ pub struct Accepted {
 #[derive(Debug, Clone)]
 pub struct Close {
     /// The code the cloud saw, and whether the peer sent it (not a local end).
-    pub seen: Option<(u16, bool)>,
+    pub seen: Option<(u64, bool)>,
     /// The close may be lost for good (QUIC's one CONNECTION_CLOSE under loss).
     pub may_be_lost: bool,
     /// The link may die first: the cloud then sees 1006.
@@ -93,8 +93,8 @@ pub struct Seen {
     pub held: Option<Held>,
     pub replays: Option<Replays>,
     pub sessions: Option<Sessions>,
-    /// The whole system's summary (the session scenarios, the phone's races).
-    pub system: Option<SessionSummary>,
+    /// The phone's sessions as it recorded them (the session scenarios, the phone's races).
+    pub phone_sessions: Option<Vec<SessionRecord>>,
 }
 
 impl Seen {
@@ -108,7 +108,7 @@ impl Seen {
             Judge::Held(f) => f(self.held.as_ref()?),
             Judge::Replays(f) => f(self.replays.as_ref()?),
             Judge::Sessions(f) => f(self.sessions.as_ref()?),
-            Judge::System(f) => f(self.system.as_ref()?),
+            Judge::PhoneSessions(f) => f(self.phone_sessions.as_deref()?),
             Judge::Outcome | Judge::Own | Judge::Journal(_) => return None,
         };
         Some(Check { law, ok, detail })

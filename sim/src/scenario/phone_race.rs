@@ -16,8 +16,9 @@ use crate::drive::app::phone::{PhoneApp, SessionRecord};
 use crate::drive::system::{build, network_at, phone_app, record_fleet_counters, summary, SessionSummary, Setup};
 use crate::kinds;
 use crate::law::laws;
-use crate::law::laws::{demoted_goes_ws_first, should_demote};
+use crate::law::laws::should_demote;
 use crate::law::reference;
+use crate::law::seen::{Seen, Sessions};
 use crate::law::Check;
 use crate::world::domain::{Domain, Kind, IMPAIRMENTS};
 use crate::world::host::PHONE;
@@ -77,13 +78,12 @@ pub fn run_with(spec: &RunSpec) -> (RunReport, SessionSummary) {
     let length = Duration::from_millis(length_ms);
     let (outcome, s) = hourly_run(&spec, &Setup::default(), length, None, 0);
     let checks = vec![
-        never_two_sessions(&s),
         ws_after_250ms_without_udp(&s, &spec.plan),
         quic_back_within_a_day(&s, &spec.plan),
         memory_per_network(&s, length_ms),
         ws_at_once_when_refused(&s, &spec.plan, false),
     ];
-    (RunReport::new(outcome, checks), s)
+    (RunReport::new(outcome, checks).with(seen_by_races(&s)), s)
 }
 
 /// The phone of the hourly scenarios: an optional first session at RACE_AT_MS
@@ -159,8 +159,8 @@ pub fn run_demotion_expiry(spec: &RunSpec) -> RunReport {
     }
     let length = Duration::from_millis(DEMOTION_RUN_MS);
     let (outcome, s) = hourly_run(&spec, &Setup::default(), length, Some(DEMOTION_FIRST_HOLD), 1);
-    let checks = vec![never_two_sessions(&s), demoted_goes_ws_first(&s), quic_first_after_demotion(&s, &spec.plan, true)];
-    RunReport::new(outcome, checks)
+    let checks = vec![quic_first_after_demotion(&s, &spec.plan, true)];
+    RunReport::new(outcome, checks).with(seen_by_races(&s))
 }
 
 /// After a demotion's day is over, QUIC goes first again on that network within
@@ -217,8 +217,8 @@ pub fn run_quic_refused(spec: &RunSpec) -> RunReport {
             vec![TimedFault { at_ms: 0, fault: FaultKind::UdpRefused(kind::UdpRefused { host: Host::Phone, for_ms: length.as_millis() as u64 + 60_000 }) }];
     }
     let (outcome, s) = hourly_run(&spec, &Setup::default(), length, None, 0);
-    let checks = vec![never_two_sessions(&s), ws_at_once_when_refused(&s, &spec.plan, true)];
-    RunReport::new(outcome, checks)
+    let checks = vec![ws_at_once_when_refused(&s, &spec.plan, true)];
+    RunReport::new(outcome, checks).with(seen_by_races(&s))
 }
 
 /// With QUIC refused, a race that starts with QUIC dials the WebSocket at once
@@ -252,13 +252,11 @@ pub fn ws_at_once_when_refused(s: &SessionSummary, plan: &FaultPlan, require: bo
     }
 }
 
-/// Never two sessions at once.
-pub fn never_two_sessions(s: &SessionSummary) -> Check {
-    Check {
-        law: &laws::NEVER_TWO_SESSIONS,
-        ok: s.phone.concurrent_max <= 1 && !s.phone.sessions.is_empty(),
-        detail: format!("{} sessions, at most {} at once", s.phone.sessions.len(), s.phone.concurrent_max),
-    }
+/// What the phone's races saw for the laws they share with other scenarios:
+/// its sessions, and the most it held at once.
+pub fn seen_by_races(s: &SessionSummary) -> Seen {
+    let sessions = Sessions { sessions: s.phone.sessions.len(), at_once_max: s.phone.concurrent_max as usize, about: String::new() };
+    Seen { sessions: Some(sessions), phone_sessions: Some(s.phone.sessions.clone()), ..Seen::default() }
 }
 
 /// With UDP silently blocked, a race that starts with QUIC opens the WebSocket

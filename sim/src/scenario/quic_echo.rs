@@ -17,6 +17,7 @@ use crate::drive::build::{client_quic, serve_quic};
 use crate::drive::quic::{Lost, QuicConn, QuicEvent};
 use crate::law::laws;
 use crate::law::reference;
+use crate::law::seen::{Accepted, Close, Cut, Echo, Seen};
 use crate::law::Check;
 use crate::world::domain::Domain;
 use crate::world::host::addr;
@@ -84,8 +85,8 @@ pub fn run_n(spec: &RunSpec, messages: usize) -> RunReport {
     let changes_ms = spec.plan.address_changes_ms(crate::world::host::Host::Phone);
     world.client(PHONE, addr::PHONE, async move { phone_echoes(seed, &t, messages, &changes_ms).await });
     let outcome = world.run();
-    let checks = judge_echoes(spec, &tally.borrow(), messages, &outcome);
-    RunReport::new(outcome, checks)
+    let (checks, seen) = judge_echoes(spec, &tally.borrow(), messages, &outcome);
+    RunReport::new(outcome, checks).with(seen)
 }
 
 /// The cloud: a QUIC endpoint echoing every stream's data and every datagram,
@@ -175,8 +176,9 @@ async fn phone_echoes(seed: crate::world::seed::RunSeed, t: &Rc<RefCell<Tally>>,
     Ok(())
 }
 
-/// The echo's laws over the run's tally.
-fn judge_echoes(spec: &RunSpec, t: &Tally, messages: usize, outcome: &crate::world::RunOutcome) -> Vec<Check> {
+/// The echo's own law over the run's tally, and what it saw for the laws it
+/// shares with the other echoes.
+fn judge_echoes(spec: &RunSpec, t: &Tally, messages: usize, outcome: &crate::world::RunOutcome) -> (Vec<Check>, Seen) {
     let expected: Vec<String> = (0..messages).map(|i| format!("m{i};")).collect();
     // Lossless for datagrams: nothing on the phone's leg can drop or reorder a
     // packet. A path MTU below Ethernet's drops quinn's MTU probes, and a datagram
@@ -193,30 +195,28 @@ fn judge_echoes(spec: &RunSpec, t: &Tally, messages: usize, outcome: &crate::wor
     // (corpus/quic-echo-gone-fresh-seeds-9400135905.toml).
     let excuse =
         (!whole && expected.starts_with(&t.echoes)).then(|| idle_out::excused(&outcome.fates, &outcome.idle_outs, &outcome.rig_paths, addr::PHONE)).flatten();
-    vec![
-        Check {
-            law: &laws::ECHO_IN_ORDER,
-            ok: whole || excuse.as_ref().is_some_and(|e| e.is_ok()),
-            detail: format!("echoes {:?}, phone's connection lost: {:?}{}", t.echoes, t.phone_lost, idle_out::describe(&excuse)),
-        },
-        Check {
-            law: &laws::ONE_CONNECTION,
-            ok: t.accepted == 1 + t.redials,
-            detail: format!("the cloud accepted {} connections ({} dials again after a connection lost to a move)", t.accepted, t.redials),
-        },
-        Check {
-            law: &laws::DATAGRAMS_ECHOED,
-            ok: if lossless { t.datagrams_back as usize == messages } else { t.datagrams_back as usize <= messages },
-            detail: format!("{} of {messages} datagrams came back", t.datagrams_back),
-        },
-        Check {
-            law: &laws::CLEAN_CLOSE,
-            // Under loss the one CONNECTION_CLOSE may be lost (the cloud then idles out);
-            // what it must never see is another code.
-            ok: if lossless { t.closed_with == Some(1000) } else { matches!(t.closed_with, None | Some(1000)) },
-            detail: format!("the cloud saw close {:?}", t.closed_with),
-        },
-    ]
+    let cut = t.phone_lost.as_ref().map(|lost| Cut {
+        why: format!("the phone's connection was lost: {lost:?}{}", idle_out::describe(&excuse)),
+        excused: excuse.as_ref().is_some_and(|e| e.is_ok()),
+    });
+    let seen = Seen {
+        echo: Some(Echo { sent: expected, back: t.echoes.clone(), cut }),
+        accepted: Some(Accepted {
+            accepted: t.accepted as u64,
+            expected: 1 + t.redials as u64,
+            why: format!("{} dials again after a connection lost to a move", t.redials),
+            wrong: None,
+        }),
+        // Under loss the one CONNECTION_CLOSE may be lost (the cloud then idles out).
+        close: Some(Close { seen: t.closed_with.map(|c| (c, true)), may_be_lost: !lossless, may_die: false, died: false }),
+        ..Seen::default()
+    };
+    let datagrams = Check {
+        law: &laws::DATAGRAMS_ECHOED,
+        ok: if lossless { t.datagrams_back as usize == messages } else { t.datagrams_back as usize <= messages },
+        detail: format!("{} of {messages} datagrams came back", t.datagrams_back),
+    };
+    (vec![datagrams], seen)
 }
 
 /// Open the stream and echo `messages` messages and datagrams at 1 Hz on

@@ -16,7 +16,6 @@ use crate::drive::system::{
     RECONNECT_DELAY, SECRETS,
 };
 use crate::drive::ws;
-use crate::law::laws::demoted_goes_ws_first;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
@@ -26,6 +25,7 @@ use super::uplink_laws;
 use crate::kinds;
 use crate::law::laws;
 use crate::law::reference;
+use crate::law::seen::{Held, HeldCounts, Replays, Seen};
 use crate::law::Check;
 use crate::world::domain::{Domain, Kind, APP_LIFE, IMPAIRMENTS, MOVES, RELAY};
 use crate::world::host::addr;
@@ -60,7 +60,7 @@ pub fn run_with(spec: &RunSpec, setup: &Setup) -> (RunReport, SessionSummary) {
     let s = summary(spec, &shared);
     let seen = MovesSeen { moves: &net.borrow().moves, fates: &outcome.fates, rig_paths: &outcome.rig_paths };
     let checks = judge_session(spec, &s, &seen, length);
-    (RunReport::new(outcome, checks), s)
+    (RunReport::new(outcome, checks).with(seen_by_session(&s)), s)
 }
 
 /// The plan's events the phone's script acts on, each list popped in time order:
@@ -177,11 +177,8 @@ fn judge_session(spec: &RunSpec, s: &SessionSummary, moves: &MovesSeen, length: 
         streams_after_heal(s, heal),
         replayed_datagram_dropped(s),
         stream_replay_ends_session(s),
-        no_false_replay(s),
         late_live_table_kept(s),
         nothing_broken_untampered(s, &spec.plan),
-        nothing_held_after_end(s),
-        demoted_goes_ws_first(s),
         move_recovers_within_pto(s, &spec.plan, moves, length),
         moves_keep_the_session(s, &spec.plan, length),
     ];
@@ -491,39 +488,22 @@ pub fn nothing_broken_untampered(s: &SessionSummary, plan: &FaultPlan) -> Check 
 /// cloud to tell the box, under the plan's loss.
 pub const AFTER_END: Duration = Duration::from_secs(40);
 
-/// The state after the end (issue 14 section 3; SPEC section 1: the cloud
-/// relays between a phone and its box only while the phone is there): once
-/// the phone has closed and the links have settled, the box holds no session
-/// and the cloud no phone link and no relay to the box. Judged when the box's
-/// uplink is up at the end (otherwise the cloud cannot tell the box; the
-/// plan's faults have healed by then: the run lasts past them).
-pub fn nothing_held_after_end(s: &SessionSummary) -> Check {
+/// What a session run saw for the laws it shares with other scenarios: the
+/// state after the end (issue 14 section 3; SPEC section 1: the cloud relays
+/// between a phone and its box only while the phone is there), judged when the
+/// box's uplink is up at the end (otherwise the cloud cannot tell the box; the
+/// plan's faults have healed by then: the run lasts past them); the replays the
+/// carrier refused against the messages the relay repeated; the phone's sessions.
+pub fn seen_by_session(s: &SessionSummary) -> Seen {
     let e = &s.at_end;
-    let held = e.box_uplink_up && (e.box_sessions > 0 || e.cloud_phones > 0 || e.cloud_links > 1);
-    Check {
-        law: &laws::NOTHING_HELD_AFTER_END,
-        ok: !held,
-        detail: format!(
-            "{} s after the phone's last close: the box holds {} sessions (uplink up: {}), the cloud {} links and relays {} phones to the box",
-            AFTER_END.as_secs(),
-            e.box_sessions,
-            e.box_uplink_up,
-            e.cloud_links,
-            e.cloud_phones
-        ),
-    }
-}
-
-/// A burst overtaking a control message never causes a false replay: every
-/// replay the carrier saw is one the relay made.
-pub fn no_false_replay(s: &SessionSummary) -> Check {
-    Check {
-        law: &laws::NO_FALSE_REPLAY,
-        ok: s.phone.replays_seen <= s.cloud.repeated,
-        detail: format!(
-            "the carrier saw {} replays, the relay repeated {} messages; {} held back (behind up to {} later ones)",
-            s.phone.replays_seen, s.cloud.repeated, s.cloud.held, s.cloud.held_behind_max
-        ),
+    let counts = HeldCounts { box_sessions: e.box_sessions, cloud_links: e.cloud_links.saturating_sub(1), relays: e.cloud_phones };
+    let when = format!("{} s after the phone's last close (the box's uplink up: {})", AFTER_END.as_secs(), e.box_uplink_up);
+    let about = format!("{} held back (behind up to {} later ones)", s.cloud.held, s.cloud.held_behind_max);
+    Seen {
+        held: Some(Held { settled: e.box_uplink_up, counts: Some(counts), when }),
+        replays: Some(Replays { refused: s.phone.replays_seen, made: s.cloud.repeated, about }),
+        phone_sessions: Some(s.phone.sessions.clone()),
+        ..Seen::default()
     }
 }
 

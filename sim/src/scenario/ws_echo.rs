@@ -28,6 +28,7 @@ use crate::drive::ws::{client_tls, door_tls, WsClient, WsDoor};
 use crate::kinds;
 use crate::law::laws;
 use crate::law::reference;
+use crate::law::seen::{Accepted, Close, Cut, Echo, Seen};
 use crate::law::Check;
 use crate::world::domain::{Domain, Kind, IMPAIRMENTS};
 use crate::world::host::addr;
@@ -94,8 +95,8 @@ pub fn run(spec: &RunSpec) -> RunReport {
     let t = tally.clone();
     world.client(PHONE, addr::PHONE, async move { phone_echoes(seed, phone_tcp, &t).await });
     let outcome = world.run();
-    let checks = judge_echoes(&tally.borrow(), plan_can_kill_a_link(&spec.plan));
-    RunReport::new(outcome, checks)
+    let (checks, seen) = judge_echoes(&tally.borrow(), plan_can_kill_a_link(&spec.plan));
+    RunReport::new(outcome, checks).with(seen)
 }
 
 /// The cloud: a WebSocket door echoing every message, noting how each link ended.
@@ -196,17 +197,30 @@ async fn phone_echoes(seed: crate::world::seed::RunSeed, phone_tcp: ftw_tcp::Tcp
     Ok(())
 }
 
-/// The echo's laws over the run's tally; `can_kill`: the plan may kill a WebSocket.
-fn judge_echoes(t: &Tally, can_kill: bool) -> Vec<Check> {
+/// The echo's own laws over the run's tally, and what it saw for the laws it
+/// shares with the other echoes; `can_kill`: the plan may kill a WebSocket.
+fn judge_echoes(t: &Tally, can_kill: bool) -> (Vec<Check>, Seen) {
     let expected: Vec<String> = (0..MESSAGES).map(|i| format!("m{i};")).collect();
     let expected_d: Vec<String> = (0..MESSAGES).map(|i| format!("d{i}")).collect();
     let died = t.phone_saw_death.is_some();
-    vec![
-        Check {
-            law: &laws::ECHO_IN_ORDER,
-            ok: expected.starts_with(&t.echoes) && (died || t.echoes.len() == expected.len()),
-            detail: format!("echoes {:?}{}", t.echoes, if died { " (then the link died)" } else { "" }),
-        },
+    // A death is judged by `death-needs-a-fault`: the echo it cut is excused.
+    let cut = died.then(|| Cut { why: "then the link died".into(), excused: true });
+    let wrong_target = t.target.as_deref() != Some(TARGET) || t.transport != Some(TransportKind::WebSocket);
+    let seen = Seen {
+        echo: Some(Echo { sent: expected, back: t.echoes.clone(), cut }),
+        accepted: Some(Accepted {
+            accepted: t.accepted as u64,
+            expected: 1,
+            why: "the door: one WebSocket".into(),
+            wrong: wrong_target.then(|| format!("target {:?}, transport {:?}", t.target, t.transport)),
+        }),
+        // Under loss or a blackhole the close frame may be lost until the
+        // cloud's heartbeat ends the link (corpus/ws-echo-close-reply-wait.toml):
+        // then the cloud must still learn it is over, with 1006.
+        close: Some(Close { seen: t.closed_with.as_ref().map(|c| (u64::from(c.code), c.by_peer)), may_be_lost: false, may_die: can_kill, died }),
+        ..Seen::default()
+    };
+    let checks = vec![
         Check {
             law: &laws::DEATH_NEEDS_A_FAULT,
             ok: !died || (can_kill && t.closed_with.as_ref().is_some_and(|c| c.code != 1000)),
@@ -218,24 +232,12 @@ fn judge_echoes(t: &Tally, can_kill: bool) -> Vec<Check> {
             ),
         },
         Check {
-            law: &laws::ONE_CONNECTION,
-            ok: t.accepted == 1 && t.target.as_deref() == Some(TARGET) && t.transport == Some(TransportKind::WebSocket),
-            detail: format!("the door accepted {} connections, target {:?}, transport {:?}", t.accepted, t.target, t.transport),
-        },
-        Check {
             law: &laws::WS_DATAGRAMS_AS_MESSAGES,
             ok: expected_d.starts_with(&t.datagram_echoes) && (died || t.datagram_echoes.len() == expected_d.len()) && t.sent_as_datagram == 0,
             detail: format!("{} sent as datagrams; came back {:?}", t.sent_as_datagram, t.datagram_echoes),
         },
-        Check {
-            law: &laws::CLEAN_CLOSE,
-            // Under loss or a blackhole the close frame may be lost until the
-            // cloud's heartbeat ends the link (corpus/ws-echo-close-reply-wait.toml):
-            // then the cloud must still learn it is over, with 1006.
-            ok: died || t.closed_with.as_ref().is_some_and(|c| (c.code == 1000 && c.by_peer) || (can_kill && c.code == 1006)),
-            detail: format!("the cloud saw close {:?}; the plan {} loss or an outage", t.closed_with, if can_kill { "has" } else { "has no" }),
-        },
-    ]
+    ];
+    (checks, seen)
 }
 
 /// Whether a plan may kill a WebSocket by stalling its TCP past the heartbeat:
