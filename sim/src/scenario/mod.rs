@@ -96,8 +96,9 @@ pub fn run_def(def: &ScenarioDef, spec: &RunSpec) -> RunReport {
     judge(def, (def.run)(spec))
 }
 
-/// Judge a scenario's run by its declaration (see [`run_def`]).
-fn judge(def: &ScenarioDef, report: RunReport) -> RunReport {
+/// Judge a scenario's run by its declaration (see [`run_def`]): for a report
+/// from a scenario's run function called directly (a test's own setup).
+pub fn judge(def: &ScenarioDef, report: RunReport) -> RunReport {
     let RunReport { outcome, checks, seen } = report;
     let (mut judged, own): (Vec<Check>, Vec<Check>) = checks.into_iter().partition(|c| matches!(c.law.judge, Judge::Outcome));
     for c in &own {
@@ -119,7 +120,7 @@ fn judge(def: &ScenarioDef, report: RunReport) -> RunReport {
 /// scenarios' in scenario order, then the reference models'.
 pub fn all_laws() -> Vec<&'static Law> {
     let mut out: Vec<&'static Law> = UNIVERSAL.to_vec();
-    for law in SCENARIOS.iter().flat_map(|s| s.laws) {
+    for law in SCENARIOS.iter().flat_map(|s| s.laws).filter(|l| !matches!(l.judge, Judge::Journal(_))) {
         if !out.iter().any(|l| l.name == law.name) {
             out.push(law);
         }
@@ -133,11 +134,13 @@ pub fn law(name: &str) -> Option<&'static Law> {
     all_laws().into_iter().find(|l| l.name == name)
 }
 
-/// (switch, scenario, law) for every switch a scenario catches and each of its
-/// laws that switch breaks, in scenario order: the switch table of SPEC section 7.
+/// (switch, scenario, law) for every switch a scenario catches, with the first
+/// of its laws (in the order it declares them, the order a verdict names the
+/// first failure in) that the switch breaks, in scenario order: the switch
+/// table of SPEC section 7.
 pub fn switch_laws() -> Vec<(Switch, &'static ScenarioDef, &'static Law)> {
-    let caught = |s: &'static ScenarioDef, l: &'static Law| l.broken_by.iter().filter(move |w| s.catches.contains(w)).map(move |w| (*w, s, l));
-    SCENARIOS.iter().flat_map(|s| s.laws.iter().flat_map(move |l| caught(s, l))).collect()
+    let first = |s: &'static ScenarioDef, w: Switch| s.laws.iter().copied().find(|l| l.broken_by.contains(&w)).map(|l| (w, s, l));
+    SCENARIOS.iter().flat_map(|s| s.catches.iter().filter_map(move |w| first(s, *w))).collect()
 }
 
 /// The scenarios whose laws catch one of `switches`, in scenario order.

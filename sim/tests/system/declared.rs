@@ -3,35 +3,87 @@
 
 use std::collections::BTreeSet;
 
-use ftw_sim::law::laws;
+use ftw_sim::law::seen::Echo;
+use ftw_sim::law::{laws, Judge, Law, Ruling};
 use ftw_sim::scenario::{self, Check, RunReport, ScenarioDef, SCENARIOS};
 use ftw_sim::world::domain::Domain;
 use ftw_sim::world::switch::Switch;
 use ftw_sim::world::topology::RunSpec;
 use ftw_sim::RunSeed;
 
-fn emits_echo_in_order(spec: &RunSpec) -> RunReport {
+fn emits_datagrams_echoed(spec: &RunSpec) -> RunReport {
     let world = ftw_sim::world::topology::world_for(spec, std::time::Duration::from_secs(1));
     let outcome = world.run();
-    RunReport::new(outcome, vec![Check { law: &laws::ECHO_IN_ORDER, ok: true, detail: String::new() }])
+    RunReport::new(outcome, vec![Check { law: &laws::DATAGRAMS_ECHOED, ok: true, detail: String::new() }])
 }
 
+/// A scenario's own check of a law it does not declare.
 #[test]
 #[should_panic(expected = "which its definition does not declare")]
 fn a_run_that_checks_an_undeclared_law_is_refused() {
     const DEF: ScenarioDef =
-        ScenarioDef { name: "test-undeclared", about: "", domain: Domain::DEFAULT, laws: &[&laws::CLEAN_CLOSE], catches: &[], run: emits_echo_in_order };
+        ScenarioDef { name: "test-undeclared", about: "", domain: Domain::DEFAULT, laws: &[&laws::CLEAN_CLOSE], catches: &[], run: emits_datagrams_echoed };
     scenario::run_def(&DEF, &RunSpec::new("test-undeclared", RunSeed(1)));
 }
 
 #[test]
 fn a_run_that_checks_its_declared_laws_passes_the_guard() {
     const DEF: ScenarioDef =
-        ScenarioDef { name: "test-declared", about: "", domain: Domain::DEFAULT, laws: &[&laws::ECHO_IN_ORDER], catches: &[], run: emits_echo_in_order };
+        ScenarioDef { name: "test-declared", about: "", domain: Domain::DEFAULT, laws: &[&laws::DATAGRAMS_ECHOED], catches: &[], run: emits_datagrams_echoed };
     let r = scenario::run_def(&DEF, &RunSpec::new("test-declared", RunSeed(1)));
     // The universal laws first (`run`, `no-panic`), judged as laws like the others.
     let names: Vec<&str> = r.checks.iter().map(|c| c.law.name).collect();
-    assert_eq!(names, ["run", "no-panic", "echo-in-order"]);
+    assert_eq!(names, ["run", "no-panic", "datagrams-echoed"]);
+}
+
+/// A law judged over an observation is judged once, by its law's judge: a
+/// scenario that writes its check itself is refused.
+#[test]
+#[should_panic(expected = "wrote the check of \"echo-in-order\" itself")]
+fn a_run_that_writes_a_shared_laws_check_itself_is_refused() {
+    fn emits(spec: &RunSpec) -> RunReport {
+        let outcome = ftw_sim::world::topology::world_for(spec, std::time::Duration::from_secs(1)).run();
+        RunReport::new(outcome, vec![Check { law: &laws::ECHO_IN_ORDER, ok: true, detail: String::new() }])
+    }
+    const DEF: ScenarioDef = ScenarioDef { name: "test-own-echo", about: "", domain: Domain::DEFAULT, laws: &[&laws::ECHO_IN_ORDER], catches: &[], run: emits };
+    scenario::run_def(&DEF, &RunSpec::new("test-own-echo", RunSeed(1)));
+}
+
+/// A declared law cannot be skipped: one judged over an observation the run
+/// did not make is refused.
+#[test]
+#[should_panic(expected = "declares \"one-connection\", but its run observed nothing for it")]
+fn a_declared_law_its_run_observed_nothing_for_is_refused() {
+    const DEF: ScenarioDef = ScenarioDef {
+        name: "test-unobserved",
+        about: "",
+        domain: Domain::DEFAULT,
+        laws: &[&laws::DATAGRAMS_ECHOED, &laws::ONE_CONNECTION],
+        catches: &[],
+        run: emits_datagrams_echoed,
+    };
+    scenario::run_def(&DEF, &RunSpec::new("test-unobserved", RunSeed(1)));
+}
+
+/// docs/layout.md's first worked example, followed step by step: a law that
+/// two scenarios judge is one declaration (its name, its rule, its judge over
+/// an observation both make) and a line in each scenario's `laws`; both runs
+/// judge it, by the one judge, in the place declared.
+#[test]
+fn a_law_declared_once_is_judged_by_two_scenarios() {
+    fn something_came_back(e: &Echo) -> Ruling {
+        (!e.back.is_empty(), format!("{} of {} echoes came back", e.back.len(), e.sent.len()))
+    }
+    const SOMETHING_CAME_BACK: Law =
+        Law::new("test-something-came-back", "an echo gives something back (a worked example)").judged(Judge::Echo(something_came_back));
+    for base in [&ftw_sim::scenario::quic_echo::QUIC_ECHO, &ftw_sim::scenario::ws_echo::WS_ECHO] {
+        let laws: Vec<&'static Law> = base.laws.iter().copied().chain([&SOMETHING_CAME_BACK]).collect();
+        let def = ScenarioDef { name: base.name, about: base.about, domain: base.domain.clone(), laws: laws.leak(), catches: base.catches, run: base.run };
+        let r = scenario::run_def(&def, &RunSpec::new(base.name, RunSeed(1)));
+        let c = r.checks.iter().find(|c| c.law.name == SOMETHING_CAME_BACK.name).unwrap_or_else(|| panic!("{} judged it", base.name));
+        assert!(c.ok && c.detail == "10 of 10 echoes came back", "{}: {c:?}", base.name);
+        assert_eq!(r.checks.last().map(|c| c.law.name), Some(SOMETHING_CAME_BACK.name), "{}: judged where declared, last", base.name);
+    }
 }
 
 #[test]

@@ -22,7 +22,8 @@ fn run(seed: u64, switches: &[&str], faults: Vec<TimedFault>) -> (RunReport, Ses
     s.switches = Switches::parse(switches.iter().copied()).expect("switches");
     s.plan.faults = faults;
     s.plan.validate().expect("a valid plan");
-    run_with(&s, &Setup::default())
+    let (report, summary) = run_with(&s, &Setup::default());
+    (scenario::judge(&ftw_sim::scenario::session::SESSION, report), summary)
 }
 
 fn check<'a>(r: &'a RunReport, name: &str) -> &'a scenario::Check {
