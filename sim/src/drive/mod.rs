@@ -8,6 +8,7 @@ pub mod event;
 pub mod fleet;
 pub mod link;
 pub mod quic;
+pub mod rig;
 pub mod system;
 pub mod tcp;
 pub mod ws;

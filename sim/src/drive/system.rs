@@ -28,6 +28,7 @@ use crate::drive::build::{client_config_with, client_quic, cloud_door_with, flee
 use crate::drive::fleet::FleetDoor;
 use crate::drive::link::{dial_quic_with, EarlyData};
 use crate::drive::quic::QuicEndpoint;
+use crate::drive::rig::Rig;
 use crate::drive::tcp::{tcp_config_for, TcpHost};
 use crate::drive::ws::{client_tls, door_tls, WsClient, WsDoor};
 use crate::world::host::{addr, cloud_certs, sim_clock};
@@ -37,7 +38,7 @@ use crate::world::plan::{FaultKind, FaultPlan};
 use crate::world::seed::RunSeed;
 use crate::world::switch::Switch;
 use crate::world::time;
-use crate::world::topology::{world_for, RunSpec, Topology};
+use crate::world::topology::RunSpec;
 use crate::world::trace;
 use crate::world::World;
 
@@ -169,10 +170,9 @@ pub fn site_seed(seed: RunSeed, table_changes: bool) -> u64 {
     s
 }
 
-/// Build the world: cloud and box as hosts; the phone is the caller's.
-pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (World, Rc<RefCell<Shared>>) {
-    let mut world = world_for(spec, limit);
-    Topology::build(&mut world, &spec.plan);
+/// Build the rig: cloud and box as hosts; the phone is the caller's.
+pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (Rig, Rc<RefCell<Shared>>) {
+    let mut world = Rig::new(spec, limit);
     let shared = Rc::new(RefCell::new(Shared::default()));
     host_cloud(&mut world, spec, setup, &shared);
     host_box(&mut world, spec, setup, &shared);

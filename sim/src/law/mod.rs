@@ -8,6 +8,7 @@ pub mod laws;
 pub mod reference;
 pub mod seen;
 pub mod shared;
+pub mod spec;
 
 use crate::drive::app::phone::SessionRecord;
 use crate::world::journal::Entry;

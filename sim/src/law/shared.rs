@@ -1,8 +1,8 @@
 //! The judges of the laws more than one scenario is judged by, each over its
 //! typed observation (`seen.rs`): written once, named by its law in `laws.rs`.
 
-use super::laws::spec;
 use super::seen::{Accepted, Close, Echo, Held, Replays, Sessions};
+use super::spec;
 use super::Ruling;
 
 /// `echo-in-order`: what came back is the start of what was sent, and all of

@@ -37,6 +37,7 @@ use rand_chacha::ChaCha20Rng;
 use super::def::{RunReport, ScenarioDef};
 use super::lane0_picture::Picture;
 use crate::drive::app::r#box::{config_step, jot, jot_notes, jot_output, jot_redial};
+use crate::drive::rig::Rig;
 use crate::law::laws;
 use crate::law::reference;
 use crate::law::seen::{Held, HeldCounts, Seen};
@@ -45,7 +46,7 @@ use crate::world::domain::Domain;
 use crate::world::host::{addr, BOX};
 use crate::world::journal::r#box::{header, BoxStep};
 use crate::world::switch::Switch;
-use crate::world::topology::{run_offline, RunSpec};
+use crate::world::topology::RunSpec;
 use crate::world::trace;
 
 /// Phones that try the box; the first `PAIRED` are paired.
@@ -78,7 +79,7 @@ struct Door {
 }
 
 pub fn run(spec: &RunSpec) -> RunReport {
-    let (outcome, end) = run_offline(spec, BOX, addr::BOX, workload);
+    let (outcome, end) = Rig::offline(spec, BOX, addr::BOX, workload);
     let held = end.as_ref().map(|e| e.0);
     let fault = end.and_then(|e| e.1);
     let ok = outcome.result.is_ok() && fault.is_none();

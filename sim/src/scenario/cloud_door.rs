@@ -36,6 +36,7 @@ use rand_chacha::ChaCha20Rng;
 use super::def::{RunReport, ScenarioDef};
 use crate::drive::app::cloud::{config_step as cloud_config, jot as cloud_jot, jot_notes as cloud_notes, jot_transmit};
 use crate::drive::app::r#box::{config_step, jot, jot_notes, jot_output, jot_redial};
+use crate::drive::rig::Rig;
 use crate::law::laws;
 use crate::law::reference;
 use crate::law::seen::{Held, HeldCounts, Seen};
@@ -44,7 +45,7 @@ use crate::world::host::{addr, CLOUD};
 use crate::world::journal;
 use crate::world::journal::cloud::CloudStep;
 use crate::world::journal::r#box::{header, BoxStep};
-use crate::world::topology::{run_offline, RunSpec};
+use crate::world::topology::RunSpec;
 use crate::world::trace;
 
 const BOX_IDS: [&str; 2] = ["box-1", "box-2"];
@@ -115,7 +116,7 @@ fn box_host(k: usize) -> &'static str {
 }
 
 pub fn run(spec: &RunSpec) -> RunReport {
-    let (outcome, held) = run_offline(spec, CLOUD, addr::CLOUD, workload);
+    let (outcome, held) = Rig::offline(spec, CLOUD, addr::CLOUD, workload);
     let counts = held.map(|(cloud_links, box_sessions)| HeldCounts { box_sessions, cloud_links, relays: 0 });
     let held = Held { settled: true, counts, when: "once every link closed and the deadlines ran".into() };
     RunReport::new(outcome, vec![]).with(Seen { held: Some(held), ..Seen::default() })

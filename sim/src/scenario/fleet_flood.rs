@@ -20,10 +20,11 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use super::def::{RunReport, ScenarioDef};
-use crate::drive::build::{client_config, client_endpoint_config, fleet_config, serve_fleet, FleetRun, FLEET_TARGET};
+use crate::drive::build::{client_config, client_endpoint_config, fleet_config, FleetRun, FLEET_TARGET};
 use crate::drive::fleet::{DoorStats, FleetDoor};
 use crate::drive::link::{accept_quic, dial_quic, Link, LinkEvent};
 use crate::drive::quic::QuicEndpoint;
+use crate::drive::rig::Rig;
 use crate::kinds;
 use crate::law::laws;
 use crate::law::reference;
@@ -35,7 +36,7 @@ use crate::world::plan::kind;
 use crate::world::plan::{FaultKind, TimedFault};
 use crate::world::seed::RunSeed;
 use crate::world::time;
-use crate::world::topology::{world_for, RunSpec, Topology};
+use crate::world::topology::RunSpec;
 use crate::world::trace;
 
 /// Clients in the crowd: more than one reactor's pin ceiling.
@@ -107,8 +108,7 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> RunReport {
     let attack_end = attacks.iter().map(|w| w.1).max().unwrap_or_default();
     // A dial lost to the attack fails after QUIC's idle timeout; the client then
     // dials again and sends its rounds.
-    let mut world = world_for(&spec, last_round.max(attack_end) + Duration::from_secs(30) * DIALS_MAX as u32 + GIVE_UP_AFTER + Duration::from_secs(30));
-    Topology::build(&mut world, &spec.plan);
+    let mut world = Rig::new(&spec, last_round.max(attack_end) + Duration::from_secs(30) * DIALS_MAX as u32 + GIVE_UP_AFTER + Duration::from_secs(30));
     let door_slot = Rc::new(RefCell::new(None));
     host_stream_echo(&mut world, seed, fleet_config(seed, &spec, &run), &door_slot);
     let tally = Rc::new(RefCell::new(Tally { echoes: vec![0; CROWD], lost: Vec::new(), redials: 0 }));
@@ -122,17 +122,14 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> RunReport {
 }
 
 /// The cloud: the fleet's door, echoing every stream message.
-fn host_stream_echo(world: &mut crate::world::World, seed: RunSeed, cfg: ftw_fleet::FleetConfig, door_slot: &Rc<RefCell<Option<FleetDoor>>>) {
+fn host_stream_echo(rig: &mut Rig, seed: RunSeed, cfg: ftw_fleet::FleetConfig, door_slot: &Rc<RefCell<Option<FleetDoor>>>) {
     let slot = door_slot.clone();
-    world.host(CLOUD, addr::CLOUD, move || {
-        let slot = slot.clone();
-        let on_door = move |door: &FleetDoor| *slot.borrow_mut() = Some(door.clone());
-        serve_fleet(seed, cfg, on_door, |_, conn| async move {
-            let Ok((mut link, _target)) = accept_quic(conn).await else { return };
-            while let LinkEvent::Message(m) = link.recv().await {
-                let _ = link.send(&m);
-            }
-        })
+    let on_door = move |door: &FleetDoor| *slot.borrow_mut() = Some(door.clone());
+    rig.cloud_fleet(seed, cfg, on_door, |_, conn| async move {
+        let Ok((mut link, _target)) = accept_quic(conn).await else { return };
+        while let LinkEvent::Message(m) = link.recv().await {
+            let _ = link.send(&m);
+        }
     });
 }
 
@@ -225,7 +222,7 @@ async fn rounds(i: usize, mut link: Link, t: &Rc<RefCell<Tally>>, last_round: Du
 
 /// The flood's two laws over the door's statistics and the crowd's tally.
 fn judge_flood(stats: &DoorStats, t: &Tally) -> Vec<Check> {
-    let ceiling = crate::law::laws::spec::PINS_PER_REACTOR_MAX;
+    let ceiling = crate::law::spec::PINS_PER_REACTOR_MAX;
     let pins_max = stats.pins_open_max.iter().copied().max().unwrap_or(0);
     // Connections that moved, per reactor: each holds at most one pin, so the
     // ceiling is reached exactly when more of them than it moved.

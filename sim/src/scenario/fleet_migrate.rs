@@ -11,7 +11,8 @@
 //!   reconnects (from a new socket) with 0-RTT and its first flight is answered
 //!   in one round trip; the phone makes a full handshake.
 
-use crate::drive::build::{client_config, client_config_with, client_endpoint_config, fleet_config, serve_fleet, FleetRun, FLEET_TARGET};
+use crate::drive::build::{client_config, client_config_with, client_endpoint_config, fleet_config, FleetRun, FLEET_TARGET};
+use crate::drive::rig::Rig;
 use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
@@ -37,7 +38,7 @@ use crate::world::plan::kind;
 use crate::world::plan::{FaultKind, FaultPlan, TimedFault};
 use crate::world::switch::Switch;
 use crate::world::time;
-use crate::world::topology::{world_for, RunSpec, Topology};
+use crate::world::topology::RunSpec;
 use crate::world::trace;
 
 /// The phone's round: one stream message and this many datagrams, every second.
@@ -200,8 +201,7 @@ fn fleet_plan(spec: &RunSpec, run: &FleetRun) -> FleetPlan {
 pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
     let run = &run.shaped_by(&spec.plan);
     let fp = fleet_plan(spec, run);
-    let mut world = world_for(spec, (INTERVAL * ROUNDS as u32).max(fp.outages_end) + PATIENCE * 2 + Duration::from_secs(60));
-    Topology::build(&mut world, &fp.plan);
+    let mut world = Rig::with_plan(spec, &fp.plan, (INTERVAL * ROUNDS as u32).max(fp.outages_end) + PATIENCE * 2 + Duration::from_secs(60));
     let seed = spec.seed;
     let tally = Rc::new(RefCell::new(Tally::default()));
     host_echo_cloud(&mut world, seed, fleet_config(seed, spec, run), &tally);
@@ -218,32 +218,29 @@ pub fn run_with(spec: &RunSpec, run: &FleetRun) -> (RunReport, FleetSummary) {
 }
 
 /// The cloud: the fleet's door, echoing every message and datagram on each connection.
-fn host_echo_cloud(world: &mut crate::world::World, seed: crate::world::seed::RunSeed, cfg: ftw_fleet::FleetConfig, tally: &Rc<RefCell<Tally>>) {
+fn host_echo_cloud(rig: &mut Rig, seed: crate::world::seed::RunSeed, cfg: ftw_fleet::FleetConfig, tally: &Rc<RefCell<Tally>>) {
+    let on_door = {
+        let t = tally.clone();
+        move |door: &FleetDoor| t.borrow_mut().door = Some(door.clone())
+    };
     let t = tally.clone();
-    world.host(CLOUD, addr::CLOUD, move || {
-        let t = t.clone();
-        let on_door = {
-            let t = t.clone();
-            move |door: &FleetDoor| t.borrow_mut().door = Some(door.clone())
-        };
-        serve_fleet(seed, cfg, on_door, move |r, conn| {
-            t.borrow_mut().accepted.push((r, conn.id()));
-            trace::record(CLOUD, "app.accept", format!("r{r} h={}", conn.id()));
-            async move {
-                let Ok((mut link, _target)) = accept_quic(conn).await else { return };
-                loop {
-                    match link.recv().await {
-                        LinkEvent::Message(m) => {
-                            let _ = link.send(&m);
-                        }
-                        LinkEvent::Datagram(d) => {
-                            let _ = link.send_datagram(&d);
-                        }
-                        LinkEvent::Closed(_) => break,
+    rig.cloud_fleet(seed, cfg, on_door, move |r, conn| {
+        t.borrow_mut().accepted.push((r, conn.id()));
+        trace::record(CLOUD, "app.accept", format!("r{r} h={}", conn.id()));
+        async move {
+            let Ok((mut link, _target)) = accept_quic(conn).await else { return };
+            loop {
+                match link.recv().await {
+                    LinkEvent::Message(m) => {
+                        let _ = link.send(&m);
                     }
+                    LinkEvent::Datagram(d) => {
+                        let _ = link.send_datagram(&d);
+                    }
+                    LinkEvent::Closed(_) => break,
                 }
             }
-        })
+        }
     });
 }
 
@@ -440,7 +437,7 @@ fn routing_checks(routing: Routing, s: &FleetSummary, end_ms: u64) -> Vec<Check>
     // lives then: not one seen in the run's last moments
     // (corpus/fleet-still-move-at-the-end.toml), nor one whose connection ended
     // first (corpus/rig-fleet-still-one-pin-per-move-13000126982.toml).
-    let moves_swept = s.stats.moves.iter().filter(|m| m.at_ms + crate::law::laws::spec::PIN_SWEEP_MS <= m.ended_ms.unwrap_or(end_ms).min(end_ms)).count();
+    let moves_swept = s.stats.moves.iter().filter(|m| m.at_ms + crate::law::spec::PIN_SWEEP_MS <= m.ended_ms.unwrap_or(end_ms).min(end_ms)).count();
     match routing {
         Routing::Forward => {
             let pin = Check {
@@ -574,8 +571,7 @@ pub fn run_resume(spec: &RunSpec) -> RunReport {
 
 /// `fleet-resume`, with what it saw.
 pub fn run_resume_with(spec: &RunSpec) -> (RunReport, ResumeSummary) {
-    let mut world = world_for(spec, Duration::from_secs(60));
-    Topology::build(&mut world, &spec.plan);
+    let mut world = Rig::new(spec, Duration::from_secs(60));
     let seed = spec.seed;
     let cfg = fleet_config(seed, spec, &FleetRun::default().shaped_by(&spec.plan));
     let tally = Rc::new(RefCell::new(ResumeTally::default()));
@@ -593,31 +589,28 @@ pub fn run_resume_with(spec: &RunSpec) -> (RunReport, ResumeSummary) {
 }
 
 /// The cloud of `fleet-resume`: echoes, and ends the box's first session with 4408.
-fn host_resume_cloud(world: &mut crate::world::World, seed: crate::world::seed::RunSeed, cfg: ftw_fleet::FleetConfig, tally: &Rc<RefCell<ResumeTally>>) {
+fn host_resume_cloud(rig: &mut Rig, seed: crate::world::seed::RunSeed, cfg: ftw_fleet::FleetConfig, tally: &Rc<RefCell<ResumeTally>>) {
     let t = tally.clone();
-    world.host(CLOUD, addr::CLOUD, move || {
-        let t = t.clone();
-        serve_fleet(
-            seed,
-            cfg,
-            |_| {},
-            move |r, conn| {
-                let t = t.clone();
-                async move {
-                    let Ok((mut link, target)) = accept_quic(conn).await else { return };
-                    t.borrow_mut().accepted.push((r, target));
-                    while let LinkEvent::Message(m) = link.recv().await {
-                        let _ = link.send(&m);
-                        if &m[..] == b"first" {
-                            // The service ends the box's first session (time-out code).
-                            time::sleep(Duration::from_secs(1)).await;
-                            link.close(close::TIMED_OUT, "session over");
-                        }
+    rig.cloud_fleet(
+        seed,
+        cfg,
+        |_| {},
+        move |r, conn| {
+            let t = t.clone();
+            async move {
+                let Ok((mut link, target)) = accept_quic(conn).await else { return };
+                t.borrow_mut().accepted.push((r, target));
+                while let LinkEvent::Message(m) = link.recv().await {
+                    let _ = link.send(&m);
+                    if &m[..] == b"first" {
+                        // The service ends the box's first session (time-out code).
+                        time::sleep(Duration::from_secs(1)).await;
+                        link.close(close::TIMED_OUT, "session over");
                     }
                 }
-            },
-        )
-    });
+            }
+        },
+    );
 }
 
 /// The phone of `fleet-resume`: one full handshake (no ticket), timed to its first reply.

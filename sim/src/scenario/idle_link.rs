@@ -8,17 +8,18 @@ use std::time::Duration;
 
 use super::def::{RunReport, ScenarioDef};
 use super::idle_out;
-use crate::drive::build::{client_quic, serve_quic};
+use crate::drive::build::client_quic;
 use crate::drive::quic::QuicEvent;
+use crate::drive::rig::Rig;
 use crate::law::laws;
 use crate::law::reference;
 use crate::law::seen::{Accepted, Seen};
 use crate::law::Check;
 use crate::world::domain::{Domain, Kind};
 use crate::world::host::addr;
-use crate::world::host::{BOX, CLOUD, PHONE};
+use crate::world::host::{BOX, PHONE};
 use crate::world::time;
-use crate::world::topology::{world_for, RunSpec, Topology};
+use crate::world::topology::RunSpec;
 
 /// One simulated day.
 pub const DAY: Duration = Duration::from_secs(24 * 3600);
@@ -69,18 +70,14 @@ fn keepalive_holds(spec: &RunSpec, outcome: &crate::world::RunOutcome, t: &Tally
 }
 
 pub fn run(spec: &RunSpec) -> RunReport {
-    let mut world = world_for(spec, DAY + Duration::from_secs(60));
-    Topology::build(&mut world, &spec.plan);
+    let mut world = Rig::new(spec, DAY + Duration::from_secs(60));
     let seed = spec.seed;
     let tally = Rc::new(RefCell::new(Tally::default()));
 
     let t = tally.clone();
-    world.host(CLOUD, addr::CLOUD, move || {
-        let t = t.clone();
-        serve_quic(seed, move |conn| {
-            t.borrow_mut().accepted += 1;
-            async move { while !matches!(conn.next_event().await, QuicEvent::Lost(_)) {} }
-        })
+    world.cloud_quic(seed, move |conn| {
+        t.borrow_mut().accepted += 1;
+        async move { while !matches!(conn.next_event().await, QuicEvent::Lost(_)) {} }
     });
 
     for (name, ip, is_client) in [(BOX, addr::BOX, false), (PHONE, addr::PHONE, true)] {

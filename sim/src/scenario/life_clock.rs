@@ -23,13 +23,13 @@ use ftw_phone::app::{AppLife, LifeAsk};
 use rand::Rng;
 use rand_chacha::ChaCha20Rng;
 
-use super::bench;
 use super::def::{RunReport, ScenarioDef};
+use crate::drive::rig::Rig;
 use crate::law::laws;
 use crate::law::reference;
 use crate::law::Check;
 use crate::world::domain::Domain;
-use crate::world::host::PHONE;
+use crate::world::host::{addr, PHONE};
 use crate::world::journal::life::{LifeEvent, LifeStep};
 use crate::world::journal::{self, Step};
 use crate::world::topology::RunSpec;
@@ -53,7 +53,8 @@ struct Bench {
 }
 
 pub fn run(spec: &RunSpec) -> RunReport {
-    let (outcome, stale) = bench::run(spec, workload);
+    let (outcome, stale) = Rig::offline(spec, PHONE, addr::PHONE, workload);
+    let stale = stale.unwrap_or_default();
     let detail = format!("{EVENTS} app-life events; a session used across a silence longer than {MAPPING_MS} ms: {stale:?}");
     RunReport::new(outcome, vec![Check { law: &laws::NO_SESSION_PAST_ITS_MAPPING, ok: stale.is_empty(), detail }])
 }

@@ -5,7 +5,6 @@
 //! the switches that break them, run function) beside its run function; this
 //! file only registers them. Every list users see derives from [`SCENARIOS`].
 
-pub mod bench;
 pub mod box_door;
 pub mod cloud_door;
 pub mod def;

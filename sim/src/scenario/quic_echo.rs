@@ -13,17 +13,18 @@ use bytes::Bytes;
 
 use super::def::{RunReport, ScenarioDef};
 use super::idle_out;
-use crate::drive::build::{client_quic, serve_quic};
+use crate::drive::build::client_quic;
 use crate::drive::quic::{Lost, QuicConn, QuicEvent};
+use crate::drive::rig::Rig;
 use crate::law::laws;
 use crate::law::reference;
 use crate::law::seen::{Accepted, Close, Cut, Echo, Seen};
 use crate::law::Check;
 use crate::world::domain::Domain;
 use crate::world::host::addr;
-use crate::world::host::{CLOUD, PHONE};
+use crate::world::host::PHONE;
 use crate::world::time;
-use crate::world::topology::{world_for, RunSpec, Topology};
+use crate::world::topology::RunSpec;
 use crate::world::trace;
 
 const INTERVAL: Duration = Duration::from_secs(1);
@@ -76,8 +77,7 @@ pub fn run_stream(spec: &RunSpec) -> RunReport {
 
 /// `messages` messages and datagrams at 1 Hz.
 pub fn run_n(spec: &RunSpec, messages: usize) -> RunReport {
-    let mut world = world_for(spec, SLACK + INTERVAL * messages as u32);
-    Topology::build(&mut world, &spec.plan);
+    let mut world = Rig::new(spec, SLACK + INTERVAL * messages as u32);
     let seed = spec.seed;
     let tally = Rc::new(RefCell::new(Tally::default()));
     host_quic_echo(&mut world, seed, &tally);
@@ -91,35 +91,32 @@ pub fn run_n(spec: &RunSpec, messages: usize) -> RunReport {
 
 /// The cloud: a QUIC endpoint echoing every stream's data and every datagram,
 /// noting connections, paths and closes.
-fn host_quic_echo(world: &mut crate::world::World, seed: crate::world::seed::RunSeed, tally: &Rc<RefCell<Tally>>) {
+fn host_quic_echo(rig: &mut Rig, seed: crate::world::seed::RunSeed, tally: &Rc<RefCell<Tally>>) {
     let t = tally.clone();
-    world.host(CLOUD, addr::CLOUD, move || {
+    rig.cloud_quic(seed, move |conn| {
+        t.borrow_mut().accepted += 1;
         let t = t.clone();
-        serve_quic(seed, move |conn| {
-            t.borrow_mut().accepted += 1;
-            let t = t.clone();
-            async move {
-                loop {
-                    match conn.next_event().await {
-                        QuicEvent::Data { stream, data } => {
-                            let _ = conn.write(stream, &data);
-                        }
-                        QuicEvent::Datagram(d) => {
-                            let _ = conn.send_datagram(d);
-                        }
-                        QuicEvent::PathChanged(a) => t.borrow_mut().paths_seen.push(a),
-                        QuicEvent::Connected => t.borrow_mut().cloud_connected += 1,
-                        QuicEvent::Lost(l) => {
-                            if let Lost::Closed { code, .. } = l {
-                                t.borrow_mut().closed_with = Some(code);
-                            }
-                            break;
-                        }
-                        _ => {}
+        async move {
+            loop {
+                match conn.next_event().await {
+                    QuicEvent::Data { stream, data } => {
+                        let _ = conn.write(stream, &data);
                     }
+                    QuicEvent::Datagram(d) => {
+                        let _ = conn.send_datagram(d);
+                    }
+                    QuicEvent::PathChanged(a) => t.borrow_mut().paths_seen.push(a),
+                    QuicEvent::Connected => t.borrow_mut().cloud_connected += 1,
+                    QuicEvent::Lost(l) => {
+                        if let Lost::Closed { code, .. } = l {
+                            t.borrow_mut().closed_with = Some(code);
+                        }
+                        break;
+                    }
+                    _ => {}
                 }
             }
-        })
+        }
     });
 }
 

@@ -23,13 +23,13 @@ use ftw_phone::Transport;
 use rand::Rng;
 use rand_chacha::ChaCha20Rng;
 
-use super::bench;
 use super::def::{RunReport, ScenarioDef};
+use crate::drive::rig::Rig;
 use crate::law::laws;
 use crate::law::reference;
 use crate::law::seen::{Seen, Sessions};
 use crate::world::domain::Domain;
-use crate::world::host::PHONE;
+use crate::world::host::{addr, PHONE};
 use crate::world::journal::race::{memory_of, RaceInput, RaceStep};
 use crate::world::journal::{self, Step};
 use crate::world::topology::RunSpec;
@@ -87,7 +87,8 @@ struct Bench {
 }
 
 pub fn run(spec: &RunSpec) -> RunReport {
-    let (outcome, (two, sessions)) = bench::run(spec, workload);
+    let (outcome, found) = Rig::offline(spec, PHONE, addr::PHONE, workload);
+    let (two, sessions) = found.unwrap_or_default();
     // The bench holds one session: a second while one is up is two at once.
     let at_once_max = if two.is_empty() { 1 } else { 2 };
     let about = format!("; {RACES} races; a second session while one was up: {two:?}");

@@ -229,7 +229,7 @@ const MOVE_LAW_TRIGGER_BYTES_MIN: usize = 400;
 /// packet migrates it again (sim/vendor/quinn-proto/PATCH.md).
 pub fn move_bound_ms(rtt_phone_ms: u64, rtt_box_ms: u64) -> u64 {
     let pto_new = 3 * K_INITIAL_RTT_MS.max(rtt_phone_ms) + MAX_ACK_DELAY_MS;
-    laws::spec::LANE0_VISIBLE_PERIOD_MS + rtt_phone_ms + rtt_box_ms + 3 * pto_new
+    crate::law::spec::LANE0_VISIBLE_PERIOD_MS + rtt_phone_ms + rtt_box_ms + 3 * pto_new
 }
 
 /// What the network saw of the phone's moves: each move, every datagram's fate,
@@ -724,14 +724,14 @@ fn judge_short(spec: &RunSpec, setup: &Setup, s: &SessionSummary) -> Vec<Check> 
         return vec![
             Check {
                 law: &laws::SESSIONS_OFF_1013,
-                ok: door_ended_with(laws::spec::CLOSE_TRY_AGAIN_LATER) && s.phone.lives.is_empty(),
+                ok: door_ended_with(crate::law::spec::CLOSE_TRY_AGAIN_LATER) && s.phone.lives.is_empty(),
                 detail: format!("sessions ended {ends:?}"),
             },
-            demotion(laws::spec::CLOSE_TRY_AGAIN_LATER),
+            demotion(crate::law::spec::CLOSE_TRY_AGAIN_LATER),
         ];
     }
     vec![
-        Check { law: &laws::UNPAIRED_4403, ok: door_ended_with(laws::spec::CLOSE_FORBIDDEN), detail: format!("sessions ended {ends:?}") },
+        Check { law: &laws::UNPAIRED_4403, ok: door_ended_with(crate::law::spec::CLOSE_FORBIDDEN), detail: format!("sessions ended {ends:?}") },
         Check {
             law: &laws::NO_BOX_BYTES,
             ok: s.phone.delivered_ms.is_empty() && s.box_stats.sessions_opened == 0 && s.cloud_stats.relayed_to_phone == 0,
@@ -742,7 +742,7 @@ fn judge_short(spec: &RunSpec, setup: &Setup, s: &SessionSummary) -> Vec<Check> 
                 s.cloud_stats.relayed_to_phone
             ),
         },
-        demotion(laws::spec::CLOSE_FORBIDDEN),
+        demotion(crate::law::spec::CLOSE_FORBIDDEN),
     ]
 }
 

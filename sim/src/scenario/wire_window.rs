@@ -15,15 +15,13 @@
 //! Each step's expectation is computed from SPEC sections 2 and 4, never from
 //! the model's constants.
 
-use std::cell::RefCell;
 use std::collections::BTreeSet;
-use std::rc::Rc;
-use std::time::Duration;
 
 use rand::{Rng, RngCore};
 use rand_chacha::ChaCha20Rng;
 
 use super::def::{RunReport, ScenarioDef};
+use crate::drive::rig::Rig;
 use crate::law::laws;
 use crate::law::reference;
 use crate::law::seen::{Replays, Seen};
@@ -32,7 +30,7 @@ use crate::world::domain::Domain;
 use crate::world::host::{addr, PHONE};
 use crate::world::journal::{self, replay::ReplayStep, Step};
 use crate::world::switch::Switch;
-use crate::world::topology::{world_for, RunSpec};
+use crate::world::topology::RunSpec;
 use crate::world::trace;
 
 /// SPEC section 4: "a replay window of 1024 sequence numbers".
@@ -67,16 +65,8 @@ struct Tally {
 }
 
 pub fn run(spec: &RunSpec) -> RunReport {
-    let mut world = world_for(spec, Duration::from_secs(60));
-    let tally = Rc::new(RefCell::new(Tally::default()));
-    let t = tally.clone();
-    let sp = spec.clone();
-    world.client(PHONE, addr::PHONE, async move {
-        workload(&sp, &mut t.borrow_mut(), ftw_wire::Frame::encode);
-        Ok(())
-    });
-    let outcome = world.run();
-    let t = tally.borrow();
+    let (outcome, tally) = Rig::offline(spec, PHONE, addr::PHONE, tallied);
+    let t = tally.unwrap_or_default();
     let twice = t.opened.len() - t.opened.iter().collect::<BTreeSet<_>>().len();
     let checks = vec![
         Check {
@@ -93,8 +83,14 @@ pub fn run(spec: &RunSpec) -> RunReport {
     // The workload counts the first copies the window refused: none of them a copy anyone made.
     let about = format!("first copies inside the window refused: {:?}", first(&t.false_replays));
     let replays = Replays { refused: t.false_replays.len() as u64, made: 0, about };
-    drop(t);
     RunReport::new(outcome, checks).with(Seen { replays: Some(replays), ..Seen::default() })
+}
+
+/// The workload's tally, the frames sealed by the wire's own encoder.
+fn tallied(spec: &RunSpec) -> Tally {
+    let mut t = Tally::default();
+    workload(spec, &mut t, ftw_wire::Frame::encode);
+    t
 }
 
 /// The first few of a law's findings (the count is in the list's length).

@@ -23,6 +23,7 @@ use ftw_crypto::ClientResumption;
 
 use super::def::{RunReport, ScenarioDef};
 use crate::drive::link::{accept_ws, dial_ws, CloseInfo, LinkEvent, TransportKind};
+use crate::drive::rig::Rig;
 use crate::drive::tcp::{tcp_config_for, TcpHost};
 use crate::drive::ws::{client_tls, door_tls, WsClient, WsDoor};
 use crate::kinds;
@@ -35,7 +36,7 @@ use crate::world::host::addr;
 use crate::world::host::{CLOUD, PHONE};
 use crate::world::plan::kind;
 use crate::world::time;
-use crate::world::topology::{world_for, RunSpec, Topology};
+use crate::world::topology::RunSpec;
 use crate::world::trace;
 
 const MESSAGES: usize = 10;
@@ -86,8 +87,7 @@ async fn linger_for_cloud(t: &Rc<RefCell<Tally>>) {
 }
 
 pub fn run(spec: &RunSpec) -> RunReport {
-    let mut world = world_for(spec, SLACK + INTERVAL * MESSAGES as u32);
-    Topology::build(&mut world, &spec.plan);
+    let mut world = Rig::new(spec, SLACK + INTERVAL * MESSAGES as u32);
     let seed = spec.seed;
     let (cloud_tcp, phone_tcp) = (tcp_config_for(&spec.plan, 0), tcp_config_for(&spec.plan, spec.plan.phone.mtu));
     let tally = Rc::new(RefCell::new(Tally::default()));

@@ -17,6 +17,7 @@ use crate::drive::app::cloud::CloudDriver;
 use crate::drive::app::r#box::{run_box, BoxDialer};
 use crate::drive::build::{cloud_door_with, fleet_config, FleetRun};
 use crate::drive::link::{dial_ws, EarlyData};
+use crate::drive::rig::Rig;
 use crate::drive::system::{box_quic_dialer, Keys, BOX_ID};
 use crate::drive::tcp::TcpHost;
 use crate::drive::ws::{client_tls, door_tls, WsClient, WsDoor};
@@ -24,8 +25,7 @@ use crate::world::host::addr;
 use crate::world::host::{BOX, CLOUD};
 use crate::world::plan::FaultPlan;
 use crate::world::seed::RunSeed;
-use crate::world::topology::{world_for, RunSpec, Topology};
-use crate::world::World;
+use crate::world::topology::RunSpec;
 
 pub fn v4(ip: std::net::IpAddr) -> std::net::Ipv4Addr {
     match ip {
@@ -69,13 +69,13 @@ pub struct RigShared {
 
 /// Build the world with the cloud and the box; the phone (if any) is the caller's client.
 /// Also returns the NAT indices (Wi-Fi, cellular) for the phone's moves.
-pub fn build(spec: &RigSpec) -> (World, Rc<RefCell<RigShared>>, (usize, usize)) {
+pub fn build(spec: &RigSpec) -> (Rig, Rc<RefCell<RigShared>>, (usize, usize)) {
     let mut run = RunSpec::new("table", spec.seed);
     run.plan = spec.plan.clone();
     run.keep_events = false;
     // No reference model reads the rig's runs: journal nothing.
-    let mut world = world_for(&run, spec.limit).without_journal();
-    let topo = Topology::build(&mut world, &spec.plan);
+    let mut world = Rig::unjournaled(&run, spec.limit);
+    let topo = *world.topology().expect("the standard topology");
     let seed = spec.seed;
     let keys = Keys::of(seed);
     let shared = Rc::new(RefCell::new(RigShared::default()));

@@ -47,6 +47,7 @@ impl RunSpec {
 }
 
 /// The NATs of the standard topology (indices into the world's NATs).
+#[derive(Clone, Copy, Debug)]
 pub struct Topology {
     pub wifi: usize,
     pub cell: usize,
@@ -74,8 +75,8 @@ impl Topology {
     }
 }
 
-/// A world for a spec.
-pub fn world_for(spec: &RunSpec, limit: Duration) -> World {
+/// A world for a spec (`drive::rig::Rig` builds every world from it).
+pub(crate) fn world_for(spec: &RunSpec, limit: Duration) -> World {
     let mut cfg = WorldConfig::new(spec.seed);
     cfg.skip_idle = spec.skip_idle;
     cfg.keep_events = spec.keep_events;
@@ -91,20 +92,4 @@ pub fn world_for(spec: &RunSpec, limit: Duration) -> World {
     quinn.rig = spec.plan.quic == crate::world::plan::QuicPlan::Rig;
     quinn_proto::ftw_sim_patch::set_all(quinn);
     world
-}
-
-/// A world with one host and no network use, for the scenarios that drive models
-/// directly (`box-door`, `cloud-door`): `workload` runs once on `host` and its result
-/// comes back beside the world's outcome (`None` when the host failed first).
-pub fn run_offline<T: 'static>(spec: &RunSpec, host: &'static str, ip: std::net::IpAddr, workload: fn(&RunSpec) -> T) -> (crate::world::RunOutcome, Option<T>) {
-    let mut world = world_for(spec, Duration::from_secs(60));
-    let out = std::rc::Rc::new(std::cell::RefCell::new(None));
-    let (o, sp) = (out.clone(), spec.clone());
-    world.client(host, ip, async move {
-        *o.borrow_mut() = Some(workload(&sp));
-        Ok(())
-    });
-    let outcome = world.run();
-    let result = out.borrow_mut().take();
-    (outcome, result)
 }

@@ -12,7 +12,7 @@ use ftw_sim::world::topology::RunSpec;
 use ftw_sim::RunSeed;
 
 fn emits_datagrams_echoed(spec: &RunSpec) -> RunReport {
-    let world = ftw_sim::world::topology::world_for(spec, std::time::Duration::from_secs(1));
+    let world = ftw_sim::drive::rig::Rig::new(spec, std::time::Duration::from_secs(1));
     let outcome = world.run();
     RunReport::new(outcome, vec![Check { law: &laws::DATAGRAMS_ECHOED, ok: true, detail: String::new() }])
 }
@@ -42,7 +42,7 @@ fn a_run_that_checks_its_declared_laws_passes_the_guard() {
 #[should_panic(expected = "wrote the check of \"echo-in-order\" itself")]
 fn a_run_that_writes_a_shared_laws_check_itself_is_refused() {
     fn emits(spec: &RunSpec) -> RunReport {
-        let outcome = ftw_sim::world::topology::world_for(spec, std::time::Duration::from_secs(1)).run();
+        let outcome = ftw_sim::drive::rig::Rig::new(spec, std::time::Duration::from_secs(1)).run();
         RunReport::new(outcome, vec![Check { law: &laws::ECHO_IN_ORDER, ok: true, detail: String::new() }])
     }
     const DEF: ScenarioDef = ScenarioDef { name: "test-own-echo", about: "", domain: Domain::DEFAULT, laws: &[&laws::ECHO_IN_ORDER], catches: &[], run: emits };

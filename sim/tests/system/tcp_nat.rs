@@ -8,13 +8,14 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddrV4};
 use std::rc::Rc;
 use std::time::Duration;
 
+use ftw_sim::drive::rig::Rig;
 use ftw_sim::drive::tcp::{tcp_config_for, TcpHost};
 use ftw_sim::world::host::addr;
 use ftw_sim::world::net::fault::{Chain, Ctx, Delay, Fault};
 use ftw_sim::world::net::{nat, InFlight, NetAction, IP_TUNNEL_PORT};
 use ftw_sim::world::plan::{FaultPlan, TcpPlan};
 use ftw_sim::world::time;
-use ftw_sim::world::topology::{world_for, RunSpec, Topology};
+use ftw_sim::world::topology::RunSpec;
 use ftw_sim::{RunOutcome, RunSeed};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
@@ -66,8 +67,7 @@ struct Got {
 /// leg), closes its side, and waits for the cloud's byte count.
 fn transfer(seed: u64, n: usize, plan: FaultPlan, custom_up: Option<Chain>, actions: Vec<(Duration, NetAction)>) -> (RunOutcome, Got) {
     let spec = RunSpec { plan, ..RunSpec::new("tcp-transfer", RunSeed(seed)) };
-    let mut world = world_for(&spec, Duration::from_secs(600));
-    Topology::build(&mut world, &spec.plan);
+    let mut world = Rig::new(&spec, Duration::from_secs(600));
     if let Some(up) = custom_up {
         let mut down = Chain::default();
         down.push(Delay(Duration::from_millis(20)));
@@ -173,8 +173,7 @@ fn a_megabyte_under_five_percent_loss_arrives_intact() {
 #[test]
 fn a_connect_to_a_port_nobody_listens_on_is_refused_at_once() {
     let spec = RunSpec::new("tcp-refused", RunSeed(13));
-    let mut world = world_for(&spec, Duration::from_secs(600));
-    Topology::build(&mut world, &spec.plan);
+    let mut world = Rig::new(&spec, Duration::from_secs(600));
     let seed = spec.seed;
     world.host("cloud", addr::CLOUD, move || async move {
         let _tcp = TcpHost::bind("cloud", v4(addr::CLOUD), seed).await?;
@@ -232,8 +231,7 @@ fn nothing_reaches_an_inside_host_except_through_its_nat() {
     // The phone listens; the cloud tries its inside address and its NAT's public
     // address. Neither SYN gets in, so both connects time out (no RST either).
     let spec = RunSpec::new("tcp-inbound", RunSeed(17));
-    let mut world = world_for(&spec, Duration::from_secs(600));
-    Topology::build(&mut world, &spec.plan);
+    let mut world = Rig::new(&spec, Duration::from_secs(600));
     let seed = spec.seed;
     world.host("phone", addr::PHONE, move || async move {
         let tcp = TcpHost::bind("phone", v4(addr::PHONE), seed).await?;

@@ -13,6 +13,7 @@ use ftw_crypto::{
 };
 use ftw_sim::drive::link::{accept_quic, accept_ws, close, dial_quic, dial_ws, CloseInfo, DialError, Link, LinkEvent, TransportKind};
 use ftw_sim::drive::quic::QuicEndpoint;
+use ftw_sim::drive::rig::Rig;
 use ftw_sim::drive::tcp::TcpHost;
 use ftw_sim::drive::ws::{client_tls, door_tls, WsClient, WsDoor, BEATS_MISSED_MAX, CLOSE_REPLY_WAIT, PING_INTERVAL};
 use ftw_sim::scenario::ws_echo::v4;
@@ -21,8 +22,8 @@ use ftw_sim::world::host::{addr, cloud_certs, sim_clock};
 use ftw_sim::world::plan::kind;
 use ftw_sim::world::plan::{FaultKind, FaultPlan, TimedFault};
 use ftw_sim::world::time;
-use ftw_sim::world::topology::{world_for, RunSpec, Topology};
-use ftw_sim::{RunOutcome, RunSeed, World};
+use ftw_sim::world::topology::RunSpec;
+use ftw_sim::{RunOutcome, RunSeed};
 
 const SERVER_NAME: &str = ftw_crypto::consts::CLOUD_SERVER_NAME;
 
@@ -62,10 +63,9 @@ async fn serve(mut link: Link, ends: Ends) {
 }
 
 /// A world with the standard topology and a cloud serving QUIC and/or the WebSocket door.
-fn world(seed: u64, plan: FaultPlan, quic: bool, door: bool, ends: Ends) -> World {
+fn world(seed: u64, plan: FaultPlan, quic: bool, door: bool, ends: Ends) -> Rig {
     let spec = RunSpec { plan, ..RunSpec::new("ws-test", RunSeed(seed)) };
-    let mut world = world_for(&spec, Duration::from_secs(900));
-    Topology::build(&mut world, &spec.plan);
+    let mut world = Rig::new(&spec, Duration::from_secs(900));
     let seed = spec.seed;
     world.host("cloud", addr::CLOUD, move || {
         let ends = ends.clone();
