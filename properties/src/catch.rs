@@ -3,7 +3,7 @@
 //! seed blocks (block b starts at b x 2^32), stopping at the first failure;
 //! the median wall time to it. What `ftwsim bench --catch` prints.
 
-use ftw_sim::world::switch::{Switch, Switches};
+use ftw_sim::switch::{Switch, Switches};
 
 use crate::fuzz::{fuzz, FuzzOpts, Stop};
 

@@ -3,7 +3,7 @@
 //! the budget for each, and for every bug switch the median time to first catch
 //! over seed blocks for each ([`crate::catch`]).
 
-use ftw_sim::world::switch::Switch;
+use ftw_sim::switch::Switch;
 use serde::Serialize;
 
 use crate::catch::{catch, Catch};

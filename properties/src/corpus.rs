@@ -8,7 +8,7 @@
 //! note = "why this entry exists"
 //! reason = "step Fleet.Event.StaleDrop"  # optional, with `fails`: the failure's typed reason
 //!                              # (`law`, `step <Kind.Path>`, `event <kind>`; triage::signature)
-//! [plan.phone]                 # the concrete fault plan (ftw_sim::world::plan::FaultPlan)
+//! [plan.phone]                 # the concrete fault plan (ftw_sim::plan::FaultPlan)
 //! loss_pct = 5.0
 //! [[plan.faults]]
 //! at_ms = 4500
@@ -21,10 +21,10 @@
 
 use std::path::{Path, PathBuf};
 
+use ftw_sim::plan::{FaultPlan, QuicPlan};
 use ftw_sim::scenario::{self, Verdict};
-use ftw_sim::world::plan::{FaultPlan, QuicPlan};
-use ftw_sim::world::switch::Switches;
-use ftw_sim::world::topology::RunSpec;
+use ftw_sim::switch::Switches;
+use ftw_sim::RunSpec;
 use ftw_sim::{parse_seed, RunSeed};
 use serde::{Deserialize, Serialize};
 
@@ -242,9 +242,9 @@ fn compare(e: &Entry, report: &ftw_sim::scenario::RunReport) -> Bytes {
         return Bytes::Same;
     }
     let saved = trace_beside(&e.path);
-    let divergence = std::fs::read_to_string(&saved).ok().map(|text| match ftw_sim::world::trace::Trace::parse_jsonl(&text) {
-        Ok(events) => match ftw_sim::world::trace::first_divergence(&events, report.outcome.trace.events()) {
-            Some(d) => ftw_sim::world::trace::describe_divergence(&d),
+    let divergence = std::fs::read_to_string(&saved).ok().map(|text| match ftw_sim::trace::Trace::parse_jsonl(&text) {
+        Ok(events) => match ftw_sim::trace::first_divergence(&events, report.outcome.trace.events()) {
+            Some(d) => ftw_sim::trace::describe_divergence(&d),
             None => "every saved event matches (the saved trace is shorter or was cut)".into(),
         },
         Err(err) => format!("{}: {err}", saved.display()),

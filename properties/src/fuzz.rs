@@ -13,7 +13,7 @@ use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
 use ftw_sim::scenario::{self, Verdict};
-use ftw_sim::world::switch::Switches;
+use ftw_sim::switch::Switches;
 use ftw_sim::RunSeed;
 use serde::{Deserialize, Serialize};
 
@@ -41,7 +41,7 @@ pub struct FuzzOpts {
     pub scenarios: Vec<String>,
     pub switches: Switches,
     /// The QUIC stand-in of every case (`--quic`).
-    pub quic: ftw_sim::world::plan::QuicPlan,
+    pub quic: ftw_sim::plan::QuicPlan,
     /// (I, N): this shard is I of N, 0-based.
     pub shard: (u64, u64),
     pub seed_from: u64,
@@ -318,10 +318,10 @@ fn spot_check(run: &harness::CaseRun) -> Option<(Signature, String)> {
     if run.report.outcome.trace.hash() == again.outcome.trace.hash() {
         return None;
     }
-    let d = ftw_sim::world::trace::first_divergence(run.report.outcome.trace.events(), again.outcome.trace.events());
+    let d = ftw_sim::trace::first_divergence(run.report.outcome.trace.events(), again.outcome.trace.events());
     let sig = signature::of_divergence(&run.spec.scenario, d.as_ref().and_then(|d| d.1.as_ref()), d.as_ref().and_then(|d| d.2.as_ref()));
     let detail = match d {
-        Some(d) => ftw_sim::world::trace::describe_divergence(&d),
+        Some(d) => ftw_sim::trace::describe_divergence(&d),
         None => "hashes differ with identical kept events".into(),
     };
     Some((sig, detail))
@@ -428,7 +428,7 @@ fn check_of(opts: &FuzzOpts, which: usize) -> Check {
 /// What a case's run left for the guided search: its keys, its spec, verdict and hash.
 pub(crate) struct CaseOut {
     pub keys: Keys,
-    pub spec: ftw_sim::world::topology::RunSpec,
+    pub spec: ftw_sim::RunSpec,
     pub verdict: Verdict,
     pub hash: String,
 }
@@ -445,7 +445,7 @@ fn run_one(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, which: usize, case: &Cas
     let case_start = Instant::now(); // the tool's wall clock, never seen by a run
     let check = check_of(opts, which);
     let law_property = opts.property.clone();
-    let law = move |_: &ftw_sim::world::topology::RunSpec, r: &ftw_sim::scenario::RunReport| match law_property.as_deref() {
+    let law = move |_: &ftw_sim::RunSpec, r: &ftw_sim::scenario::RunReport| match law_property.as_deref() {
         None => r.verdict(),
         Some("replay") => Verdict::Pass,
         Some(p) => only_property(p, r),

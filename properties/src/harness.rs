@@ -8,10 +8,10 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
+use ftw_sim::plan::QuicPlan;
 use ftw_sim::scenario::{RunReport, Verdict};
-use ftw_sim::world::plan::QuicPlan;
-use ftw_sim::world::switch::Switches;
-use ftw_sim::world::topology::RunSpec;
+use ftw_sim::switch::Switches;
+use ftw_sim::RunSpec;
 use ftw_sim::{parse_seed, RunSeed};
 
 use crate::corpus::{self, Expect};
@@ -130,7 +130,7 @@ pub struct FaultPlanSummary {
 }
 
 impl FaultPlanSummary {
-    pub fn of(plan: &ftw_sim::world::plan::FaultPlan) -> Self {
+    pub fn of(plan: &ftw_sim::plan::FaultPlan) -> Self {
         FaultPlanSummary { faults: plan.faults.len(), kinds: crate::strategy::Kind::used_by(plan).into_iter().map(|k| k.name()).collect() }
     }
 }
@@ -153,7 +153,7 @@ impl Failure {
     fn shrunk(
         check: &Check,
         best: &Case,
-        original: &ftw_sim::world::plan::FaultPlan,
+        original: &ftw_sim::plan::FaultPlan,
         (property, detail): (String, String),
         (shrink_runs, shrink_cut): (u32, bool),
         sig: &Signature,
@@ -338,7 +338,7 @@ fn simpler(c: &Case) -> Vec<Case> {
         x.plan.faults.remove(i);
         out.push(x);
     }
-    let default = ftw_sim::world::plan::LinkPlan::default();
+    let default = ftw_sim::plan::LinkPlan::default();
     for leg in 0..2 {
         let mut x = c.clone();
         let l = if leg == 0 { &mut x.plan.phone } else { &mut x.plan.box_ };
@@ -420,9 +420,9 @@ pub fn replays_exactly(spec: &RunSpec) -> Result<String, String> {
     if ha == hb {
         return Ok(ha);
     }
-    let d = ftw_sim::world::trace::first_divergence(a.outcome.trace.events(), b.outcome.trace.events());
+    let d = ftw_sim::trace::first_divergence(a.outcome.trace.events(), b.outcome.trace.events());
     Err(match d {
-        Some(d) => format!("trace hashes differ ({} vs {}); {}", &ha[..16], &hb[..16], ftw_sim::world::trace::describe_divergence(&d)),
+        Some(d) => format!("trace hashes differ ({} vs {}); {}", &ha[..16], &hb[..16], ftw_sim::trace::describe_divergence(&d)),
         None => format!("trace hashes differ ({} vs {}) with identical kept events", &ha[..16], &hb[..16]),
     })
 }

@@ -5,7 +5,7 @@
 //! the law it breaks is declared.
 
 use ftw_sim::scenario::{self, SCENARIOS};
-use ftw_sim::world::switch::Switch;
+use ftw_sim::switch::Switch;
 
 /// (switch, scenario, law that fails with it on), in scenario order.
 pub fn switch_laws() -> Vec<(&'static str, &'static str, &'static str)> {

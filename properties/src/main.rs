@@ -43,7 +43,7 @@ fn main() -> ExitCode {
     unsafe {
         libc::signal(libc::SIGPIPE, libc::SIG_DFL);
     }
-    ftw_sim::world::trace::init_logging();
+    ftw_sim::trace::init_logging();
     match Cli::parse().cmd {
         Cmd::Run(a) => cmd::run::main(a),
         Cmd::Timeline(a) => cmd::timeline::main(a),

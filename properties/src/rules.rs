@@ -7,8 +7,8 @@
 
 use std::collections::BTreeSet;
 
+use ftw_sim::domain::Kind;
 use ftw_sim::scenario::SCENARIOS;
-use ftw_sim::world::domain::Kind;
 
 /// One rule: where it is written, its words, the laws that check it.
 pub struct Rule {

@@ -14,9 +14,9 @@
 
 use std::collections::BTreeSet;
 
-pub use ftw_sim::world::domain::{Domain, Kind, FLEET_REACTORS_DRAWN, KINDS, PATH_DROP_MAX_MS, PATH_DROP_MIN_MS, QUIC_SURVIVABLE};
-use ftw_sim::world::plan::kind::Draw;
-use ftw_sim::world::plan::{FaultPlan, FleetPlan, FleetRouting, LinkPlan, TimedFault};
+pub use ftw_sim::domain::{Domain, Kind, FLEET_REACTORS_DRAWN, KINDS, PATH_DROP_MAX_MS, PATH_DROP_MIN_MS, QUIC_SURVIVABLE};
+use ftw_sim::plan::kind::Draw;
+use ftw_sim::plan::{FaultPlan, FleetPlan, FleetRouting, LinkPlan, TimedFault};
 use ftw_sim::RunSeed;
 use proptest::prelude::*;
 use proptest::strategy::{BoxedStrategy, ValueTree};
@@ -32,7 +32,7 @@ pub fn domain_for(scenario: &str) -> Domain {
 /// The QUIC stand-in a run needs whatever it is asked for: the one a switch's bug
 /// lives in (`Switch::stand_in`), else the one the scenario's premise needs
 /// (`Domain::stand_in`).
-pub fn needed_stand_in(switches: &ftw_sim::world::switch::Switches, domain: &Domain) -> Option<ftw_sim::world::plan::QuicPlan> {
+pub fn needed_stand_in(switches: &ftw_sim::switch::Switches, domain: &Domain) -> Option<ftw_sim::plan::QuicPlan> {
     switches.stand_in().or(domain.stand_in)
 }
 

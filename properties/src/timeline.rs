@@ -12,8 +12,8 @@ use std::collections::BTreeMap;
 use std::fmt::Write as _;
 use std::time::Duration;
 
-use ftw_sim::world::plan::FaultPlan;
-use ftw_sim::world::trace::{fmt_time, Event};
+use ftw_sim::plan::FaultPlan;
+use ftw_sim::trace::{fmt_time, Event};
 
 /// Lane width.
 const LANE_PX: f64 = 190.0;

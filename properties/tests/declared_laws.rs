@@ -9,9 +9,9 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::PathBuf;
 
+use ftw_sim::plan::{FleetPlan, FleetRouting};
 use ftw_sim::scenario::SCENARIOS;
-use ftw_sim::world::plan::{FleetPlan, FleetRouting};
-use ftw_sim::world::topology::RunSpec;
+use ftw_sim::RunSpec;
 
 /// Seeds of each scenario's default plan run here (the corpus adds the rest).
 const SEEDS: u64 = 3;

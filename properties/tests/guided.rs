@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use ftw_properties::fuzz::{fuzz, FuzzOpts, Guide, Stop, Summary};
-use ftw_sim::world::switch::Switches;
+use ftw_sim::switch::Switches;
 
 fn scratch(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("ftw-guided-{}-{name}", std::process::id()));

@@ -8,8 +8,8 @@ use std::path::PathBuf;
 use std::process::Command;
 
 use ftw_properties::corpus::{self, Bytes};
-use ftw_sim::world::topology::RunSpec;
 use ftw_sim::RunSeed;
+use ftw_sim::RunSpec;
 
 fn hash_of(spec: &RunSpec) -> String {
     ftw_sim::scenario::run(spec).expect("runs").outcome.trace.hash()

@@ -8,7 +8,7 @@
 //! crate's model; unset, every registered scenario.
 
 use ftw_properties::fuzz::{fuzz, FuzzOpts, Stop};
-use ftw_sim::world::switch::Switches;
+use ftw_sim::switch::Switches;
 
 fn env_secs() -> u64 {
     match std::env::var("MUTANT_FUZZ_SECS") {

@@ -10,12 +10,12 @@ use std::path::PathBuf;
 
 use ftw_properties::harness::{self, case_seeds, check_law, only_property, scenario_checks, Check};
 use ftw_properties::strategy::{domain_for, draw, Domain, Kind, QUIC_SURVIVABLE};
+use ftw_sim::plan::kind;
+use ftw_sim::plan::{FaultKind, LinkPlan};
 use ftw_sim::scenario::{RunReport, Verdict, SCENARIOS};
-use ftw_sim::world::plan::kind;
-use ftw_sim::world::plan::{FaultKind, LinkPlan};
-use ftw_sim::world::switch::Switches;
-use ftw_sim::world::topology::RunSpec;
+use ftw_sim::switch::Switches;
 use ftw_sim::RunSeed;
+use ftw_sim::RunSpec;
 
 /// Failures found by these tests go here (SIM_CORPUS_OUT to change).
 fn found_dir() -> PathBuf {
@@ -167,7 +167,7 @@ fn switch_is_caught(switch: &str, scenario: &str, property: &'static str) -> Res
 /// Every switch of SPEC section 7 has its law, naming a property the scenario checks.
 #[test]
 fn every_switch_has_a_law() {
-    for s in ftw_sim::world::switch::Switch::ALL {
+    for s in ftw_sim::switch::Switch::ALL {
         let (scenario, property) = ftw_properties::laws::law_of(s.name()).unwrap_or_else(|| panic!("switch {s} breaks no law in any scenario's definition"));
         let def = ftw_sim::scenario::find(scenario).expect("the law's scenario is registered");
         assert!(def.judges(property), "{scenario} does not judge {property}");
@@ -216,7 +216,7 @@ fn swarm_cases_enable_different_subsets_of_kinds() {
 /// with a cloud draws it too (session), and one without (quic-echo) does not.
 #[test]
 fn fleet_cases_draw_reactor_count_and_routing() {
-    use ftw_sim::world::plan::FleetRouting;
+    use ftw_sim::plan::FleetRouting;
     let plans: Vec<_> = (1..=200).map(|s| draw(&domain_for("fleet-migrate"), RunSeed(s)).current().plan).collect();
     let shaped: Vec<_> = plans.iter().filter_map(|p| p.fleet).collect();
     assert!(shaped.len() > 60 && shaped.len() < 140, "{} of 200 cases drew a fleet", shaped.len());
@@ -253,9 +253,7 @@ fn shrinking_comes_down_to_the_one_fault_that_matters() {
     let seeds: Vec<u64> = (1..200)
         .filter(|&s| {
             let p = draw(&c.domain, RunSeed(s)).current().plan;
-            p.faults
-                .iter()
-                .any(|f| f.at_ms < 8_000 && matches!(&f.fault, FaultKind::Rebind(kind::Rebind { host }) if *host == ftw_sim::world::host::Host::Phone))
+            p.faults.iter().any(|f| f.at_ms < 8_000 && matches!(&f.fault, FaultKind::Rebind(kind::Rebind { host }) if *host == ftw_sim::host::Host::Phone))
                 && p.faults.len() >= 2
                 && p.phone != LinkPlan::default()
         })
@@ -270,7 +268,7 @@ fn shrinking_comes_down_to_the_one_fault_that_matters() {
     assert!(f.original.faults >= 2);
     let plan = &f.spec.plan;
     assert_eq!(plan.faults.len(), 1, "one fault left: {plan:?}");
-    assert!(matches!(&plan.faults[0].fault, FaultKind::Rebind(kind::Rebind { host }) if *host == ftw_sim::world::host::Host::Phone), "{plan:?}");
+    assert!(matches!(&plan.faults[0].fault, FaultKind::Rebind(kind::Rebind { host }) if *host == ftw_sim::host::Host::Phone), "{plan:?}");
     assert_eq!(plan.faults[0].at_ms, c.domain.faults_from_ms, "the time shrinks to the earliest allowed");
     assert_eq!(plan.phone, LinkPlan::default(), "the link shrinks to the default");
     assert_eq!(plan.box_, LinkPlan::default());

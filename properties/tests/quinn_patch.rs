@@ -236,8 +236,8 @@ fn the_plans_rig_profile_keeps_the_connections_quinns_migration_lost() {
     for entry in RIG_SIX {
         let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus").join(entry);
         let mut spec = corpus::load(&path).expect("the entry loads").spec;
-        assert_eq!(spec.plan.quic, ftw_sim::world::plan::QuicPlan::Patched, "{entry}: the entry keeps the patched stand-in");
-        spec.plan.quic = ftw_sim::world::plan::QuicPlan::Rig;
+        assert_eq!(spec.plan.quic, ftw_sim::plan::QuicPlan::Patched, "{entry}: the entry keeps the patched stand-in");
+        spec.plan.quic = ftw_sim::plan::QuicPlan::Rig;
         assert_eq!(ftw_sim::scenario::run(&spec).expect("runs").verdict(), Verdict::Pass, "{entry} in the rig");
     }
 }

@@ -7,8 +7,8 @@
 use std::path::PathBuf;
 
 use ftw_properties::corpus;
-use ftw_sim::world::plan::kind::SLOW_FOR_MS_MAX;
-use ftw_sim::world::plan::{AT_MS_MAX, LINK_RANGES, PROCESSING_RANGES};
+use ftw_sim::plan::kind::SLOW_FOR_MS_MAX;
+use ftw_sim::plan::{AT_MS_MAX, LINK_RANGES, PROCESSING_RANGES};
 
 fn entry(dir: &std::path::Path, name: &str, body: &str) -> PathBuf {
     let p = dir.join(name);
@@ -76,8 +76,8 @@ fn every_processing_field_is_refused_just_outside_its_range() {
 /// kind's definition (`TimedKind::ranges`), walked just inside and just outside.
 #[test]
 fn every_timed_kinds_field_is_refused_just_outside_its_range() {
-    use ftw_sim::world::host::Host;
-    use ftw_sim::world::plan::kind::{Draw, KINDS};
+    use ftw_sim::host::Host;
+    use ftw_sim::plan::kind::{Draw, KINDS};
     let dir = std::env::temp_dir().join(format!("ftw-ranges-kinds-{}", std::process::id()));
     std::fs::create_dir_all(&dir).expect("dir");
     let mut walked = 0;

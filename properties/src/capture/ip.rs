@@ -4,7 +4,7 @@
 
 use std::net::{IpAddr, SocketAddr};
 
-use ftw_sim::world::net::capture::Packet;
+use ftw_sim::net::capture::Packet;
 
 const IPV4_HEADER_LEN: usize = 20;
 const UDP_HEADER_LEN: usize = 8;

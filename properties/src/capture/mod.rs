@@ -11,15 +11,15 @@ pub mod qlog;
 
 use std::path::{Path, PathBuf};
 
-use ftw_sim::world::net::capture::Capture;
-use ftw_sim::world::RunOutcome;
+use ftw_sim::net::capture::Capture;
+use ftw_sim::RunOutcome;
 
 /// The link `--pcap FILE` writes to FILE itself: the cloud's, where every
 /// connection arrives once. The others go beside it ([`link_path`]).
 pub const MAIN_LINK: &str = "cloud";
 
 /// The links named so are NATs' outsides (`nat-wifi`, `nat-cell`, `nat-home`:
-/// `ftw_sim::world::net::capture`); they share one file, named [`NAT_FILE`].
+/// `ftw_sim::net::capture`); they share one file, named [`NAT_FILE`].
 pub const NAT_PREFIX: &str = "nat-";
 pub const NAT_FILE: &str = "nat";
 
@@ -99,7 +99,7 @@ pub fn write_captures(outcome: &RunOutcome, pcap: Option<&Path>, links: &[String
 
 /// Run `spec` again with capture on and write its pcapng files, one a link as
 /// `--pcap` does, `path` the cloud's: the capture of a corpus entry or a fuzz failure.
-pub fn pcap_of_spec(spec: &ftw_sim::world::topology::RunSpec, path: &Path) -> Result<Vec<Written>, String> {
+pub fn pcap_of_spec(spec: &ftw_sim::RunSpec, path: &Path) -> Result<Vec<Written>, String> {
     let mut spec = spec.clone();
     spec.capture = true;
     let report = ftw_sim::scenario::run(&spec)?;

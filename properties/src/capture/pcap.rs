@@ -14,8 +14,8 @@ use std::borrow::Cow;
 use std::io::Write;
 use std::time::Duration;
 
-use ftw_sim::world::net::capture::{Capture, Packet};
-use ftw_sim::world::time::EPOCH_UNIX_MS;
+use ftw_sim::net::capture::{Capture, Packet};
+use ftw_sim::time::EPOCH_UNIX_MS;
 use pcap_file::pcapng::blocks::enhanced_packet::{EnhancedPacketBlock, EnhancedPacketOption};
 use pcap_file::pcapng::blocks::interface_description::{InterfaceDescriptionBlock, InterfaceDescriptionOption};
 use pcap_file::pcapng::blocks::section_header::{SectionHeaderBlock, SectionHeaderOption};

@@ -11,8 +11,8 @@
 
 use std::collections::BTreeMap;
 
-use ftw_sim::world::plan::FaultPlan;
-use ftw_sim::world::trace::Event;
+use ftw_sim::plan::FaultPlan;
+use ftw_sim::trace::Event;
 use serde_json::{json, Value};
 
 use crate::timeline;

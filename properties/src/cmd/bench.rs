@@ -3,9 +3,9 @@
 use std::process::ExitCode;
 
 use ftw_sim::scenario::Verdict;
-use ftw_sim::world::switch::Switch;
-use ftw_sim::world::topology::RunSpec;
+use ftw_sim::switch::Switch;
 use ftw_sim::RunSeed;
+use ftw_sim::RunSpec;
 
 /// Measure speed: a simulated idle day (idle-link), a 90 s session (quic-stream), the table, fuzz throughput.
 #[derive(clap::Args)]

@@ -5,7 +5,7 @@ use std::process::ExitCode;
 
 use ftw_sim::parse_seed;
 use ftw_sim::scenario::{self, SCENARIOS};
-use ftw_sim::world::switch::Switches;
+use ftw_sim::switch::Switches;
 
 use super::bad_input;
 use crate::fuzz::{self, parse_shard, FuzzOpts, Stop};
@@ -79,7 +79,7 @@ fn opts(a: Args) -> Result<(FuzzOpts, bool, Option<PathBuf>), String> {
     let shard = parse_shard(&a.shard).map_err(|e| format!("--shard: {e}"))?;
     let seed_from = parse_seed(&a.seed_from).map_err(|e| format!("--seed-from: {e}"))?.0;
     let switches = Switches::parse(a.switches.iter().map(String::as_str)).map_err(|e| format!("--switch: {e}"))?;
-    let quic = ftw_sim::world::plan::QuicPlan::parse(&a.quic).map_err(|e| format!("--quic: {e}"))?;
+    let quic = ftw_sim::plan::QuicPlan::parse(&a.quic).map_err(|e| format!("--quic: {e}"))?;
     if let Some(p) = &a.property {
         // `replay` is the determinism check; every other property is a law.
         if p != "replay" && ftw_sim::scenario::law(p).is_none() {

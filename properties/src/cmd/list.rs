@@ -4,7 +4,7 @@
 use std::process::ExitCode;
 
 use ftw_sim::scenario::SCENARIOS;
-use ftw_sim::world::switch::Switch;
+use ftw_sim::switch::Switch;
 
 /// Scenarios, properties (laws) and bug switches, one a line.
 #[derive(clap::Args)]

@@ -84,7 +84,7 @@ fn record(results: &[Replayed]) -> Result<usize, String> {
 
 /// With `--pcap`, write the entry's pcapng files beside it; either way, if
 /// they are there, print how to open them.
-fn pcap_beside(write: bool, entry: &std::path::Path, spec: &ftw_sim::world::topology::RunSpec) -> Result<(), String> {
+fn pcap_beside(write: bool, entry: &std::path::Path, spec: &ftw_sim::RunSpec) -> Result<(), String> {
     let path = entry.with_extension("pcapng");
     if write {
         crate::capture::pcap_of_spec(spec, &path).map_err(|e| format!("--pcap: {e}"))?;
@@ -96,7 +96,7 @@ fn pcap_beside(write: bool, entry: &std::path::Path, spec: &ftw_sim::world::topo
 }
 
 pub fn main(a: Args) -> ExitCode {
-    let quic = match a.quic.as_deref().map(ftw_sim::world::plan::QuicPlan::parse).transpose() {
+    let quic = match a.quic.as_deref().map(ftw_sim::plan::QuicPlan::parse).transpose() {
         Ok(q) => q,
         Err(e) => return bad_input(&format!("--quic: {e}")),
     };

@@ -6,9 +6,9 @@ use std::process::ExitCode;
 
 use ftw_sim::parse_seed;
 use ftw_sim::scenario::{self, RunReport, Verdict};
-use ftw_sim::world::switch::Switches;
-use ftw_sim::world::topology::RunSpec;
-use ftw_sim::world::trace::{describe_divergence, first_divergence, fmt_time};
+use ftw_sim::switch::Switches;
+use ftw_sim::trace::{describe_divergence, first_divergence, fmt_time};
+use ftw_sim::RunSpec;
 
 use super::bad_input;
 use crate::harness::run_command;

@@ -41,7 +41,7 @@ fn fit_main(a: &Args) -> ExitCode {
         Err(e) => return bad_input(&format!("--seed: {e}")),
     };
     let grid: Vec<u64> = (4..=32).map(|q| q * 250).collect();
-    let rig = ftw_sim::world::net::processing::RIG_PROCESSING;
+    let rig = ftw_sim::net::processing::RIG_PROCESSING;
     for (t, name, now) in [(ftw_phone::Transport::WebSocket, "tcp_us", rig.tcp_us), (ftw_phone::Transport::Quic, "udp_us", rig.udp_us)] {
         let targets: Vec<String> = ftw_sim::table::fit::FIT_TARGETS.iter().filter(|x| x.1 == t).map(|x| format!("{} {:.0} ms", x.0, x.2)).collect();
         println!("{name} ({}; seed's p50: {}):", t.name(), targets.join(", "));

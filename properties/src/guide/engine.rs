@@ -68,7 +68,7 @@ pub struct PlanInput(pub Case);
 #[derive(Serialize, Deserialize)]
 struct PlanText {
     seed: String,
-    plan: ftw_sim::world::plan::FaultPlan,
+    plan: ftw_sim::plan::FaultPlan,
 }
 
 impl From<PlanInput> for String {

@@ -9,7 +9,7 @@ use std::collections::VecDeque;
 use std::path::{Path, PathBuf};
 
 use ftw_sim::scenario::Verdict;
-use ftw_sim::world::topology::RunSpec;
+use ftw_sim::RunSpec;
 use sha2::{Digest, Sha256};
 
 use crate::corpus::{self, Expect, Recorded};

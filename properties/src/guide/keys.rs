@@ -24,19 +24,19 @@ use std::collections::{BTreeMap, BTreeSet};
 use ftw_phone::app::LifeAsk;
 use ftw_phone::race::Decision;
 use ftw_phone::view::LiveOutcome;
+use ftw_sim::journal::carrier::CarrierStep;
+use ftw_sim::journal::cloud::{CloudNote, CloudStep};
+use ftw_sim::journal::fleet::{FleetEvent, FleetStep};
+use ftw_sim::journal::life::LifeEvent;
+use ftw_sim::journal::nat::NatStep;
+use ftw_sim::journal::r#box::{BoxNote, BoxStep, Sent};
+use ftw_sim::journal::race::RaceInput;
+use ftw_sim::journal::replay::Said;
+use ftw_sim::journal::tcp::{RtoKind, TcpStep};
+use ftw_sim::journal::view::ViewStep;
+use ftw_sim::journal::{Entry, Step};
+use ftw_sim::plan::FaultPlan;
 use ftw_sim::scenario::RunReport;
-use ftw_sim::world::journal::carrier::CarrierStep;
-use ftw_sim::world::journal::cloud::{CloudNote, CloudStep};
-use ftw_sim::world::journal::fleet::{FleetEvent, FleetStep};
-use ftw_sim::world::journal::life::LifeEvent;
-use ftw_sim::world::journal::nat::NatStep;
-use ftw_sim::world::journal::r#box::{BoxNote, BoxStep, Sent};
-use ftw_sim::world::journal::race::RaceInput;
-use ftw_sim::world::journal::replay::Said;
-use ftw_sim::world::journal::tcp::{RtoKind, TcpStep};
-use ftw_sim::world::journal::view::ViewStep;
-use ftw_sim::world::journal::{Entry, Step};
-use ftw_sim::world::plan::FaultPlan;
 
 /// One run's keys, in order (a set: the map counts whether, not how often).
 pub type Keys = BTreeSet<String>;
@@ -105,7 +105,7 @@ fn decisions(step: &Step) -> Vec<(&'static str, &'static str)> {
         },
         Step::Carrier(CarrierStep::Judged { verdict, .. }) => one("carrier", verdict.name()),
         Step::Carrier(CarrierStep::Ended { by_carrier, .. }) => one("carrier", if *by_carrier { "ended-by-carrier" } else { "ended" }),
-        Step::Replay(ftw_sim::world::journal::replay::ReplayStep::Judged { said, .. }) => one("replay", said_name(*said)),
+        Step::Replay(ftw_sim::journal::replay::ReplayStep::Judged { said, .. }) => one("replay", said_name(*said)),
         Step::View(v) => view(v).map_or(vec![], |w| one("view", w)),
         Step::Life(l) => life(&l.event, &l.asks),
         Step::Box(b) => r#box(b).map_or(vec![], |w| one("box", w)),
@@ -206,7 +206,7 @@ fn cloud(c: &CloudStep) -> Option<&'static str> {
 }
 
 fn fleet(f: &FleetStep) -> Option<&'static str> {
-    use ftw_sim::world::journal::fleet::PinReleaseReason;
+    use ftw_sim::journal::fleet::PinReleaseReason;
     Some(match f {
         FleetStep::Arrival { queued: false, .. } => "arrival-overflow",
         FleetStep::Opened { .. } => "opened",
@@ -224,7 +224,7 @@ fn fleet(f: &FleetStep) -> Option<&'static str> {
 }
 
 fn nat(n: &NatStep) -> Option<&'static str> {
-    use ftw_sim::world::net::nat::NatDrop;
+    use ftw_sim::net::nat::NatDrop;
     Some(match n {
         NatStep::Out { created: true, .. } => "map",
         NatStep::In { passed: Err(NatDrop::NoMapping), .. } => "drop-no-mapping",

@@ -6,8 +6,8 @@
 
 use std::collections::BTreeSet;
 
-use ftw_sim::world::plan::kind::Draw;
-use ftw_sim::world::plan::{FaultPlan, TimedFault};
+use ftw_sim::plan::kind::Draw;
+use ftw_sim::plan::{FaultPlan, TimedFault};
 use libafl_bolts::rands::Rand;
 
 pub use crate::strategy::Case;
@@ -146,7 +146,7 @@ fn shift(plan: &mut FaultPlan, domain: &Domain, rand: &mut impl Rand) -> bool {
 
 /// The drawn values that give a fault like `f` of `kind` again (its host and
 /// time, its length as an outage length, a new extra value).
-fn draw_like(f: &TimedFault, host: ftw_sim::world::host::Host, for_ms: u64, rand: &mut impl Rand) -> Draw {
+fn draw_like(f: &TimedFault, host: ftw_sim::host::Host, for_ms: u64, rand: &mut impl Rand) -> Draw {
     Draw { host, at_ms: f.at_ms, for_ms, extra: rand.between(1, 128) as u32 }
 }
 

@@ -12,9 +12,9 @@
 
 use std::fmt;
 
+use ftw_sim::journal::Step;
 use ftw_sim::scenario::RunReport;
-use ftw_sim::world::journal::Step;
-use ftw_sim::world::trace::Event;
+use ftw_sim::trace::Event;
 use serde::{Deserialize, Serialize};
 
 use ftw_sim::law::reference::{Lockstep, REFERENCES};

@@ -5,16 +5,16 @@
 
 use ftw_properties::harness::{case_seeds, spec_of};
 use ftw_properties::strategy::{domain_for, draw};
+use ftw_sim::host::Host;
+use ftw_sim::journal::cloud::CloudStep;
+use ftw_sim::journal::r#box::{BoxNote, BoxStep, Sent};
+use ftw_sim::journal::{Entry, Step};
 use ftw_sim::law::reference::{cloud, r#box, Lockstep, Reference};
-use ftw_sim::world::host::Host;
-use ftw_sim::world::journal::cloud::CloudStep;
-use ftw_sim::world::journal::r#box::{BoxNote, BoxStep, Sent};
-use ftw_sim::world::journal::{Entry, Step};
-use ftw_sim::world::plan::kind::CorruptMessage;
-use ftw_sim::world::plan::{FaultKind, TimedFault};
-use ftw_sim::world::switch::Switches;
-use ftw_sim::world::topology::RunSpec;
+use ftw_sim::plan::kind::CorruptMessage;
+use ftw_sim::plan::{FaultKind, TimedFault};
+use ftw_sim::switch::Switches;
 use ftw_sim::RunSeed;
+use ftw_sim::RunSpec;
 use proptest::strategy::ValueTree;
 
 fn journal_of(spec: &RunSpec) -> Vec<Entry> {
@@ -219,7 +219,7 @@ fn cloud_catches_planted_disagreements() {
     });
     // A relayed box message one byte longer than the box sent (not blind).
     planted(&cloud::CLOUD, journal("session", 1), |s| match s {
-        Step::Cloud(CloudStep::Send { bytes, kind: ftw_sim::world::journal::cloud::SendKind::Bulk, .. }) => {
+        Step::Cloud(CloudStep::Send { bytes, kind: ftw_sim::journal::cloud::SendKind::Bulk, .. }) => {
             bytes.len += 1;
             true
         }
@@ -260,8 +260,8 @@ const OUTAGE_MS: u64 = 200_000;
 /// judge them here.
 #[test]
 fn agree_through_a_box_outage() {
-    use ftw_sim::world::host::Host;
-    use ftw_sim::world::plan::{kind, FaultKind, TimedFault};
+    use ftw_sim::host::Host;
+    use ftw_sim::plan::{kind, FaultKind, TimedFault};
     let mut spec = RunSpec::new("session", RunSeed(1));
     spec.plan.faults.push(TimedFault { at_ms: 10_000, fault: FaultKind::Blackhole(kind::Blackhole { host: Host::Box, for_ms: OUTAGE_MS }) });
     let j = journal_of(&spec);
@@ -280,7 +280,7 @@ fn agree_through_a_box_outage() {
 fn box_door_agrees_with_the_box_reference() {
     for seed in 1..=6 {
         let case = ftw_properties::strategy::draw(&ftw_properties::strategy::domain_for("box-door"), ftw_sim::RunSeed(seed)).current();
-        let spec = ftw_properties::harness::spec_of("box-door", &ftw_sim::world::switch::Switches::default(), &case);
+        let spec = ftw_properties::harness::spec_of("box-door", &ftw_sim::switch::Switches::default(), &case);
         let r = ftw_sim::scenario::run(&spec).expect("box-door runs");
         let c = r.checks.iter().find(|c| c.law.name == "box-agrees-with-spec").expect("the box reference judges box-door");
         assert!(c.ok, "seed {seed}: {}", c.detail);

@@ -9,13 +9,13 @@ use std::collections::BTreeMap;
 use ftw_phone::view::LiveOutcome;
 use ftw_properties::harness;
 use ftw_properties::strategy::{domain_for, draw};
+use ftw_sim::journal::carrier::{Arrival, CarrierStep, Opened, Transport, Verdict};
+use ftw_sim::journal::replay::{Layer, ReplayStep, Said};
+use ftw_sim::journal::view::{LiveIn, ShownValue, Shows, ViewStep};
+use ftw_sim::journal::{Entry, Step};
 use ftw_sim::law::reference::{carrier, replay, view, Lockstep, Reference};
 use ftw_sim::scenario::RunReport;
-use ftw_sim::world::journal::carrier::{Arrival, CarrierStep, Opened, Transport, Verdict};
-use ftw_sim::world::journal::replay::{Layer, ReplayStep, Said};
-use ftw_sim::world::journal::view::{LiveIn, ShownValue, Shows, ViewStep};
-use ftw_sim::world::journal::{Entry, Step};
-use ftw_sim::world::switch::Switches;
+use ftw_sim::switch::Switches;
 use ftw_sim::RunSeed;
 
 const OURS: [&Reference; 3] = [&carrier::CARRIER, &replay::REPLAY, &view::VIEW];

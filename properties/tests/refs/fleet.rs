@@ -5,13 +5,13 @@
 
 use ftw_properties::harness::spec_of;
 use ftw_properties::strategy::{domain_for, draw};
+use ftw_sim::journal::fleet::{FleetEvent, FleetStep, SocketId};
+use ftw_sim::journal::{Entry, Step};
 use ftw_sim::law::reference::{fleet::FLEET, Lockstep};
 use ftw_sim::scenario::{Check, RunReport};
-use ftw_sim::world::journal::fleet::{FleetEvent, FleetStep, SocketId};
-use ftw_sim::world::journal::{Entry, Step};
-use ftw_sim::world::switch::Switches;
-use ftw_sim::world::topology::RunSpec;
+use ftw_sim::switch::Switches;
 use ftw_sim::RunSeed;
+use ftw_sim::RunSpec;
 
 const LAW: &str = "fleet-agrees-with-spec";
 
@@ -79,7 +79,7 @@ fn a_planted_disagreement_is_named_at_its_step() {
     let j = journal_of("fleet-migrate", 1);
     planted(&j, "the kernel's socket", |s| match s {
         FleetStep::Arrival { socket: socket @ SocketId::Listener(_), hashed, .. } => {
-            *socket = SocketId::Listener(ftw_sim::world::journal::fleet::ReactorId::new((hashed.index() + 1) % 4));
+            *socket = SocketId::Listener(ftw_sim::journal::fleet::ReactorId::new((hashed.index() + 1) % 4));
             true
         }
         _ => false,

@@ -14,12 +14,12 @@ use ftw_phone::session::SessionEnd;
 use ftw_phone::{Switches as PhoneSwitches, Transport};
 use ftw_properties::harness::spec_of;
 use ftw_properties::strategy::{domain_for, draw};
+use ftw_sim::journal::race::{memory_of, RaceInput, RaceStep};
+use ftw_sim::journal::{Entry, Step};
 use ftw_sim::law::reference::{race, Lockstep};
-use ftw_sim::world::journal::race::{memory_of, RaceInput, RaceStep};
-use ftw_sim::world::journal::{Entry, Step};
-use ftw_sim::world::switch::Switches;
-use ftw_sim::world::topology::RunSpec;
+use ftw_sim::switch::Switches;
 use ftw_sim::RunSeed;
+use ftw_sim::RunSpec;
 
 const LAW: &str = "race-agrees-with-spec";
 

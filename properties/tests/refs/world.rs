@@ -1,13 +1,13 @@
 //! The world's references (issue 32): judged on real runs, and each shown
 //! failing with a bug planted in the world for the test's duration
-//! (`ftw_sim::world::plant`) and passing without it.
+//! (`ftw_sim::plant`) and passing without it.
 
 use std::path::PathBuf;
 
 use ftw_sim::law::reference;
+use ftw_sim::plant::{Bug, Plant};
 use ftw_sim::scenario::RunReport;
-use ftw_sim::world::plant::{Bug, Plant};
-use ftw_sim::world::topology::RunSpec;
+use ftw_sim::RunSpec;
 
 /// A corpus entry's spec (its scenario, seed, switches and plan).
 fn entry(name: &str) -> RunSpec {
@@ -20,7 +20,7 @@ fn entry(name: &str) -> RunSpec {
 /// the WebSocket through 13.9 % loss, where Linux's quick-ack mode shows; the
 /// rig's stand-in keeps the session on QUIC.
 fn on_patched(mut spec: RunSpec) -> RunSpec {
-    spec.plan.quic = ftw_sim::world::plan::QuicPlan::Patched;
+    spec.plan.quic = ftw_sim::plan::QuicPlan::Patched;
     spec
 }
 
@@ -42,7 +42,7 @@ fn caught(spec: &RunSpec, law: &str, bug: Bug) -> String {
 }
 
 /// A day of keepalives on the phone's leg (`idle-link`) with `edit` made to its plan.
-fn idle_day(edit: impl Fn(&mut ftw_sim::world::plan::LinkPlan)) -> RunSpec {
+fn idle_day(edit: impl Fn(&mut ftw_sim::plan::LinkPlan)) -> RunSpec {
     let mut spec = RunSpec::new("idle-link", ftw_sim::RunSeed(1));
     edit(&mut spec.plan.phone);
     spec
@@ -64,7 +64,7 @@ fn shown_on(bug: Bug) -> (RunSpec, &'static str) {
         Bug::JitterDoubled => (idle_day(|l| l.jitter_ms = 10), "jitter"),
         Bug::ProcessingReorders => {
             let mut spec = session();
-            spec.plan.processing = Some(ftw_sim::world::net::processing::RIG_PROCESSING);
+            spec.plan.processing = Some(ftw_sim::net::processing::RIG_PROCESSING);
             (spec, "not before the datagram ahead")
         }
         Bug::RtoNoBackoff => (entry("ws-echo-heartbeat-death.toml"), "5.5"),
@@ -98,8 +98,8 @@ fn a_planted_bug_does_not_outlive_its_plant() {
     let spec = entry("quic-echo-loss-rebind.toml");
     {
         let _plant = Plant::new(&[Bug::NatRebindKeepsOldPort]);
-        assert!(ftw_sim::world::plant::on(Bug::NatRebindKeepsOldPort));
+        assert!(ftw_sim::plant::on(Bug::NatRebindKeepsOldPort));
     }
-    assert!(!ftw_sim::world::plant::on(Bug::NatRebindKeepsOldPort));
+    assert!(!ftw_sim::plant::on(Bug::NatRebindKeepsOldPort));
     assert!(judged(&spec, "nat-agrees-with-spec").0);
 }

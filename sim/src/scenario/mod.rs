@@ -7,20 +7,20 @@
 
 pub mod box_door;
 pub mod cloud_door;
-pub mod def;
+pub(crate) mod def;
 
 pub mod fleet_flood;
 pub mod fleet_migrate;
 pub mod idle_link;
-pub mod idle_out;
-pub mod lane0_picture;
+pub(crate) mod idle_out;
+pub(crate) mod lane0_picture;
 pub mod life_clock;
 pub mod phone_race;
 pub mod quic_echo;
 pub mod race_clock;
-pub mod rig_move;
+pub(crate) mod rig_move;
 pub mod session;
-pub mod uplink_laws;
+pub(crate) mod uplink_laws;
 pub mod wire_window;
 pub mod ws_echo;
 

@@ -17,12 +17,12 @@
 pub mod consts;
 pub mod day;
 pub mod fit;
-pub mod probe;
+pub(crate) mod probe;
 pub mod profile;
 pub mod render;
-pub mod rig;
+pub(crate) mod rig;
 pub mod runs;
-pub mod spread;
+pub(crate) mod spread;
 
 use ftw_phone::Transport;
 use serde::Serialize;

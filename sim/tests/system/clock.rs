@@ -4,7 +4,7 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use ftw_sim::world::time::{self, EPOCH_UNIX_MS};
+use ftw_sim::time::{self, EPOCH_UNIX_MS};
 use ftw_sim::{RunSeed, World, WorldConfig};
 
 #[test]

@@ -3,13 +3,13 @@
 
 use std::collections::BTreeSet;
 
+use ftw_sim::domain::Domain;
 use ftw_sim::law::seen::Echo;
 use ftw_sim::law::{laws, Judge, Law, Ruling};
 use ftw_sim::scenario::{self, Check, RunReport, ScenarioDef, SCENARIOS};
-use ftw_sim::world::domain::Domain;
-use ftw_sim::world::switch::Switch;
-use ftw_sim::world::topology::RunSpec;
+use ftw_sim::switch::Switch;
 use ftw_sim::RunSeed;
+use ftw_sim::RunSpec;
 
 fn emits_datagrams_echoed(spec: &RunSpec) -> RunReport {
     let world = ftw_sim::drive::rig::Rig::new(spec, std::time::Duration::from_secs(1));
@@ -116,10 +116,10 @@ fn names_are_unique_and_every_switch_breaks_a_declared_law() {
 /// allows, and is written and read back in TOML unchanged.
 #[test]
 fn every_fault_kind_draws_itself_back_and_round_trips_toml() {
-    use ftw_sim::world::domain::KINDS;
-    use ftw_sim::world::host::Host;
-    use ftw_sim::world::plan::kind::Draw;
-    use ftw_sim::world::plan::{FaultPlan, TimedFault};
+    use ftw_sim::domain::KINDS;
+    use ftw_sim::host::Host;
+    use ftw_sim::plan::kind::Draw;
+    use ftw_sim::plan::{FaultPlan, TimedFault};
     let mut drawn: Vec<TimedFault> = Vec::new();
     for k in KINDS.iter().copied().filter(|k| k.is_timed()) {
         for host in [Host::Phone, Host::Box] {

@@ -13,15 +13,15 @@ use std::time::Duration;
 use ftw_fleet::{FleetConfig, Routing};
 use ftw_sim::drive::build::{cloud_door, FleetRun};
 use ftw_sim::drive::fleet::FleetDoor;
+use ftw_sim::host::addr;
+use ftw_sim::plan::kind;
+use ftw_sim::plan::{FaultKind, TimedFault};
 use ftw_sim::scenario::fleet_flood;
 use ftw_sim::scenario::fleet_migrate::{self, FleetSummary};
 use ftw_sim::scenario::{run, Verdict};
-use ftw_sim::world::host::addr;
-use ftw_sim::world::plan::kind;
-use ftw_sim::world::plan::{FaultKind, TimedFault};
-use ftw_sim::world::switch::Switches;
-use ftw_sim::world::time;
-use ftw_sim::world::topology::RunSpec;
+use ftw_sim::switch::Switches;
+use ftw_sim::time;
+use ftw_sim::RunSpec;
 use ftw_sim::{RunSeed, World, WorldConfig};
 
 /// A calm run, on the QUIC stand-in a registered scenario's premise needs, if
@@ -121,7 +121,7 @@ fn a_fleet_whose_clients_never_move_forwards_nothing_and_pins_nothing() {
 #[test]
 fn wifi_to_cellular_keeps_the_connection() {
     let mut sp = spec("fleet-migrate", 1, &[]);
-    sp.plan.faults = vec![TimedFault { at_ms: 4_000, fault: FaultKind::SwitchNetwork(kind::SwitchNetwork { host: ftw_sim::world::host::Host::Phone }) }];
+    sp.plan.faults = vec![TimedFault { at_ms: 4_000, fault: FaultKind::SwitchNetwork(kind::SwitchNetwork { host: ftw_sim::host::Host::Phone }) }];
     let (report, s) = fleet_migrate::run_with(&sp, &FleetRun::default());
     assert_eq!(report.verdict(), Verdict::Pass, "{:?}", report.checks);
     assert_eq!(s.accepted.len(), 1);
@@ -271,8 +271,8 @@ fn the_fleet_skips_idle_time_exactly() {
     let skip = run(&sp).expect("runs");
     sp.skip_idle = false;
     let step = run(&sp).expect("runs");
-    if let Some(d) = ftw_sim::world::trace::first_divergence(skip.outcome.trace.events(), step.outcome.trace.events()) {
-        panic!("skipping changed the run: {}", ftw_sim::world::trace::describe_divergence(&d));
+    if let Some(d) = ftw_sim::trace::first_divergence(skip.outcome.trace.events(), step.outcome.trace.events()) {
+        panic!("skipping changed the run: {}", ftw_sim::trace::describe_divergence(&d));
     }
     assert_eq!(skip.outcome.trace.hash(), step.outcome.trace.hash());
     assert!(skip.outcome.steps * 5 < step.outcome.steps, "{} vs {} steps", skip.outcome.steps, step.outcome.steps);

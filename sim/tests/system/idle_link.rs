@@ -2,12 +2,12 @@
 //! the plan is never excused (only a move's lost validation is, `idle_link.rs`
 //! `lost_to_the_network`).
 
+use ftw_sim::host::Host;
+use ftw_sim::plan::kind;
+use ftw_sim::plan::{FaultKind, TimedFault};
 use ftw_sim::scenario::{self, Check};
-use ftw_sim::world::host::Host;
-use ftw_sim::world::plan::kind;
-use ftw_sim::world::plan::{FaultKind, TimedFault};
-use ftw_sim::world::topology::RunSpec;
 use ftw_sim::RunSeed;
+use ftw_sim::RunSpec;
 
 fn keepalive(faults: Vec<TimedFault>) -> Check {
     let mut spec = RunSpec::new("idle-link", RunSeed(3));

@@ -10,14 +10,14 @@ use std::time::Duration;
 use ftw_phone::Transport;
 use ftw_sim::drive::app::phone::SessionRecord;
 use ftw_sim::drive::system::SessionSummary;
+use ftw_sim::host::addr;
+use ftw_sim::net::MoveSeen;
+use ftw_sim::plan::kind;
+use ftw_sim::plan::{FaultKind, FaultPlan, LinkPlan, TimedFault};
 use ftw_sim::scenario::session::{move_bound_ms, move_recovers_within_pto, run_moves};
-use ftw_sim::world::host::addr;
-use ftw_sim::world::net::MoveSeen;
-use ftw_sim::world::plan::kind;
-use ftw_sim::world::plan::{FaultKind, FaultPlan, LinkPlan, TimedFault};
-use ftw_sim::world::switch::Switches;
-use ftw_sim::world::topology::RunSpec;
+use ftw_sim::switch::Switches;
 use ftw_sim::RunSeed;
+use ftw_sim::RunSpec;
 
 #[test]
 fn the_bound_is_three_ptos_of_a_reset_path_plus_the_cadence_and_round_trips() {
@@ -47,7 +47,7 @@ fn quic_session() -> SessionRecord {
 fn judge(loss_pct: f64, len: usize, gap: (u64, u64)) -> ftw_sim::scenario::Check {
     let plan = FaultPlan {
         phone: LinkPlan { loss_pct, ..LinkPlan::default() },
-        faults: vec![TimedFault { at_ms: 10_000, fault: FaultKind::SwitchNetwork(kind::SwitchNetwork { host: ftw_sim::world::host::Host::Phone }) }],
+        faults: vec![TimedFault { at_ms: 10_000, fault: FaultKind::SwitchNetwork(kind::SwitchNetwork { host: ftw_sim::host::Host::Phone }) }],
         ..FaultPlan::default()
     };
     let mut s = SessionSummary::default();

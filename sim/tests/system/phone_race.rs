@@ -3,9 +3,9 @@
 use ftw_phone::Transport;
 use ftw_sim::scenario::phone_race::run_with;
 use ftw_sim::scenario::Verdict;
-use ftw_sim::world::switch::Switches;
-use ftw_sim::world::topology::RunSpec;
+use ftw_sim::switch::Switches;
 use ftw_sim::RunSeed;
+use ftw_sim::RunSpec;
 
 fn spec(seed: u64, switches: &[&str]) -> RunSpec {
     let mut s = RunSpec::new("phone-race", RunSeed(seed));

@@ -13,8 +13,8 @@ use bytes::Bytes;
 use ftw_crypto::{crypto_provider, quic_client_config, quic_endpoint_config, seeded_cid_factory, ClientResumption, QuicTransportParams};
 use ftw_sim::drive::build::cloud_quic_endpoint;
 use ftw_sim::drive::quic::{QuicEndpoint, QuicEvent};
-use ftw_sim::world::host::{addr, cloud_certs, sim_clock};
-use ftw_sim::world::time;
+use ftw_sim::host::{addr, cloud_certs, sim_clock};
+use ftw_sim::time;
 use ftw_sim::{RunSeed, World, WorldConfig};
 
 #[derive(Default)]

@@ -1,12 +1,12 @@
 //! Exact replay of the first real scenario: same seed, same hash; another
 //! seed, another hash; skipping idle time changes nothing.
 
+use ftw_sim::plan::kind;
+use ftw_sim::plan::{FaultKind, TimedFault};
 use ftw_sim::scenario::{self, Verdict};
-use ftw_sim::world::plan::kind;
-use ftw_sim::world::plan::{FaultKind, TimedFault};
-use ftw_sim::world::topology::RunSpec;
-use ftw_sim::world::trace::{describe_divergence, first_divergence};
+use ftw_sim::trace::{describe_divergence, first_divergence};
 use ftw_sim::RunSeed;
+use ftw_sim::RunSpec;
 
 fn run(spec: &RunSpec) -> scenario::RunReport {
     scenario::run(spec).expect("spec is valid")
@@ -39,8 +39,8 @@ fn five_minutes_of_quic_under_loss_rebind_and_a_move_are_the_same_skipping_or_st
     // a NAT rebind and a Wi-Fi to cellular move.
     let mut spec = RunSpec::new("quic-stream", RunSeed(12));
     spec.plan.phone.loss_pct = 5.0;
-    spec.plan.faults.push(TimedFault { at_ms: 61_000, fault: FaultKind::Rebind(kind::Rebind { host: ftw_sim::world::host::Host::Phone }) });
-    spec.plan.faults.push(TimedFault { at_ms: 183_500, fault: FaultKind::SwitchNetwork(kind::SwitchNetwork { host: ftw_sim::world::host::Host::Phone }) });
+    spec.plan.faults.push(TimedFault { at_ms: 61_000, fault: FaultKind::Rebind(kind::Rebind { host: ftw_sim::host::Host::Phone }) });
+    spec.plan.faults.push(TimedFault { at_ms: 183_500, fault: FaultKind::SwitchNetwork(kind::SwitchNetwork { host: ftw_sim::host::Host::Phone }) });
     let skip = scenario::quic_echo::run_n(&spec, 300);
     spec.skip_idle = false;
     let step = scenario::quic_echo::run_n(&spec, 300);
@@ -58,7 +58,7 @@ fn skipping_idle_time_changes_no_event() {
     // Loss and a NAT rebind, with QUIC traffic: skipping on and off must agree.
     let mut spec = RunSpec::new("quic-echo", RunSeed(3));
     spec.plan.phone.loss_pct = 5.0;
-    spec.plan.faults.push(TimedFault { at_ms: 4_500, fault: FaultKind::Rebind(kind::Rebind { host: ftw_sim::world::host::Host::Phone }) });
+    spec.plan.faults.push(TimedFault { at_ms: 4_500, fault: FaultKind::Rebind(kind::Rebind { host: ftw_sim::host::Host::Phone }) });
     let skip = run(&spec);
     spec.skip_idle = false;
     let step = run(&spec);

@@ -5,14 +5,14 @@
 use ftw_phone::Transport;
 use ftw_sim::drive::app::cloud::CloudLog;
 use ftw_sim::drive::system::Setup;
+use ftw_sim::host::Host;
+use ftw_sim::plan::kind;
+use ftw_sim::plan::{FaultKind, FaultPlan, TimedFault};
 use ftw_sim::scenario::session::{run_short, run_with};
 use ftw_sim::scenario::{self, RunReport, Verdict};
-use ftw_sim::world::host::Host;
-use ftw_sim::world::plan::kind;
-use ftw_sim::world::plan::{FaultKind, FaultPlan, TimedFault};
-use ftw_sim::world::switch::Switches;
-use ftw_sim::world::topology::RunSpec;
+use ftw_sim::switch::Switches;
 use ftw_sim::RunSeed;
+use ftw_sim::RunSpec;
 
 fn spec(seed: u64, switches: &[&str]) -> RunSpec {
     let mut s = RunSpec::new("session", RunSeed(seed));

@@ -5,16 +5,16 @@
 
 use ftw_phone::Transport;
 use ftw_sim::drive::system::{SessionSummary, Setup};
+use ftw_sim::plan::kind;
+use ftw_sim::plan::{FaultKind, TimedFault};
 use ftw_sim::scenario::session::run_with;
 use ftw_sim::scenario::{self, RunReport, Verdict};
-use ftw_sim::world::plan::kind;
-use ftw_sim::world::plan::{FaultKind, TimedFault};
-use ftw_sim::world::switch::Switches;
-use ftw_sim::world::topology::RunSpec;
+use ftw_sim::switch::Switches;
 use ftw_sim::RunSeed;
+use ftw_sim::RunSpec;
 
-fn phone() -> ftw_sim::world::host::Host {
-    ftw_sim::world::host::Host::Phone
+fn phone() -> ftw_sim::host::Host {
+    ftw_sim::host::Host::Phone
 }
 
 fn run(seed: u64, switches: &[&str], faults: Vec<TimedFault>) -> (RunReport, SessionSummary) {
@@ -85,7 +85,7 @@ fn a_burst_overtaking_a_control_message_is_no_replay_but_window_64_says_it_is() 
 #[test]
 fn freshness_case_17_a_late_live_keeps_its_newer_table() {
     let plan = vec![
-        at(8_000, FaultKind::TableChange(kind::TableChange { host: ftw_sim::world::host::Host::Box })),
+        at(8_000, FaultKind::TableChange(kind::TableChange { host: ftw_sim::host::Host::Box })),
         at(8_000, FaultKind::ReverseDatagrams(kind::ReverseDatagrams { host: phone(), for_ms: 3_000 })),
     ];
     let (r, s) = run(24, &[], plan.clone());
@@ -136,7 +136,7 @@ fn relay_faults_replay_exactly() {
     let plan = vec![
         at(5_000, FaultKind::OvertakeControl(kind::OvertakeControl { host: phone(), burst: 10 })),
         at(7_000, FaultKind::ReplayDatagram(kind::ReplayDatagram { host: phone() })),
-        at(8_000, FaultKind::TableChange(kind::TableChange { host: ftw_sim::world::host::Host::Box })),
+        at(8_000, FaultKind::TableChange(kind::TableChange { host: ftw_sim::host::Host::Box })),
         at(8_000, FaultKind::ReverseDatagrams(kind::ReverseDatagrams { host: phone(), for_ms: 2_500 })),
     ];
     let a = run(27, &[], plan.clone()).0.outcome.trace.hash();

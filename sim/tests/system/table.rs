@@ -84,7 +84,7 @@ fn print_the_default_table() {
 /// (the fit's own residuals are 2 to 4 %, docs/table.md).
 #[test]
 fn the_rig_processing_meets_the_four_figures_it_was_fitted_on() {
-    let got = table::fit::fit_rows(RunSeed(1), 10, ftw_sim::world::net::processing::RIG_PROCESSING);
+    let got = table::fit::fit_rows(RunSeed(1), 10, ftw_sim::net::processing::RIG_PROCESSING);
     for ((what, t, seed_ms), v) in table::fit::FIT_TARGETS.iter().zip(got) {
         println!("{what} {t:?}: {v} ms (seed {seed_ms} ms)");
         assert!((v - seed_ms).abs() / seed_ms <= 0.10, "{what} over {t:?}: {v} ms, the seed's {seed_ms} ms");

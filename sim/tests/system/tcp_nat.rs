@@ -10,12 +10,12 @@ use std::time::Duration;
 
 use ftw_sim::drive::rig::Rig;
 use ftw_sim::drive::tcp::{tcp_config_for, TcpHost};
-use ftw_sim::world::host::addr;
-use ftw_sim::world::net::fault::{Chain, Ctx, Delay, Fault};
-use ftw_sim::world::net::{nat, InFlight, NetAction, IP_TUNNEL_PORT};
-use ftw_sim::world::plan::{FaultPlan, TcpPlan};
-use ftw_sim::world::time;
-use ftw_sim::world::topology::RunSpec;
+use ftw_sim::host::addr;
+use ftw_sim::net::fault::{Chain, Ctx, Delay, Fault};
+use ftw_sim::net::{nat, InFlight, NetAction, IP_TUNNEL_PORT};
+use ftw_sim::plan::{FaultPlan, TcpPlan};
+use ftw_sim::time;
+use ftw_sim::RunSpec;
 use ftw_sim::{RunOutcome, RunSeed};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 

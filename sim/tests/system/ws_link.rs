@@ -16,13 +16,13 @@ use ftw_sim::drive::quic::QuicEndpoint;
 use ftw_sim::drive::rig::Rig;
 use ftw_sim::drive::tcp::TcpHost;
 use ftw_sim::drive::ws::{client_tls, door_tls, WsClient, WsDoor, BEATS_MISSED_MAX, CLOSE_REPLY_WAIT, PING_INTERVAL};
+use ftw_sim::host::{addr, cloud_certs, sim_clock};
+use ftw_sim::plan::kind;
+use ftw_sim::plan::{FaultKind, FaultPlan, TimedFault};
 use ftw_sim::scenario::ws_echo::v4;
 use ftw_sim::scenario::{self, Verdict};
-use ftw_sim::world::host::{addr, cloud_certs, sim_clock};
-use ftw_sim::world::plan::kind;
-use ftw_sim::world::plan::{FaultKind, FaultPlan, TimedFault};
-use ftw_sim::world::time;
-use ftw_sim::world::topology::RunSpec;
+use ftw_sim::time;
+use ftw_sim::RunSpec;
 use ftw_sim::{RunOutcome, RunSeed};
 
 const SERVER_NAME: &str = ftw_crypto::consts::CLOUD_SERVER_NAME;
@@ -246,8 +246,7 @@ enum Ending {
 fn close_case(seed: u64, ending: Ending) -> ((CloseInfo, Duration), (CloseInfo, Duration), RunOutcome) {
     let mut plan = FaultPlan::default();
     if matches!(ending, Ending::NetworkDies | Ending::PhoneClosesIntoSilence) {
-        plan.faults
-            .push(TimedFault { at_ms: 2_000, fault: FaultKind::Blackhole(kind::Blackhole { host: ftw_sim::world::host::Host::Phone, for_ms: 600_000 }) });
+        plan.faults.push(TimedFault { at_ms: 2_000, fault: FaultKind::Blackhole(kind::Blackhole { host: ftw_sim::host::Host::Phone, for_ms: 600_000 }) });
     }
     let ends = Ends::default();
     let mut w = world(seed, plan, false, true, ends.clone());
@@ -465,10 +464,7 @@ fn ws_echo_passes_under_loss_and_replays_exactly() {
     assert_ne!(a.outcome.trace.hash(), c.outcome.trace.hash());
     // UDP blocked does not touch the WebSocket.
     let mut blocked = RunSpec::new("ws-echo", RunSeed(73));
-    blocked
-        .plan
-        .faults
-        .push(TimedFault { at_ms: 0, fault: FaultKind::UdpBlocked(kind::UdpBlocked { host: ftw_sim::world::host::Host::Phone, for_ms: 60_000 }) });
+    blocked.plan.faults.push(TimedFault { at_ms: 0, fault: FaultKind::UdpBlocked(kind::UdpBlocked { host: ftw_sim::host::Host::Phone, for_ms: 60_000 }) });
     let d = scenario::run(&blocked).expect("spec");
     assert_eq!(d.verdict(), Verdict::Pass, "{:?}", d.checks);
 }

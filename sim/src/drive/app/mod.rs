@@ -4,5 +4,5 @@
 pub mod r#box;
 pub mod cloud;
 pub mod phone;
-pub mod race;
-pub mod relay;
+pub(crate) mod race;
+pub(crate) mod relay;
