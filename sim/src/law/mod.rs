@@ -4,11 +4,18 @@
 //! Above the drivers, below the scenarios: a law may read what a driver
 //! observed, never a scenario.
 
+// The judge modules the scenarios share: the excuses QUIC's own rules give
+// (a connection idled out, a move the rig's stacks answer as they do), the box's
+// uplink laws, and the phone's picture of the site over lane 0.
+pub(crate) mod idle_out;
+pub(crate) mod lane0_picture;
 pub mod laws;
 pub mod reference;
+pub(crate) mod rig_move;
 pub mod seen;
 pub mod shared;
 pub mod spec;
+pub(crate) mod uplink_laws;
 
 use crate::drive::app::phone::SessionRecord;
 use crate::world::journal::Entry;

@@ -35,9 +35,9 @@ use rand::{Rng, RngCore};
 use rand_chacha::ChaCha20Rng;
 
 use super::def::{RunReport, ScenarioDef};
-use super::lane0_picture::Picture;
 use crate::drive::app::r#box::{config_step, jot, jot_notes, jot_output, jot_redial};
 use crate::drive::rig::Rig;
+use crate::law::lane0_picture::Picture;
 use crate::law::laws;
 use crate::law::reference;
 use crate::law::seen::{Held, HeldCounts, Seen};

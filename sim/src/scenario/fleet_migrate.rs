@@ -22,11 +22,11 @@ use ftw_crypto::{new_client_session_store, ClientResumption, QuicTransportParams
 use ftw_fleet::{Counters, Routing};
 
 use super::def::{RunReport, ScenarioDef};
-use super::idle_out;
 use crate::drive::fleet::{DoorStats, FleetDoor};
 use crate::drive::link::{accept_quic, close, dial_quic, put_varint, take_framed, LinkEvent};
 use crate::drive::quic::{Lost, QuicEndpoint, QuicEvent};
 use crate::kinds;
+use crate::law::idle_out;
 use crate::law::laws;
 use crate::law::reference;
 use crate::law::{Check, NO_PANIC};

@@ -7,10 +7,10 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use super::def::{RunReport, ScenarioDef};
-use super::idle_out;
 use crate::drive::build::client_quic;
 use crate::drive::quic::QuicEvent;
 use crate::drive::rig::Rig;
+use crate::law::idle_out;
 use crate::law::laws;
 use crate::law::reference;
 use crate::law::seen::{Accepted, Seen};

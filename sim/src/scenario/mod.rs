@@ -12,15 +12,11 @@ pub(crate) mod def;
 pub mod fleet_flood;
 pub mod fleet_migrate;
 pub mod idle_link;
-pub(crate) mod idle_out;
-pub(crate) mod lane0_picture;
 pub mod life_clock;
 pub mod phone_race;
 pub mod quic_echo;
 pub mod race_clock;
-pub(crate) mod rig_move;
 pub mod session;
-pub(crate) mod uplink_laws;
 pub mod wire_window;
 pub mod ws_echo;
 

@@ -12,10 +12,10 @@ use std::time::Duration;
 use bytes::Bytes;
 
 use super::def::{RunReport, ScenarioDef};
-use super::idle_out;
 use crate::drive::build::client_quic;
 use crate::drive::quic::{Lost, QuicConn, QuicEvent};
 use crate::drive::rig::Rig;
+use crate::law::idle_out;
 use crate::law::laws;
 use crate::law::reference;
 use crate::law::seen::{Accepted, Close, Cut, Echo, Seen};

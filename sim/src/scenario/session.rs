@@ -21,11 +21,11 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use super::def::{RunReport, ScenarioDef};
-use super::uplink_laws;
 use crate::kinds;
 use crate::law::laws;
 use crate::law::reference;
 use crate::law::seen::{Held, HeldCounts, Replays, Seen};
+use crate::law::uplink_laws;
 use crate::law::Check;
 use crate::world::domain::{Domain, Kind, APP_LIFE, IMPAIRMENTS, MOVES, RELAY};
 use crate::world::host::addr;
@@ -298,7 +298,7 @@ pub fn move_recovers_within_pto(s: &SessionSummary, plan: &FaultPlan, seen: &Mov
         if other_fault || hidden || !quic_open || m.first_udp_len < MOVE_LAW_TRIGGER_BYTES_MIN {
             continue;
         }
-        let wait = super::rig_move::longest_wait(&s.phone.delivered_ms, t1, until);
+        let wait = crate::law::rig_move::longest_wait(&s.phone.delivered_ms, t1, until);
         judged.push(format!("move {at} ms, cloud sees the new path {t1} ms, longest wait {} ms from {} ms", wait.0, wait.1));
         if wait.0 > bound {
             let stall = format!("move at {at} ms: the phone's first datagram from the new network reached the cloud at {t1} ms; from {} ms no message for {} ms (bound {bound} ms)", wait.1, wait.0);
@@ -322,14 +322,14 @@ pub fn move_recovers_within_pto(s: &SessionSummary, plan: &FaultPlan, seen: &Mov
 }
 
 /// Under the rig's stand-in, whether a stall after a move is quic-go's path
-/// validation meeting the network's losses ([`super::rig_move`]); `None` with the
+/// validation meeting the network's losses ([`crate::law::rig_move`]); `None` with the
 /// patched stand-in, whose server moves at once as the law's bound assumes.
 fn rig_excuse(plan: &FaultPlan, seen: &MovesSeen, delivered_ms: &[u64], (t1, until, bound): (u64, u64, u64)) -> Option<Result<String, String>> {
     if plan.quic != crate::world::plan::QuicPlan::Rig {
         return None;
     }
-    let w = super::rig_move::MoveWindow { t1, until, bound, delivered_ms };
-    Some(super::rig_move::excused(seen.fates, seen.rig_paths, &w))
+    let w = crate::law::rig_move::MoveWindow { t1, until, bound, delivered_ms };
+    Some(crate::law::rig_move::excused(seen.fates, seen.rig_paths, &w))
 }
 
 /// Issue 15 section 1, the seed's central promise: "a NAT rebind or a client
