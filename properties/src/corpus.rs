@@ -151,7 +151,7 @@ pub fn load(path: &Path) -> Result<Entry, String> {
     let switches = Switches::parse(raw.switches.iter().map(String::as_str)).map_err(|e| format!("{p}: field `switches`: {e}"))?;
     let expect = Expect::parse(&raw.expect).map_err(|e| format!("{p}: field `expect`: {e}"))?;
     raw.plan.validate().map_err(|e| format!("{p}: field `{}", e.replacen(": ", "`: ", 1)))?;
-    let mut spec = RunSpec::new(&raw.scenario, seed);
+    let mut spec = ftw_sim::scenario::spec(&raw.scenario, seed);
     spec.switches = switches;
     spec.plan = raw.plan;
     if let Some(r) = &raw.recorded {
@@ -169,7 +169,7 @@ pub fn load(path: &Path) -> Result<Entry, String> {
 /// Render an entry as TOML (for new failures).
 pub fn render(spec: &RunSpec, expect: &Expect, note: &str, reason: Option<&Reason>, recorded: Option<Recorded>) -> String {
     let raw = RawEntry {
-        scenario: spec.scenario.clone(),
+        scenario: spec.scenario.name().to_string(),
         seed: if spec.seed.0 <= i64::MAX as u64 { toml::Value::Integer(spec.seed.0 as i64) } else { toml::Value::String(format!("{:#x}", spec.seed.0)) },
         switches: spec.switches.names().into_iter().map(String::from).collect(),
         expect: expect.render(),

@@ -285,7 +285,7 @@ fn record_failure(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, found_after_s: f6
     let found = Found {
         signature: f.signature.clone(),
         pcap_links,
-        scenario: f.spec.scenario.clone(),
+        scenario: f.spec.scenario.name().to_string(),
         seed: f.spec.seed.0,
         property: f.property.clone(),
         detail: f.detail.clone(),
@@ -319,7 +319,7 @@ fn spot_check(run: &harness::CaseRun) -> Option<(Signature, String)> {
         return None;
     }
     let d = ftw_sim::trace::first_divergence(run.report.outcome.trace.events(), again.outcome.trace.events());
-    let sig = signature::of_divergence(&run.spec.scenario, d.as_ref().and_then(|d| d.1.as_ref()), d.as_ref().and_then(|d| d.2.as_ref()));
+    let sig = signature::of_divergence(run.spec.scenario.name(), d.as_ref().and_then(|d| d.1.as_ref()), d.as_ref().and_then(|d| d.2.as_ref()));
     let detail = match d {
         Some(d) => ftw_sim::trace::describe_divergence(&d),
         None => "hashes differ with identical kept events".into(),

@@ -49,7 +49,7 @@ pub fn case_seeds(default_cases: u32) -> Result<Vec<u64>, String> {
 
 /// The spec of a case.
 pub fn spec_of(scenario: &str, switches: &Switches, case: &Case) -> RunSpec {
-    let mut spec = RunSpec::new(scenario, case.seed);
+    let mut spec = ftw_sim::scenario::spec(scenario, case.seed);
     spec.switches = switches.clone();
     spec.plan = case.plan.clone();
     spec

@@ -29,16 +29,16 @@ fn every_declared_law_is_judged_by_some_run() {
     let mut judged: BTreeMap<String, BTreeSet<&'static str>> = BTreeMap::new();
     let mut specs: Vec<RunSpec> = corpus_specs();
     for s in SCENARIOS {
-        specs.extend((1..=SEEDS).map(|seed| RunSpec::new(s.name, ftw_sim::RunSeed(seed))));
+        specs.extend((1..=SEEDS).map(|seed| ftw_sim::scenario::spec(s.name, ftw_sim::RunSeed(seed))));
         for routing in [FleetRouting::Forward, FleetRouting::KernelFilter] {
-            let mut spec = RunSpec::new(s.name, ftw_sim::RunSeed(1));
+            let mut spec = ftw_sim::scenario::spec(s.name, ftw_sim::RunSeed(1));
             spec.plan.fleet = Some(FleetPlan { reactors: 4, routing: Some(routing) });
             specs.push(spec);
         }
     }
     for spec in &specs {
         let report = ftw_sim::scenario::run(spec).expect("the scenario runs");
-        judged.entry(spec.scenario.clone()).or_default().extend(report.checks.iter().map(|c| c.law.name));
+        judged.entry(spec.scenario.name().to_string()).or_default().extend(report.checks.iter().map(|c| c.law.name));
     }
     let mut never = Vec::new();
     for s in SCENARIOS {

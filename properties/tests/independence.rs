@@ -61,19 +61,19 @@ fn a_case_after_a_hundred_others_gives_its_hash_alone() {
     // window, the fleet, the box's door, and one simulated day of an idle link
     // (once: a day is most of a second).
     let others = ["quic-echo", "ws-echo", "wire-window", "fleet-migrate", "box-door"];
-    hash_of(&RunSpec::new("idle-link", RunSeed(999)));
+    hash_of(&ftw_sim::scenario::spec("idle-link", RunSeed(999)));
     for i in 1..100u64 {
-        hash_of(&RunSpec::new(others[(i % 5) as usize], RunSeed(1_000 + i)));
+        hash_of(&ftw_sim::scenario::spec(others[(i % 5) as usize], RunSeed(1_000 + i)));
     }
-    assert_eq!(hash_of(&RunSpec::new("session", RunSeed(11))), alone);
+    assert_eq!(hash_of(&ftw_sim::scenario::spec("session", RunSeed(11))), alone);
 }
 
 /// The same seeds run forward and backward in one process give the same hashes.
 #[test]
 fn seeds_in_two_orders_give_the_same_hashes() {
     let seeds: Vec<u64> = (1..=12).collect();
-    let forward: Vec<String> = seeds.iter().map(|s| hash_of(&RunSpec::new("box-reconnect", RunSeed(*s)))).collect();
-    let backward: Vec<String> = seeds.iter().rev().map(|s| hash_of(&RunSpec::new("box-reconnect", RunSeed(*s)))).collect();
+    let forward: Vec<String> = seeds.iter().map(|s| hash_of(&ftw_sim::scenario::spec("box-reconnect", RunSeed(*s)))).collect();
+    let backward: Vec<String> = seeds.iter().rev().map(|s| hash_of(&ftw_sim::scenario::spec("box-reconnect", RunSeed(*s)))).collect();
     assert_eq!(forward, backward.into_iter().rev().collect::<Vec<_>>());
     assert_eq!(forward[4], fresh_process_hash("box-reconnect", 5));
 }

@@ -33,6 +33,6 @@ pub mod table;
 mod world;
 
 pub use world::seed::{parse_seed, RunSeed};
-pub use world::topology::RunSpec;
+pub use world::topology::{OwnWorld, RunSpec, Scenario};
 pub use world::{domain, host, journal, net, plan, plant, switch, time, trace};
 pub use world::{RunOutcome, World, WorldConfig};

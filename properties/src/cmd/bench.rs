@@ -5,7 +5,6 @@ use std::process::ExitCode;
 use ftw_sim::scenario::Verdict;
 use ftw_sim::switch::Switch;
 use ftw_sim::RunSeed;
-use ftw_sim::RunSpec;
 
 /// Measure speed: a simulated idle day (idle-link), a 90 s session (quic-stream), the table, fuzz throughput.
 #[derive(clap::Args)]
@@ -170,7 +169,7 @@ fn floor_rows(prices: &crate::floor::Prices) -> Vec<FloorRow> {
     let row = |s: &ftw_sim::scenario::ScenarioDef| {
         let _ = ftw_wire::noise::work::take();
         let wall = std::time::Instant::now(); // the tool's own wall clock, never seen by the run
-        let r = ftw_sim::scenario::run(&RunSpec::new(s.name, RunSeed(1))).expect("known scenario");
+        let r = ftw_sim::scenario::run(&ftw_sim::scenario::spec(s.name, RunSeed(1))).expect("known scenario");
         let wall_ms = wall.elapsed().as_secs_f64() * 1e3;
         let work = crate::floor::Work::of(&r, ftw_wire::noise::work::take());
         let floor_ms = work.floor_ms(prices);
@@ -225,7 +224,7 @@ fn floor_main(a: &Args) -> ExitCode {
 /// One scenario's seed 1: (verdict, simulated s, wall s, steps).
 fn timed(name: &str) -> (Verdict, f64, f64, u64) {
     let wall = std::time::Instant::now(); // the tool's own wall clock, never seen by the run
-    let r = ftw_sim::scenario::run(&RunSpec::new(name, RunSeed(1))).expect("known scenario");
+    let r = ftw_sim::scenario::run(&ftw_sim::scenario::spec(name, RunSeed(1))).expect("known scenario");
     let wall_s = wall.elapsed().as_secs_f64();
     (r.verdict(), r.outcome.sim_elapsed.as_secs_f64(), wall_s, r.outcome.steps)
 }

@@ -83,7 +83,7 @@ fn spec_of(a: &Args) -> Result<RunSpec, String> {
     let seed = parse_seed(&a.seed).map_err(|e| format!("--seed: {e}"))?;
     scenario::find(&a.scenario).map_err(|e| format!("--scenario: {e}"))?;
     let switches = Switches::parse(a.switches.iter().map(String::as_str)).map_err(|e| format!("--switch: {e}"))?;
-    let mut spec = RunSpec::new(&a.scenario, seed);
+    let mut spec = ftw_sim::scenario::spec(&a.scenario, seed);
     spec.switches = switches;
     spec.skip_idle = !a.no_skip;
     spec.capture = a.pcap.is_some();
@@ -133,7 +133,7 @@ fn write_outputs(a: &Args, spec: &RunSpec, report: &RunReport) -> Result<(), Str
         eprintln!("ftwsim: {}: {n} qlog files (one per QUIC connection and side); open them in qvis", dir.display());
     }
     if let Some(path) = &a.perfetto {
-        let about = serde_json::json!({ "scenario": spec.scenario, "seed": spec.seed.0, "hash": report.outcome.trace.hash(), "time": "simulated" });
+        let about = serde_json::json!({ "scenario": spec.scenario.name(), "seed": spec.seed.0, "hash": report.outcome.trace.hash(), "time": "simulated" });
         let json = crate::capture::perfetto::trace_events(report.outcome.trace.events(), Some(&spec.plan), about);
         std::fs::write(path, json.to_string()).map_err(|e| format!("--perfetto {}: {e}", path.display()))?;
     }
@@ -142,7 +142,7 @@ fn write_outputs(a: &Args, spec: &RunSpec, report: &RunReport) -> Result<(), Str
             Verdict::Pass => "pass".into(),
             Verdict::Fail { property, detail } => format!("FAIL {property}: {detail}"),
         };
-        let title = timeline::Title { scenario: spec.scenario.clone(), seed: spec.seed.0.to_string(), verdict, hash: report.outcome.trace.hash() };
+        let title = timeline::Title { scenario: spec.scenario.name().to_string(), seed: spec.seed.0.to_string(), verdict, hash: report.outcome.trace.hash() };
         let picture = timeline::render_for(path, report.outcome.trace.events(), Some(&spec.plan), &title);
         std::fs::write(path, picture).map_err(|e| format!("--timeline {}: {e}", path.display()))?;
     }
@@ -157,7 +157,7 @@ fn print_json(spec: &RunSpec, report: &RunReport, wall_ms: f64, determinism: &Op
     };
     let obj = serde_json::json!({
         "seed": spec.seed.0,
-        "scenario": spec.scenario,
+        "scenario": spec.scenario.name(),
         "switches": spec.switches.names(),
         "hash": report.outcome.trace.hash(),
         "verdict": v,

@@ -17,7 +17,7 @@ use crate::strategy::Case;
 
 /// Write the kept run `spec` (its verdict and trace hash) under `dir`; the file written.
 pub fn write(dir: &Path, spec: &RunSpec, verdict: &Verdict, hash: &str, note: &str) -> Result<PathBuf, String> {
-    let sub = dir.join(&spec.scenario);
+    let sub = dir.join(spec.scenario.name());
     std::fs::create_dir_all(&sub).map_err(|e| format!("{}: {e}", sub.display()))?;
     let plan = toml::to_string(&spec.plan).expect("plan renders");
     let tag = hex::encode(&Sha256::digest(plan.as_bytes())[..4]);
@@ -45,7 +45,7 @@ pub fn load(dirs: &[PathBuf], scenarios: &[String], (shard_i, shard_n): (u64, u6
         paths.extend(subs);
         for f in corpus::collect(&paths)?.into_iter().skip(shard_i as usize).step_by(shard_n as usize) {
             let e = corpus::load(&f)?;
-            if let Some(i) = scenarios.iter().position(|s| *s == e.spec.scenario) {
+            if let Some(i) = scenarios.iter().position(|s| *s == e.spec.scenario.name()) {
                 out[i].push_back(Case { seed: e.spec.seed, plan: e.spec.plan });
             }
         }

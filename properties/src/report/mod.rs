@@ -43,7 +43,8 @@ fn timeline_of(dir: &Path, entry: &corpus::Entry) -> Result<String, String> {
         Verdict::Fail { property, detail } => format!("FAIL {property}: {detail}"),
     };
     let spec = &entry.spec;
-    let title = crate::timeline::Title { scenario: spec.scenario.clone(), seed: spec.seed.0.to_string(), verdict, hash: report.outcome.trace.hash() };
+    let title =
+        crate::timeline::Title { scenario: spec.scenario.name().to_string(), seed: spec.seed.0.to_string(), verdict, hash: report.outcome.trace.hash() };
     let stem = entry.path.file_stem().map_or("entry".into(), |s| s.to_string_lossy().into_owned());
     let name = format!("{stem}.timeline.html");
     let path = dir.join("entries").join(&name);

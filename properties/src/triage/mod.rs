@@ -137,13 +137,13 @@ pub fn read_dirs(dirs: &[PathBuf]) -> Result<(Vec<Shard>, Vec<Entry>), String> {
 pub fn entry_signature(e: &Entry) -> Result<Option<Signature>, String> {
     let Expect::Fails(law) = &e.expect else { return Ok(None) };
     if let Some(reason) = &e.reason {
-        return Ok(Some(Signature { scenario: e.spec.scenario.clone(), law: law.clone(), reason: reason.clone() }));
+        return Ok(Some(Signature { scenario: e.spec.scenario.name().to_string(), law: law.clone(), reason: reason.clone() }));
     }
     if ftw_sim::law::reference::REFERENCES.iter().any(|r| r.law.name == law) {
         let report = ftw_sim::scenario::run(&e.spec).map_err(|err| format!("{}: {err}", e.path.display()))?;
-        return Ok(Some(signature::of_run(&e.spec.scenario, law, &report)));
+        return Ok(Some(signature::of_run(e.spec.scenario.name(), law, &report)));
     }
-    Ok(Some(Signature { scenario: e.spec.scenario.clone(), law: law.clone(), reason: Reason::Law }))
+    Ok(Some(Signature { scenario: e.spec.scenario.name().to_string(), law: law.clone(), reason: Reason::Law }))
 }
 
 /// The signatures of the entries directly in `corpus` (not its subdirectories:

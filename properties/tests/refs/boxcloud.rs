@@ -23,7 +23,7 @@ fn journal_of(spec: &RunSpec) -> Vec<Entry> {
 }
 
 fn journal(scenario: &str, seed: u64) -> Vec<Entry> {
-    journal_of(&RunSpec::new(scenario, RunSeed(seed)))
+    journal_of(&ftw_sim::scenario::spec(scenario, RunSeed(seed)))
 }
 
 fn agreed(r: &Reference, j: &[Entry], what: &str) -> usize {
@@ -157,7 +157,7 @@ fn box_catches_planted_disagreements() {
 /// (`corrupt_message` toward the box, issue 14 section 3): the box reference is
 /// told the message was tampered with.
 fn corrupted_command_journal() -> Vec<Entry> {
-    let mut spec = RunSpec::new("session", RunSeed(1));
+    let mut spec = ftw_sim::scenario::spec("session", RunSeed(1));
     spec.plan.faults.push(TimedFault { at_ms: 1_000, fault: FaultKind::CorruptMessage(CorruptMessage { host: Host::Box, datagram: false }) });
     journal_of(&spec)
 }
@@ -262,7 +262,7 @@ const OUTAGE_MS: u64 = 200_000;
 fn agree_through_a_box_outage() {
     use ftw_sim::host::Host;
     use ftw_sim::plan::{kind, FaultKind, TimedFault};
-    let mut spec = RunSpec::new("session", RunSeed(1));
+    let mut spec = ftw_sim::scenario::spec("session", RunSeed(1));
     spec.plan.faults.push(TimedFault { at_ms: 10_000, fault: FaultKind::Blackhole(kind::Blackhole { host: Host::Box, for_ms: OUTAGE_MS }) });
     let j = journal_of(&spec);
     agreed(&r#box::BOX, &j, "box outage");

@@ -24,7 +24,7 @@ fn law_check(r: &RunReport) -> &Check {
 }
 
 fn journal_of(scenario: &str, seed: u64) -> Vec<Entry> {
-    run(&RunSpec::new(scenario, RunSeed(seed))).outcome.journal.clone()
+    run(&ftw_sim::scenario::spec(scenario, RunSeed(seed))).outcome.journal.clone()
 }
 
 fn judged(journal: &[Entry]) -> Lockstep {
@@ -160,7 +160,7 @@ fn the_fleet_switches_fail_the_law() {
         ("claim-per-path-report", "only by the owner's 250 ms sweep"),
         ("forward-reference", "a forward posts a copy"),
     ] {
-        let mut spec = RunSpec::new("fleet-migrate", RunSeed(1));
+        let mut spec = ftw_sim::scenario::spec("fleet-migrate", RunSeed(1));
         spec.switches = Switches::parse([switch]).unwrap();
         let r = run(&spec);
         let c = law_check(&r);
@@ -172,7 +172,7 @@ fn the_fleet_switches_fail_the_law() {
 /// its pin is journaled; the reference then sees a sweep that claimed nothing.
 #[test]
 fn pin_gauge_drift_fails_the_law_too() {
-    let mut spec = RunSpec::new("fleet-migrate", RunSeed(1));
+    let mut spec = ftw_sim::scenario::spec("fleet-migrate", RunSeed(1));
     spec.switches = Switches::parse(["pin-gauge-drift"]).unwrap();
     let r = run(&spec);
     let c = law_check(&r);
@@ -182,7 +182,7 @@ fn pin_gauge_drift_fails_the_law_too() {
 /// Claiming on every path report fails the law in the flood too, at the first pin.
 #[test]
 fn claim_per_path_report_fails_in_the_flood() {
-    let mut spec = RunSpec::new("fleet-pin-flood", RunSeed(1));
+    let mut spec = ftw_sim::scenario::spec("fleet-pin-flood", RunSeed(1));
     spec.switches = Switches::parse(["claim-per-path-report"]).unwrap();
     let r = run(&spec);
     let c = law_check(&r);
@@ -197,7 +197,7 @@ fn a_fleet_past_the_pin_ceiling_fails_the_law() {
     use ftw_sim::drive::build::FleetRun;
     use ftw_sim::scenario::fleet_flood::{run_with, FLOOD_REACTORS};
     // The stand-in the flood's premise needs (`Domain::stand_in`).
-    let mut spec = RunSpec::new("fleet-pin-flood", RunSeed(1));
+    let mut spec = ftw_sim::scenario::spec("fleet-pin-flood", RunSeed(1));
     spec.plan.quic = ftw_sim::scenario::find("fleet-pin-flood").expect("registered").domain.stand_in.expect("the flood names its stand-in");
     let raised = FleetRun { reactor_count: FLOOD_REACTORS, default_moves: false, pins_per_reactor_max: 600, ..FleetRun::default() };
     let mut j = run_with(&spec, &raised).outcome.journal.clone();

@@ -75,7 +75,7 @@ fn agrees_session_and_session_moves() {
 
 /// A real run's journal (the default plan of `scenario`, seed 1).
 fn journal_of_run(scenario: &str) -> Vec<Entry> {
-    let r = ftw_sim::scenario::run(&RunSpec::new(scenario, RunSeed(1))).expect("runs");
+    let r = ftw_sim::scenario::run(&ftw_sim::scenario::spec(scenario, RunSeed(1))).expect("runs");
     r.outcome.journal.clone()
 }
 
@@ -178,7 +178,7 @@ fn planted_miscount_is_named() {
 
 /// A run with `switch` on: the law fails, and names the model's decision `named`.
 fn fails_with(scenario: &str, switch: &str, seed: u64, named: &str) {
-    let mut spec = RunSpec::new(scenario, RunSeed(seed));
+    let mut spec = ftw_sim::scenario::spec(scenario, RunSeed(seed));
     assert_eq!(judged(&spec).map(|j| j.0), Some(true), "{scenario} seed {seed} with no switch");
     spec.switches = Switches::parse([switch]).expect("a known switch");
     match judged(&spec) {

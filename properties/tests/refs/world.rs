@@ -43,14 +43,14 @@ fn caught(spec: &RunSpec, law: &str, bug: Bug) -> String {
 
 /// A day of keepalives on the phone's leg (`idle-link`) with `edit` made to its plan.
 fn idle_day(edit: impl Fn(&mut ftw_sim::plan::LinkPlan)) -> RunSpec {
-    let mut spec = RunSpec::new("idle-link", ftw_sim::RunSeed(1));
+    let mut spec = ftw_sim::scenario::spec("idle-link", ftw_sim::RunSeed(1));
     edit(&mut spec.plan.phone);
     spec
 }
 
 /// The whole system on seed 1's calm network.
 fn session() -> RunSpec {
-    RunSpec::new("session", ftw_sim::RunSeed(1))
+    ftw_sim::scenario::spec("session", ftw_sim::RunSeed(1))
 }
 
 /// Where each bug that can be planted is shown, and what the failure it causes

@@ -462,7 +462,7 @@ mod tests {
     use crate::world::switch::Switches;
 
     fn held(seed: u64, switches: &[&str]) -> usize {
-        let mut spec = RunSpec::new("box-door", RunSeed(seed));
+        let mut spec = crate::scenario::spec("box-door", RunSeed(seed));
         spec.switches = Switches::parse(switches.iter().copied()).expect("known switches");
         workload(&spec).0
     }
@@ -477,7 +477,7 @@ mod tests {
     #[test]
     fn every_phone_sees_the_site_current_over_lane_0() {
         for seed in 1..=6 {
-            let spec = RunSpec::new("box-door", RunSeed(seed));
+            let spec = crate::scenario::spec("box-door", RunSeed(seed));
             assert_eq!(workload(&spec).1, None, "seed {seed}");
         }
     }

@@ -24,6 +24,21 @@ pub struct ScenarioDef {
     pub run: fn(&RunSpec) -> RunReport,
 }
 
+impl std::fmt::Debug for ScenarioDef {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        write!(f, "{}", self.name)
+    }
+}
+
+impl crate::world::topology::Scenario for ScenarioDef {
+    fn name(&self) -> &'static str {
+        self.name
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
 impl ScenarioDef {
     /// Whether this scenario judges the law named `name`.
     pub fn judges(&self, name: &str) -> bool {

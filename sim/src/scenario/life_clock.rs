@@ -158,7 +158,7 @@ mod tests {
     #[test]
     fn the_correct_model_never_keeps_a_stale_session() {
         for seed in 1..=8 {
-            assert_eq!(workload(&RunSpec::new("life-clock", RunSeed(seed))), Vec::<String>::new(), "seed {seed}");
+            assert_eq!(workload(&crate::scenario::spec("life-clock", RunSeed(seed))), Vec::<String>::new(), "seed {seed}");
         }
     }
 

@@ -53,6 +53,18 @@ pub const SCENARIOS: &[&ScenarioDef] = &[
     &cloud_door::CLOUD_DOOR,
 ];
 
+/// The definition a spec runs, or why it has none (a world of one's own).
+pub fn definition(spec: &RunSpec) -> Result<&ScenarioDef, String> {
+    let name = spec.scenario.name();
+    spec.scenario.as_any().downcast_ref::<ScenarioDef>().ok_or_else(|| format!("{name:?} is a world of its own, not a scenario's definition"))
+}
+
+/// A spec of the registered scenario `name` with `seed` (a calm network, no
+/// switch on); an unknown name is a bug in the caller (panics: `find` for input).
+pub fn spec(name: &str, seed: crate::RunSeed) -> RunSpec {
+    RunSpec::new(find(name).unwrap_or_else(|e| panic!("{e}")), seed)
+}
+
 /// Find a scenario, or explain which exist.
 pub fn find(name: &str) -> Result<&'static ScenarioDef, String> {
     SCENARIOS.iter().copied().find(|s| s.name == name).ok_or_else(|| {
@@ -67,7 +79,7 @@ pub fn find(name: &str) -> Result<&'static ScenarioDef, String> {
 /// journal). A panic inside the run is caught and fails the law `no-panic`.
 pub fn run(spec: &RunSpec) -> Result<RunReport, String> {
     spec.plan.validate()?;
-    let def = find(&spec.scenario)?;
+    let def = definition(spec)?;
     Ok(panic::catch(|| run_def(def, spec)).unwrap_or_else(|p| panicked(def, p)))
 }
 

@@ -327,14 +327,14 @@ mod tests {
     #[test]
     fn the_correct_model_never_holds_two_sessions() {
         for seed in 1..=8 {
-            assert_eq!(workload(&RunSpec::new("race-clock", RunSeed(seed))).0, Vec::<String>::new(), "seed {seed}");
+            assert_eq!(workload(&crate::scenario::spec("race-clock", RunSeed(seed))).0, Vec::<String>::new(), "seed {seed}");
         }
     }
 
     /// The law's check fails when the model hands the driver a second session.
     #[test]
     fn a_second_session_while_one_is_up_is_seen() {
-        let mut b = Bench::new(&RunSpec::new("race-clock", RunSeed(1)));
+        let mut b = Bench::new(&crate::scenario::spec("race-clock", RunSeed(1)));
         b.answer(Action::UseSession(Transport::Quic));
         assert!(b.two_sessions.is_empty());
         b.answer(Action::UseSession(Transport::WebSocket));

@@ -359,7 +359,7 @@ mod tests {
     use crate::world::switch::Switches;
 
     fn tally(seed: u64, switches: &[&str], encode: Encoder) -> Tally {
-        let mut spec = RunSpec::new("wire-window", RunSeed(seed));
+        let mut spec = crate::scenario::spec("wire-window", RunSeed(seed));
         spec.switches = Switches::parse(switches.iter().copied()).expect("known switches");
         let mut t = Tally::default();
         workload(&spec, &mut t, encode);

@@ -70,7 +70,7 @@ pub struct RigShared {
 /// Build the world with the cloud and the box; the phone (if any) is the caller's client.
 /// Also returns the NAT indices (Wi-Fi, cellular) for the phone's moves.
 pub fn build(spec: &RigSpec) -> (Rig, Rc<RefCell<RigShared>>, (usize, usize)) {
-    let mut run = RunSpec::new("table", spec.seed);
+    let mut run = RunSpec::new(&crate::world::topology::OwnWorld("table"), spec.seed);
     run.plan = spec.plan.clone();
     run.keep_events = false;
     // No reference model reads the rig's runs: journal nothing.

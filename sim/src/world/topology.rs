@@ -11,10 +11,41 @@ use crate::world::seed::RunSeed;
 use crate::world::switch::Switches;
 use crate::world::{World, WorldConfig};
 
+/// What a run runs, as the world knows it: the scenario's definition (the
+/// scenario layer says what one is, `scenario::ScenarioDef`), of which the
+/// world needs only the name; or a world of one's own ([`OwnWorld`]).
+pub trait Scenario: std::fmt::Debug + Sync + 'static {
+    /// Its name (what users type and the corpus records).
+    fn name(&self) -> &'static str;
+    /// Itself, for the scenario layer to find its definition.
+    fn as_any(&self) -> &dyn std::any::Any;
+}
+
+impl std::fmt::Display for dyn Scenario {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+/// A world that runs no registered scenario, only its name: the table's rig,
+/// a test's own world.
+#[derive(Debug)]
+pub struct OwnWorld(pub &'static str);
+
+impl Scenario for OwnWorld {
+    fn name(&self) -> &'static str {
+        self.0
+    }
+    fn as_any(&self) -> &dyn std::any::Any {
+        self
+    }
+}
+
 /// Everything one run depends on.
 #[derive(Clone, Debug)]
 pub struct RunSpec {
-    pub scenario: String,
+    /// What it runs: a scenario's definition (not its name: nothing looks it up again).
+    pub scenario: &'static dyn Scenario,
     pub seed: RunSeed,
     pub switches: Switches,
     pub plan: FaultPlan,
@@ -31,9 +62,10 @@ pub struct RunSpec {
 }
 
 impl RunSpec {
-    pub fn new(scenario: &str, seed: RunSeed) -> Self {
+    /// A run of `scenario` with `seed`, on a calm network, no switch on.
+    pub fn new(scenario: &'static dyn Scenario, seed: RunSeed) -> Self {
         RunSpec {
-            scenario: scenario.into(),
+            scenario,
             seed,
             switches: Switches::default(),
             plan: FaultPlan::default(),

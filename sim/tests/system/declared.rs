@@ -23,14 +23,14 @@ fn emits_datagrams_echoed(spec: &RunSpec) -> RunReport {
 fn a_run_that_checks_an_undeclared_law_is_refused() {
     const DEF: ScenarioDef =
         ScenarioDef { name: "test-undeclared", about: "", domain: Domain::DEFAULT, laws: &[&laws::CLEAN_CLOSE], catches: &[], run: emits_datagrams_echoed };
-    scenario::run_def(&DEF, &RunSpec::new("test-undeclared", RunSeed(1)));
+    scenario::run_def(&DEF, &RunSpec::new(&DEF, RunSeed(1)));
 }
 
 #[test]
 fn a_run_that_checks_its_declared_laws_passes_the_guard() {
     const DEF: ScenarioDef =
         ScenarioDef { name: "test-declared", about: "", domain: Domain::DEFAULT, laws: &[&laws::DATAGRAMS_ECHOED], catches: &[], run: emits_datagrams_echoed };
-    let r = scenario::run_def(&DEF, &RunSpec::new("test-declared", RunSeed(1)));
+    let r = scenario::run_def(&DEF, &RunSpec::new(&DEF, RunSeed(1)));
     // The universal laws first (`run`, `no-panic`), judged as laws like the others.
     let names: Vec<&str> = r.checks.iter().map(|c| c.law.name).collect();
     assert_eq!(names, ["run", "no-panic", "datagrams-echoed"]);
@@ -46,7 +46,7 @@ fn a_run_that_writes_a_shared_laws_check_itself_is_refused() {
         RunReport::new(outcome, vec![Check { law: &laws::ECHO_IN_ORDER, ok: true, detail: String::new() }])
     }
     const DEF: ScenarioDef = ScenarioDef { name: "test-own-echo", about: "", domain: Domain::DEFAULT, laws: &[&laws::ECHO_IN_ORDER], catches: &[], run: emits };
-    scenario::run_def(&DEF, &RunSpec::new("test-own-echo", RunSeed(1)));
+    scenario::run_def(&DEF, &RunSpec::new(&DEF, RunSeed(1)));
 }
 
 /// A declared law cannot be skipped: one judged over an observation the run
@@ -62,7 +62,7 @@ fn a_declared_law_its_run_observed_nothing_for_is_refused() {
         catches: &[],
         run: emits_datagrams_echoed,
     };
-    scenario::run_def(&DEF, &RunSpec::new("test-unobserved", RunSeed(1)));
+    scenario::run_def(&DEF, &RunSpec::new(&DEF, RunSeed(1)));
 }
 
 /// docs/layout.md's first worked example, followed step by step: a law that
@@ -79,7 +79,9 @@ fn a_law_declared_once_is_judged_by_two_scenarios() {
     for base in [&ftw_sim::scenario::quic_echo::QUIC_ECHO, &ftw_sim::scenario::ws_echo::WS_ECHO] {
         let laws: Vec<&'static Law> = base.laws.iter().copied().chain([&SOMETHING_CAME_BACK]).collect();
         let def = ScenarioDef { name: base.name, about: base.about, domain: base.domain.clone(), laws: laws.leak(), catches: base.catches, run: base.run };
-        let r = scenario::run_def(&def, &RunSpec::new(base.name, RunSeed(1)));
+        // A spec holds its scenario's definition: an unregistered one runs as a registered one does.
+        let def: &'static ScenarioDef = Box::leak(Box::new(def));
+        let r = scenario::run(&RunSpec::new(def, RunSeed(1))).expect("the spec is valid");
         let c = r.checks.iter().find(|c| c.law.name == SOMETHING_CAME_BACK.name).unwrap_or_else(|| panic!("{} judged it", base.name));
         assert!(c.ok && c.detail == "10 of 10 echoes came back", "{}: {c:?}", base.name);
         assert_eq!(r.checks.last().map(|c| c.law.name), Some(SOMETHING_CAME_BACK.name), "{}: judged where declared, last", base.name);

@@ -27,8 +27,13 @@ use ftw_sim::{RunSeed, World, WorldConfig};
 /// A calm run, on the QUIC stand-in a registered scenario's premise needs, if
 /// one (`Domain::stand_in`: the pin flood's forged moves need a server that
 /// adopts an address before validating it).
-fn spec(scenario: &str, seed: u64, switches: &[&str]) -> RunSpec {
-    let mut s = RunSpec::new(scenario, RunSeed(seed));
+/// A world of the test's own when `scenario` is no registered scenario (a run
+/// function called with its own setup).
+fn spec(scenario: &'static str, seed: u64, switches: &[&str]) -> RunSpec {
+    let mut s = match ftw_sim::scenario::find(scenario) {
+        Ok(def) => RunSpec::new(def, RunSeed(seed)),
+        Err(_) => RunSpec::new(Box::leak(Box::new(ftw_sim::OwnWorld(scenario))), RunSeed(seed)),
+    };
     s.switches = Switches::parse(switches.iter().copied()).expect("known switches");
     if let Some(q) = ftw_sim::scenario::find(scenario).ok().and_then(|d| d.domain.stand_in) {
         s.plan.quic = q;

@@ -7,10 +7,9 @@ use ftw_sim::plan::kind;
 use ftw_sim::plan::{FaultKind, TimedFault};
 use ftw_sim::scenario::{self, Check};
 use ftw_sim::RunSeed;
-use ftw_sim::RunSpec;
 
 fn keepalive(faults: Vec<TimedFault>) -> Check {
-    let mut spec = RunSpec::new("idle-link", RunSeed(3));
+    let mut spec = ftw_sim::scenario::spec("idle-link", RunSeed(3));
     spec.plan.faults = faults;
     let r = scenario::run(&spec).expect("spec is valid");
     r.checks.into_iter().find(|c| c.law.name == "keepalive-holds").expect("judged")

@@ -91,7 +91,7 @@ fn corpus_spec(switches: &[&str]) -> RunSpec {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/session-move-mtud-on-unvalidated-path.toml");
     let entry: toml::Value = toml::from_str(&std::fs::read_to_string(path).expect("the entry")).expect("TOML");
     let seed = entry["seed"].as_integer().expect("seed") as u64;
-    let mut spec = RunSpec::new("session-moves", RunSeed(seed));
+    let mut spec = ftw_sim::scenario::spec("session-moves", RunSeed(seed));
     spec.switches = Switches::parse(switches.iter().copied()).expect("switches");
     spec.plan = entry["plan"].clone().try_into().expect("the entry's plan");
     spec.plan.validate().expect("a valid plan");

@@ -15,7 +15,7 @@ use ftw_sim::RunSeed;
 use ftw_sim::RunSpec;
 
 fn spec(seed: u64, switches: &[&str]) -> RunSpec {
-    let mut s = RunSpec::new("session", RunSeed(seed));
+    let mut s = ftw_sim::scenario::spec("session", RunSeed(seed));
     s.switches = Switches::parse(switches.iter().copied()).expect("switches");
     s
 }

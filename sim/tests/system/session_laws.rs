@@ -11,14 +11,13 @@ use ftw_sim::scenario::session::run_with;
 use ftw_sim::scenario::{self, RunReport, Verdict};
 use ftw_sim::switch::Switches;
 use ftw_sim::RunSeed;
-use ftw_sim::RunSpec;
 
 fn phone() -> ftw_sim::host::Host {
     ftw_sim::host::Host::Phone
 }
 
 fn run(seed: u64, switches: &[&str], faults: Vec<TimedFault>) -> (RunReport, SessionSummary) {
-    let mut s = RunSpec::new("session", RunSeed(seed));
+    let mut s = ftw_sim::scenario::spec("session", RunSeed(seed));
     s.switches = Switches::parse(switches.iter().copied()).expect("switches");
     s.plan.faults = faults;
     s.plan.validate().expect("a valid plan");

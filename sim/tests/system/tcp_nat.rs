@@ -66,7 +66,7 @@ struct Got {
 /// The phone sends `n` bytes to the cloud (through its NAT and the plan's
 /// leg), closes its side, and waits for the cloud's byte count.
 fn transfer(seed: u64, n: usize, plan: FaultPlan, custom_up: Option<Chain>, actions: Vec<(Duration, NetAction)>) -> (RunOutcome, Got) {
-    let spec = RunSpec { plan, ..RunSpec::new("tcp-transfer", RunSeed(seed)) };
+    let spec = RunSpec { plan, ..RunSpec::new(&ftw_sim::OwnWorld("tcp-transfer"), RunSeed(seed)) };
     let mut world = Rig::new(&spec, Duration::from_secs(600));
     if let Some(up) = custom_up {
         let mut down = Chain::default();
@@ -172,7 +172,7 @@ fn a_megabyte_under_five_percent_loss_arrives_intact() {
 
 #[test]
 fn a_connect_to_a_port_nobody_listens_on_is_refused_at_once() {
-    let spec = RunSpec::new("tcp-refused", RunSeed(13));
+    let spec = RunSpec::new(&ftw_sim::OwnWorld("tcp-refused"), RunSeed(13));
     let mut world = Rig::new(&spec, Duration::from_secs(600));
     let seed = spec.seed;
     world.host("cloud", addr::CLOUD, move || async move {
@@ -230,7 +230,7 @@ fn tcp_through_the_world_replays_exactly() {
 fn nothing_reaches_an_inside_host_except_through_its_nat() {
     // The phone listens; the cloud tries its inside address and its NAT's public
     // address. Neither SYN gets in, so both connects time out (no RST either).
-    let spec = RunSpec::new("tcp-inbound", RunSeed(17));
+    let spec = RunSpec::new(&ftw_sim::OwnWorld("tcp-inbound"), RunSeed(17));
     let mut world = Rig::new(&spec, Duration::from_secs(600));
     let seed = spec.seed;
     world.host("phone", addr::PHONE, move || async move {

@@ -64,7 +64,7 @@ async fn serve(mut link: Link, ends: Ends) {
 
 /// A world with the standard topology and a cloud serving QUIC and/or the WebSocket door.
 fn world(seed: u64, plan: FaultPlan, quic: bool, door: bool, ends: Ends) -> Rig {
-    let spec = RunSpec { plan, ..RunSpec::new("ws-test", RunSeed(seed)) };
+    let spec = RunSpec { plan, ..RunSpec::new(&ftw_sim::OwnWorld("ws-test"), RunSeed(seed)) };
     let mut world = Rig::new(&spec, Duration::from_secs(900));
     let seed = spec.seed;
     world.host("cloud", addr::CLOUD, move || {
@@ -453,7 +453,7 @@ fn the_phone_resumes_tls_with_a_ticket_on_reconnect() {
 
 #[test]
 fn ws_echo_passes_under_loss_and_replays_exactly() {
-    let mut spec = RunSpec::new("ws-echo", RunSeed(71));
+    let mut spec = ftw_sim::scenario::spec("ws-echo", RunSeed(71));
     spec.plan = loss5();
     let a = scenario::run(&spec).expect("spec");
     assert_eq!(a.verdict(), Verdict::Pass, "{:?}", a.checks);
@@ -463,7 +463,7 @@ fn ws_echo_passes_under_loss_and_replays_exactly() {
     assert_eq!(c.verdict(), Verdict::Pass, "{:?}", c.checks);
     assert_ne!(a.outcome.trace.hash(), c.outcome.trace.hash());
     // UDP blocked does not touch the WebSocket.
-    let mut blocked = RunSpec::new("ws-echo", RunSeed(73));
+    let mut blocked = ftw_sim::scenario::spec("ws-echo", RunSeed(73));
     blocked.plan.faults.push(TimedFault { at_ms: 0, fault: FaultKind::UdpBlocked(kind::UdpBlocked { host: ftw_sim::host::Host::Phone, for_ms: 60_000 }) });
     let d = scenario::run(&blocked).expect("spec");
     assert_eq!(d.verdict(), Verdict::Pass, "{:?}", d.checks);
