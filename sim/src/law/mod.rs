@@ -10,12 +10,15 @@
 pub(crate) mod idle_out;
 pub(crate) mod lane0_picture;
 pub mod laws;
+mod list;
 pub mod reference;
 pub(crate) mod rig_move;
 pub mod seen;
 pub mod shared;
 pub mod spec;
 pub(crate) mod uplink_laws;
+
+pub use list::{concat as list_concat, total as list_total};
 
 use crate::drive::app::phone::SessionRecord;
 use crate::world::journal::Entry;

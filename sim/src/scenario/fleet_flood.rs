@@ -29,6 +29,7 @@ use crate::kinds;
 use crate::law::laws;
 use crate::law::reference;
 use crate::law::Check;
+use crate::law_list;
 use crate::world::domain::{Domain, Kind, IMPAIRMENTS};
 use crate::world::host::{addr, Host};
 use crate::world::host::{BOX, CLOUD};
@@ -286,7 +287,7 @@ pub const FLEET_PIN_FLOOD: ScenarioDef = ScenarioDef {
         stand_in: Some(crate::world::plan::QuicPlan::Patched),
         ..Domain::DEFAULT
     },
-    laws: &[&laws::PINS_WITHIN_CEILING, &laws::FORGED_MOVES_KEEP_CONNECTIONS, &reference::fleet::FLEET.law, &reference::nat::NAT.law, &reference::link::LINK.law, &reference::processing::PROCESSING.law, &reference::wire::WIRE.law],
+    laws: law_list![&[&laws::PINS_WITHIN_CEILING, &laws::FORGED_MOVES_KEEP_CONNECTIONS], reference::FLEET_RUN],
     catches: &[],
     run,
 };

@@ -30,6 +30,7 @@ use crate::law::idle_out;
 use crate::law::laws;
 use crate::law::reference;
 use crate::law::{Check, NO_PANIC};
+use crate::law_list;
 use crate::world::domain::{Domain, Kind, IMPAIRMENTS, MOVES};
 use crate::world::host::addr;
 use crate::world::host::Host;
@@ -149,6 +150,18 @@ pub fn default_moves() -> Vec<TimedFault> {
         TimedFault { at_ms: 9_000, fault: FaultKind::Rebind(kind::Rebind { host: phone() }) },
     ]
 }
+
+/// The laws of a fleet echo (`fleet-migrate`, its kernel-filter variant,
+/// `fleet-still`): the same connection through moves, long headers kept, the
+/// owner reading what was sent, pins and forwarding as SPEC section 5 says.
+const FLEET_ECHO_LAWS: &[&crate::law::Law] = &[
+    &laws::SAME_CONNECTION,
+    &laws::LONG_HEADERS_STAY,
+    &laws::OWNER_READS_WHAT_WAS_SENT,
+    &laws::ONE_PIN_PER_MOVE,
+    &laws::FORWARDING_STOPS_AFTER_PIN,
+    &laws::KERNEL_FILTER_FORWARDS_NOTHING,
+];
 
 /// `fleet-migrate`.
 pub fn run(spec: &RunSpec) -> RunReport {
@@ -713,20 +726,7 @@ pub const FLEET_MIGRATE: ScenarioDef = ScenarioDef {
         fleet_routing: true,
         ..Domain::DEFAULT
     },
-    laws: &[
-        &NO_PANIC,
-        &laws::SAME_CONNECTION,
-        &laws::LONG_HEADERS_STAY,
-        &laws::OWNER_READS_WHAT_WAS_SENT,
-        &laws::ONE_PIN_PER_MOVE,
-        &laws::FORWARDING_STOPS_AFTER_PIN,
-        &laws::KERNEL_FILTER_FORWARDS_NOTHING,
-        &reference::fleet::FLEET.law,
-        &reference::nat::NAT.law,
-        &reference::link::LINK.law,
-        &reference::processing::PROCESSING.law,
-        &reference::wire::WIRE.law,
-    ],
+    laws: law_list![&[&NO_PANIC], FLEET_ECHO_LAWS, reference::FLEET_RUN],
     catches: &[Switch::PinGaugeDrift, Switch::NoRouting, Switch::ForwardLongHeaders, Switch::ForwardReference, Switch::ClaimPerPathReport],
     run,
 };
@@ -736,19 +736,7 @@ pub const FLEET_MIGRATE_KERNEL_FILTER: ScenarioDef = ScenarioDef {
     name: "fleet-migrate-kernel-filter",
     about: "fleet-migrate with the KernelFilter routing: the kernel routes by connection id, nothing forwarded",
     domain: Domain { fleet: true, ..Domain::DEFAULT },
-    laws: &[
-        &laws::SAME_CONNECTION,
-        &laws::LONG_HEADERS_STAY,
-        &laws::OWNER_READS_WHAT_WAS_SENT,
-        &laws::ONE_PIN_PER_MOVE,
-        &laws::FORWARDING_STOPS_AFTER_PIN,
-        &laws::KERNEL_FILTER_FORWARDS_NOTHING,
-        &reference::fleet::FLEET.law,
-        &reference::nat::NAT.law,
-        &reference::link::LINK.law,
-        &reference::processing::PROCESSING.law,
-        &reference::wire::WIRE.law,
-    ],
+    laws: law_list![FLEET_ECHO_LAWS, reference::FLEET_RUN],
     catches: &[],
     run: run_kernel_filter,
 };
@@ -758,20 +746,7 @@ pub const FLEET_STILL: ScenarioDef = ScenarioDef {
     name: "fleet-still",
     about: "a phone and a box that never move, behind the 4-reactor fleet: nothing forwarded, nothing pinned",
     domain: Domain { fleet: true, ..Domain::DEFAULT },
-    laws: &[
-        &laws::SAME_CONNECTION,
-        &laws::LONG_HEADERS_STAY,
-        &laws::OWNER_READS_WHAT_WAS_SENT,
-        &laws::ONE_PIN_PER_MOVE,
-        &laws::FORWARDING_STOPS_AFTER_PIN,
-        &laws::KERNEL_FILTER_FORWARDS_NOTHING,
-        &laws::STILL_FLEET_QUIET,
-        &reference::fleet::FLEET.law,
-        &reference::nat::NAT.law,
-        &reference::link::LINK.law,
-        &reference::processing::PROCESSING.law,
-        &reference::wire::WIRE.law,
-    ],
+    laws: law_list![FLEET_ECHO_LAWS, &[&laws::STILL_FLEET_QUIET], reference::FLEET_RUN],
     catches: &[],
     run: run_still,
 };
@@ -783,16 +758,7 @@ pub const FLEET_RESUME: ScenarioDef = ScenarioDef {
     // Laws about exact round trips: only the default link holds them; timed
     // faults after the reconnect would test something else.
     domain: Domain { kinds: &[], fleet: true, ..Domain::DEFAULT },
-    laws: &[
-        &laws::CLOSE_CODE_ARRIVES,
-        &laws::BOX_RESUMES_0RTT,
-        &laws::PHONE_FULL_HANDSHAKE,
-        &reference::fleet::FLEET.law,
-        &reference::nat::NAT.law,
-        &reference::link::LINK.law,
-        &reference::processing::PROCESSING.law,
-        &reference::wire::WIRE.law,
-    ],
+    laws: law_list![&[&laws::CLOSE_CODE_ARRIVES, &laws::BOX_RESUMES_0RTT, &laws::PHONE_FULL_HANDSHAKE], reference::FLEET_RUN],
     catches: &[],
     run: run_resume,
 };

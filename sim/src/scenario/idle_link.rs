@@ -15,6 +15,7 @@ use crate::law::laws;
 use crate::law::reference;
 use crate::law::seen::{Accepted, Seen};
 use crate::law::Check;
+use crate::law_list;
 use crate::world::domain::{Domain, Kind};
 use crate::world::host::addr;
 use crate::world::host::{BOX, PHONE};
@@ -125,7 +126,7 @@ pub const IDLE_LINK: ScenarioDef = ScenarioDef {
     about: "a phone and a box each hold a QUIC connection to the cloud for a simulated day: keepalives only",
     // A simulated day (2-3 s of wall time a case): faults anywhere in it, few cases.
     domain: Domain { horizon_ms: 86_000_000, test_cases: 2, ..Domain::DEFAULT },
-    laws: &[&laws::KEEPALIVE_HOLDS, &laws::ONE_CONNECTION, &reference::nat::NAT.law, &reference::link::LINK.law, &reference::processing::PROCESSING.law],
+    laws: law_list![&[&laws::KEEPALIVE_HOLDS, &laws::ONE_CONNECTION], reference::NETWORK],
     catches: &[],
     run,
 };

@@ -20,6 +20,7 @@ use crate::law::laws::should_demote;
 use crate::law::reference;
 use crate::law::seen::{Seen, Sessions};
 use crate::law::Check;
+use crate::law_list;
 use crate::world::domain::{Domain, Kind, IMPAIRMENTS};
 use crate::world::host::PHONE;
 use crate::world::host::{addr, Host};
@@ -377,25 +378,17 @@ pub const PHONE_RACE: ScenarioDef = ScenarioDef {
         fleet_routing: true,
         stand_in: None,
     },
-    laws: &[
-        &laws::NEVER_TWO_SESSIONS,
-        &laws::WS_AFTER_250MS_WITHOUT_UDP,
-        &laws::QUIC_BACK_WITHIN_A_DAY,
-        &laws::MEMORY_PER_NETWORK,
-        &laws::WS_AT_ONCE_WHEN_REFUSED,
-        &reference::race::RACE.law,
-        &reference::carrier::CARRIER.law,
-        &reference::replay::REPLAY.law,
-        &reference::view::VIEW.law,
-        &reference::r#box::BOX.law,
-        &reference::cloud::CLOUD.law,
-        &reference::fleet::FLEET.law,
-        &reference::request_ids::REQUEST_IDS.law,
-        &reference::nat::NAT.law,
-        &reference::link::LINK.law,
-        &reference::processing::PROCESSING.law,
-        &reference::tcp::TCP.law,
-        &reference::wire::WIRE.law,
+    laws: law_list![
+        &[
+            &laws::NEVER_TWO_SESSIONS,
+            &laws::WS_AFTER_250MS_WITHOUT_UDP,
+            &laws::QUIC_BACK_WITHIN_A_DAY,
+            &laws::MEMORY_PER_NETWORK,
+            &laws::WS_AT_ONCE_WHEN_REFUSED
+        ],
+        reference::SYSTEM,
+        reference::NETWORK,
+        &[&reference::tcp::TCP.law, &reference::wire::WIRE.law]
     ],
     catches: &[Switch::WsFirstCancelsProbe, Switch::LosingDialCancelled],
     run,
@@ -422,23 +415,11 @@ pub const DEMOTION_EXPIRY: ScenarioDef = ScenarioDef {
         fleet_routing: true,
         ..Domain::DEFAULT
     },
-    laws: &[
-        &laws::NEVER_TWO_SESSIONS,
-        &laws::DEMOTED_GOES_WS_FIRST,
-        &laws::QUIC_FIRST_AFTER_DEMOTION,
-        &reference::race::RACE.law,
-        &reference::carrier::CARRIER.law,
-        &reference::replay::REPLAY.law,
-        &reference::view::VIEW.law,
-        &reference::r#box::BOX.law,
-        &reference::cloud::CLOUD.law,
-        &reference::fleet::FLEET.law,
-        &reference::request_ids::REQUEST_IDS.law,
-        &reference::nat::NAT.law,
-        &reference::link::LINK.law,
-        &reference::processing::PROCESSING.law,
-        &reference::tcp::TCP.law,
-        &reference::wire::WIRE.law,
+    laws: law_list![
+        &[&laws::NEVER_TWO_SESSIONS, &laws::DEMOTED_GOES_WS_FIRST, &laws::QUIC_FIRST_AFTER_DEMOTION],
+        reference::SYSTEM,
+        reference::NETWORK,
+        &[&reference::tcp::TCP.law, &reference::wire::WIRE.law]
     ],
     catches: &[Switch::WsFirstCancelsProbe],
     run: run_demotion_expiry,
@@ -451,22 +432,11 @@ pub const QUIC_REFUSED: ScenarioDef = ScenarioDef {
     // Three races against a cloud without a QUIC door: the phone's leg delay
     // only (the law times the WebSocket's handshake exactly).
     domain: Domain { kinds: &[Kind::Delay], one_way_min_ms: 1, one_way_max_ms: 120, hosts: &[Host::Phone], test_cases: 8, ..Domain::DEFAULT },
-    laws: &[
-        &laws::NEVER_TWO_SESSIONS,
-        &laws::WS_AT_ONCE_WHEN_REFUSED,
-        &reference::race::RACE.law,
-        &reference::carrier::CARRIER.law,
-        &reference::replay::REPLAY.law,
-        &reference::view::VIEW.law,
-        &reference::r#box::BOX.law,
-        &reference::cloud::CLOUD.law,
-        &reference::fleet::FLEET.law,
-        &reference::request_ids::REQUEST_IDS.law,
-        &reference::nat::NAT.law,
-        &reference::link::LINK.law,
-        &reference::processing::PROCESSING.law,
-        &reference::tcp::TCP.law,
-        &reference::wire::WIRE.law,
+    laws: law_list![
+        &[&laws::NEVER_TWO_SESSIONS, &laws::WS_AT_ONCE_WHEN_REFUSED],
+        reference::SYSTEM,
+        reference::NETWORK,
+        &[&reference::tcp::TCP.law, &reference::wire::WIRE.law]
     ],
     catches: &[Switch::RefusedWaitsForLead],
     run: run_quic_refused,

@@ -20,6 +20,7 @@ use crate::law::laws;
 use crate::law::reference;
 use crate::law::seen::{Accepted, Close, Cut, Echo, Seen};
 use crate::law::Check;
+use crate::law_list;
 use crate::world::domain::Domain;
 use crate::world::host::addr;
 use crate::world::host::PHONE;
@@ -266,15 +267,7 @@ pub const QUIC_ECHO: ScenarioDef = ScenarioDef {
     name: "quic-echo",
     about: "a phone behind a NAT and the cloud over real QUIC: ten stream echoes and datagrams, through the plan's faults",
     domain: Domain::DEFAULT,
-    laws: &[
-        &laws::ECHO_IN_ORDER,
-        &laws::ONE_CONNECTION,
-        &laws::DATAGRAMS_ECHOED,
-        &laws::CLEAN_CLOSE,
-        &reference::nat::NAT.law,
-        &reference::link::LINK.law,
-        &reference::processing::PROCESSING.law,
-    ],
+    laws: law_list![&[&laws::ECHO_IN_ORDER, &laws::ONE_CONNECTION, &laws::DATAGRAMS_ECHOED, &laws::CLEAN_CLOSE], reference::NETWORK],
     catches: &[],
     run,
 };
@@ -285,15 +278,7 @@ pub const QUIC_STREAM: ScenarioDef = ScenarioDef {
     about: "a 90 s streaming session at 1 Hz (stream messages and datagrams), as quic-echo",
     // A 90 s session: faults anywhere in it.
     domain: Domain { horizon_ms: 85_000, ..Domain::DEFAULT },
-    laws: &[
-        &laws::ECHO_IN_ORDER,
-        &laws::ONE_CONNECTION,
-        &laws::DATAGRAMS_ECHOED,
-        &laws::CLEAN_CLOSE,
-        &reference::nat::NAT.law,
-        &reference::link::LINK.law,
-        &reference::processing::PROCESSING.law,
-    ],
+    laws: law_list![&[&laws::ECHO_IN_ORDER, &laws::ONE_CONNECTION, &laws::DATAGRAMS_ECHOED, &laws::CLEAN_CLOSE], reference::NETWORK],
     catches: &[],
     run: run_stream,
 };

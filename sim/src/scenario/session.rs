@@ -27,6 +27,7 @@ use crate::law::reference;
 use crate::law::seen::{Held, HeldCounts, Replays, Seen};
 use crate::law::uplink_laws;
 use crate::law::Check;
+use crate::law_list;
 use crate::world::domain::{Domain, Kind, APP_LIFE, IMPAIRMENTS, MOVES, RELAY};
 use crate::world::host::addr;
 use crate::world::host::Host;
@@ -38,6 +39,36 @@ use crate::world::switch::Switch;
 use crate::world::time;
 use crate::world::topology::RunSpec;
 use crate::world::trace;
+
+/// The laws of the session scenarios (`session`, `session-moves`,
+/// `box-reconnect`): the box's uplink laws first (a lost uplink also stops the
+/// phone's stream, and the verdict names the first law that fails), the
+/// session's, then every reference model of the whole system and its network.
+const SESSION_LAWS: &[&crate::law::Law] = law_list![
+    &[
+        &laws::BOX_CHALLENGE_IN_FIRST_FLIGHT,
+        &laws::REJECTED_0RTT_LOSES_NOTHING,
+        &laws::PHONE_NEVER_0RTT,
+        &laws::VALUES_ARE_SENT_VALUES,
+        &laws::CMD_ROUND_TRIP,
+        &laws::LIVE_GAP_NOT_VALUE,
+        &laws::BLIND_RELAY,
+        &laws::STREAMS_AFTER_HEAL,
+        &laws::REPLAYED_DATAGRAM_DROPPED,
+        &laws::STREAM_REPLAY_ENDS_SESSION,
+        &laws::NO_FALSE_REPLAY,
+        &laws::LATE_LIVE_TABLE_KEPT,
+        &laws::NOTHING_BROKEN_UNTAMPERED,
+        &laws::NOTHING_HELD_AFTER_END,
+        &laws::DEMOTED_GOES_WS_FIRST,
+        &laws::MOVE_RECOVERS_WITHIN_PTO,
+        &laws::MOVES_KEEP_THE_SESSION
+    ],
+    reference::SYSTEM,
+    &[&reference::life::LIFE.law],
+    reference::NETWORK,
+    &[&reference::tcp::TCP.law, &reference::wire::WIRE.law]
+];
 
 /// `session`.
 pub fn run(spec: &RunSpec) -> RunReport {
@@ -777,39 +808,7 @@ pub const SESSION: ScenarioDef = ScenarioDef {
         fleet_routing: true,
         ..Domain::DEFAULT
     },
-    laws: &[
-        &laws::BOX_CHALLENGE_IN_FIRST_FLIGHT,
-        &laws::REJECTED_0RTT_LOSES_NOTHING,
-        &laws::PHONE_NEVER_0RTT,
-        &laws::VALUES_ARE_SENT_VALUES,
-        &laws::CMD_ROUND_TRIP,
-        &laws::LIVE_GAP_NOT_VALUE,
-        &laws::BLIND_RELAY,
-        &laws::STREAMS_AFTER_HEAL,
-        &laws::REPLAYED_DATAGRAM_DROPPED,
-        &laws::STREAM_REPLAY_ENDS_SESSION,
-        &laws::NO_FALSE_REPLAY,
-        &laws::LATE_LIVE_TABLE_KEPT,
-        &laws::NOTHING_BROKEN_UNTAMPERED,
-        &laws::NOTHING_HELD_AFTER_END,
-        &laws::DEMOTED_GOES_WS_FIRST,
-        &laws::MOVE_RECOVERS_WITHIN_PTO,
-        &laws::MOVES_KEEP_THE_SESSION,
-        &reference::race::RACE.law,
-        &reference::carrier::CARRIER.law,
-        &reference::replay::REPLAY.law,
-        &reference::view::VIEW.law,
-        &reference::r#box::BOX.law,
-        &reference::cloud::CLOUD.law,
-        &reference::fleet::FLEET.law,
-        &reference::request_ids::REQUEST_IDS.law,
-        &reference::life::LIFE.law,
-        &reference::nat::NAT.law,
-        &reference::link::LINK.law,
-        &reference::processing::PROCESSING.law,
-        &reference::tcp::TCP.law,
-        &reference::wire::WIRE.law,
-    ],
+    laws: SESSION_LAWS,
     catches: &[
         Switch::DatagramReplayEndsSession,
         Switch::StreamReplayOnlyDropped,
@@ -842,7 +841,7 @@ pub const BOX_RECONNECT: ScenarioDef = ScenarioDef {
         fleet_routing: true,
         ..Domain::DEFAULT
     },
-    laws: &[&laws::BOX_CHALLENGE_IN_FIRST_FLIGHT, &laws::REJECTED_0RTT_LOSES_NOTHING, &laws::PHONE_NEVER_0RTT, &laws::VALUES_ARE_SENT_VALUES, &laws::CMD_ROUND_TRIP, &laws::LIVE_GAP_NOT_VALUE, &laws::BLIND_RELAY, &laws::STREAMS_AFTER_HEAL, &laws::REPLAYED_DATAGRAM_DROPPED, &laws::STREAM_REPLAY_ENDS_SESSION, &laws::NO_FALSE_REPLAY, &laws::LATE_LIVE_TABLE_KEPT, &laws::NOTHING_BROKEN_UNTAMPERED, &laws::NOTHING_HELD_AFTER_END, &laws::DEMOTED_GOES_WS_FIRST, &laws::MOVE_RECOVERS_WITHIN_PTO, &laws::MOVES_KEEP_THE_SESSION, &reference::race::RACE.law, &reference::carrier::CARRIER.law, &reference::replay::REPLAY.law, &reference::view::VIEW.law, &reference::r#box::BOX.law, &reference::cloud::CLOUD.law, &reference::fleet::FLEET.law, &reference::request_ids::REQUEST_IDS.law, &reference::life::LIFE.law, &reference::nat::NAT.law, &reference::link::LINK.law, &reference::processing::PROCESSING.law, &reference::tcp::TCP.law, &reference::wire::WIRE.law],
+    laws: SESSION_LAWS,
     catches: &[Switch::BoxWaitsForHandshake, Switch::RejectedZeroRttNotResent, Switch::PhoneUsesZeroRtt],
     run,
 };
@@ -869,7 +868,7 @@ pub const SESSION_MOVES: ScenarioDef = ScenarioDef {
         fleet_routing: true,
         ..Domain::DEFAULT
     },
-    laws: &[&laws::BOX_CHALLENGE_IN_FIRST_FLIGHT, &laws::REJECTED_0RTT_LOSES_NOTHING, &laws::PHONE_NEVER_0RTT, &laws::VALUES_ARE_SENT_VALUES, &laws::CMD_ROUND_TRIP, &laws::LIVE_GAP_NOT_VALUE, &laws::BLIND_RELAY, &laws::STREAMS_AFTER_HEAL, &laws::REPLAYED_DATAGRAM_DROPPED, &laws::STREAM_REPLAY_ENDS_SESSION, &laws::NO_FALSE_REPLAY, &laws::LATE_LIVE_TABLE_KEPT, &laws::NOTHING_BROKEN_UNTAMPERED, &laws::NOTHING_HELD_AFTER_END, &laws::DEMOTED_GOES_WS_FIRST, &laws::MOVE_RECOVERS_WITHIN_PTO, &laws::MOVES_KEEP_THE_SESSION, &reference::race::RACE.law, &reference::carrier::CARRIER.law, &reference::replay::REPLAY.law, &reference::view::VIEW.law, &reference::r#box::BOX.law, &reference::cloud::CLOUD.law, &reference::fleet::FLEET.law, &reference::request_ids::REQUEST_IDS.law, &reference::life::LIFE.law, &reference::nat::NAT.law, &reference::link::LINK.law, &reference::processing::PROCESSING.law, &reference::tcp::TCP.law, &reference::wire::WIRE.law],
+    laws: SESSION_LAWS,
     catches: &[Switch::MtudOnUnvalidatedPath, Switch::NoRouting],
     run: run_moves,
 };
@@ -879,20 +878,11 @@ pub const UNPAIRED: ScenarioDef = ScenarioDef {
     name: "unpaired",
     about: "a phone the cloud has not paired: 4403, no byte of box data",
     domain: Domain { fleet: true, fleet_routing: true, ..Domain::DEFAULT },
-    laws: &[
-        &laws::UNPAIRED_4403,
-        &laws::NO_BOX_BYTES,
-        &laws::SERVICE_CLOSE_KEEPS_QUIC,
-        &reference::race::RACE.law,
-        &reference::carrier::CARRIER.law,
-        &reference::r#box::BOX.law,
-        &reference::cloud::CLOUD.law,
-        &reference::fleet::FLEET.law,
-        &reference::nat::NAT.law,
-        &reference::link::LINK.law,
-        &reference::processing::PROCESSING.law,
-        &reference::tcp::TCP.law,
-        &reference::wire::WIRE.law,
+    laws: law_list![
+        &[&laws::UNPAIRED_4403, &laws::NO_BOX_BYTES, &laws::SERVICE_CLOSE_KEEPS_QUIC],
+        &[&reference::race::RACE.law, &reference::carrier::CARRIER.law, &reference::r#box::BOX.law, &reference::cloud::CLOUD.law, &reference::fleet::FLEET.law],
+        reference::NETWORK,
+        &[&reference::tcp::TCP.law, &reference::wire::WIRE.law]
     ],
     catches: &[],
     run: run_unpaired,
@@ -903,19 +893,11 @@ pub const SESSIONS_OFF: ScenarioDef = ScenarioDef {
     name: "sessions-off",
     about: "the cloud's sessions are off: the door finishes the handshake and closes with 1013",
     domain: Domain { fleet: true, fleet_routing: true, ..Domain::DEFAULT },
-    laws: &[
-        &laws::SESSIONS_OFF_1013,
-        &laws::SERVICE_CLOSE_KEEPS_QUIC,
-        &reference::race::RACE.law,
-        &reference::carrier::CARRIER.law,
-        &reference::r#box::BOX.law,
-        &reference::cloud::CLOUD.law,
-        &reference::fleet::FLEET.law,
-        &reference::nat::NAT.law,
-        &reference::link::LINK.law,
-        &reference::processing::PROCESSING.law,
-        &reference::tcp::TCP.law,
-        &reference::wire::WIRE.law,
+    laws: law_list![
+        &[&laws::SESSIONS_OFF_1013, &laws::SERVICE_CLOSE_KEEPS_QUIC],
+        &[&reference::race::RACE.law, &reference::carrier::CARRIER.law, &reference::r#box::BOX.law, &reference::cloud::CLOUD.law, &reference::fleet::FLEET.law],
+        reference::NETWORK,
+        &[&reference::tcp::TCP.law, &reference::wire::WIRE.law]
     ],
     catches: &[Switch::EveryCloseDemotes],
     run: run_sessions_off,

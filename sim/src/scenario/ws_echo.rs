@@ -31,6 +31,7 @@ use crate::law::laws;
 use crate::law::reference;
 use crate::law::seen::{Accepted, Close, Cut, Echo, Seen};
 use crate::law::Check;
+use crate::law_list;
 use crate::world::domain::{Domain, Kind, IMPAIRMENTS};
 use crate::world::host::addr;
 use crate::world::host::{CLOUD, PHONE};
@@ -255,16 +256,10 @@ pub const WS_ECHO: ScenarioDef = ScenarioDef {
     // outside port and the cloud resets it (as behind a real NAT), and ws-echo
     // has no reconnect. Its laws hold under everything else.
     domain: Domain { kinds: kinds![IMPAIRMENTS, &[Kind::Mtu, Kind::Blackhole]], ..Domain::DEFAULT },
-    laws: &[
-        &laws::ECHO_IN_ORDER,
-        &laws::DEATH_NEEDS_A_FAULT,
-        &laws::ONE_CONNECTION,
-        &laws::WS_DATAGRAMS_AS_MESSAGES,
-        &laws::CLEAN_CLOSE,
-        &reference::nat::NAT.law,
-        &reference::link::LINK.law,
-        &reference::processing::PROCESSING.law,
-        &reference::tcp::TCP.law,
+    laws: law_list![
+        &[&laws::ECHO_IN_ORDER, &laws::DEATH_NEEDS_A_FAULT, &laws::ONE_CONNECTION, &laws::WS_DATAGRAMS_AS_MESSAGES, &laws::CLEAN_CLOSE],
+        reference::NETWORK,
+        &[&reference::tcp::TCP.law]
     ],
     catches: &[],
     run,

@@ -152,6 +152,27 @@ pub const REFERENCES: &[&Reference] = &[
     &wire::WIRE,
 ];
 
+/// The references of the network every run with one judges: its NATs, its
+/// legs, the hosts' processing.
+pub const NETWORK: &[&Law] = &[&nat::NAT.law, &link::LINK.law, &processing::PROCESSING.law];
+
+/// The references a run of the reactor fleet is judged by: the fleet's, the
+/// network's, the wire's (its clients speak the session's framing).
+pub const FLEET_RUN: &[&Law] = crate::law_list![&[&fleet::FLEET.law], NETWORK, &[&wire::WIRE.law]];
+
+/// The references of the whole system's models, in `REFERENCES`' order
+/// (`life` apart: only the session scenarios run the app's life).
+pub const SYSTEM: &[&Law] = &[
+    &race::RACE.law,
+    &carrier::CARRIER.law,
+    &replay::REPLAY.law,
+    &view::VIEW.law,
+    &r#box::BOX.law,
+    &cloud::CLOUD.law,
+    &fleet::FLEET.law,
+    &request_ids::REQUEST_IDS.law,
+];
+
 /// The laws the references judge.
 pub fn laws() -> impl Iterator<Item = &'static Law> {
     REFERENCES.iter().map(|r| &r.law)
