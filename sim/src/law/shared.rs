@@ -31,8 +31,8 @@ pub fn clean_close(c: &Close) -> Ruling {
     let ok = c.died
         || match c.seen {
             None => c.may_be_lost,
-            Some((code, by_peer)) if code == u64::from(spec::CLOSE_NORMAL) => by_peer,
-            Some((code, _)) if code == u64::from(spec::CLOSE_ABNORMAL) => c.may_die,
+            Some((code, by_peer)) if code == u64::from(spec::close::NORMAL) => by_peer,
+            Some((code, _)) if code == u64::from(spec::close::ABNORMAL) => c.may_die,
             Some(_) => false,
         };
     let may = match (c.may_be_lost, c.may_die) {

@@ -755,14 +755,14 @@ fn judge_short(spec: &RunSpec, setup: &Setup, s: &SessionSummary) -> Vec<Check> 
         return vec![
             Check {
                 law: &laws::SESSIONS_OFF_1013,
-                ok: door_ended_with(crate::law::spec::CLOSE_TRY_AGAIN_LATER) && s.phone.lives.is_empty(),
+                ok: door_ended_with(crate::law::spec::close::TRY_AGAIN_LATER) && s.phone.lives.is_empty(),
                 detail: format!("sessions ended {ends:?}"),
             },
-            demotion(crate::law::spec::CLOSE_TRY_AGAIN_LATER),
+            demotion(crate::law::spec::close::TRY_AGAIN_LATER),
         ];
     }
     vec![
-        Check { law: &laws::UNPAIRED_4403, ok: door_ended_with(crate::law::spec::CLOSE_FORBIDDEN), detail: format!("sessions ended {ends:?}") },
+        Check { law: &laws::UNPAIRED_4403, ok: door_ended_with(crate::law::spec::close::FORBIDDEN), detail: format!("sessions ended {ends:?}") },
         Check {
             law: &laws::NO_BOX_BYTES,
             ok: s.phone.delivered_ms.is_empty() && s.box_stats.sessions_opened == 0 && s.cloud_stats.relayed_to_phone == 0,
@@ -773,7 +773,7 @@ fn judge_short(spec: &RunSpec, setup: &Setup, s: &SessionSummary) -> Vec<Check> 
                 s.cloud_stats.relayed_to_phone
             ),
         },
-        demotion(crate::law::spec::CLOSE_FORBIDDEN),
+        demotion(crate::law::spec::close::FORBIDDEN),
     ]
 }
 

@@ -53,6 +53,9 @@ use crate::world::journal::{Entry, Step};
 use crate::world::switch::Switch;
 
 use super::{differs, Lockstep, Reference, R};
+use crate::law::spec::close as code;
+use crate::law::spec::uplink as kind;
+use crate::law::spec::uplink::NONCE_LEN;
 use crate::law::{Judge, Law};
 
 /// Sessions one box answers at once: the brief and the box docs ("up to four").
@@ -73,29 +76,6 @@ const CMD_APPLY_MS: u64 = 200;
 const TARGET_PREFIX: &str = "/box/";
 /// The ops a box knows (box docs 5).
 const OPS: &[&str] = &["battery.hold", "site.mode.set"];
-
-/// Close codes: SPEC §3 (4403 forbidden); the box docs (1000 normal, 4400 bad
-/// message 1, 4429 busy).
-mod code {
-    pub const NORMAL: u16 = 1000;
-    pub const BAD: u16 = 4400;
-    pub const FORBIDDEN: u16 = 4403;
-    pub const BUSY: u16 = 4429;
-}
-
-/// Uplink message kinds (uplink.rs's table).
-mod kind {
-    pub const OPEN: u8 = 1;
-    pub const DATA: u8 = 2;
-    pub const BULK: u8 = 3;
-    pub const DGRAM: u8 = 4;
-    pub const CLOSE: u8 = 5;
-    pub const CHALLENGE: u8 = 6;
-    pub const AUTH: u8 = 7;
-}
-
-/// A challenge's nonce (uplink.rs's table).
-const NONCE_LEN: usize = 16;
 
 pub const BOX: Reference = Reference {
     law: Law::new(

@@ -44,6 +44,9 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
+use crate::law::spec::close as code;
+use crate::law::spec::uplink as kind;
+use crate::law::spec::uplink::{AUTH_PREFIX, NONCE_LEN};
 use crate::law::{Judge, Law};
 use crate::world::journal::cloud::{Bytes, CloudNote, CloudStats, CloudStep, Key, LinkId, SendKind};
 use crate::world::journal::{Entry, Step};
@@ -59,32 +62,6 @@ const UPLINK_PREFIX: &str = "/box/";
 /// What a tunnel transport message adds: `seq u64 BE` and the AEAD tag (SPEC §2, ChaChaPoly).
 const SEQ_LEN: usize = 8;
 const TAG_LEN: usize = 16;
-
-/// Close codes: SPEC §3 (4403, 4408), RFC 6455 (1000, 1001, 1013), the cloud docs (4400).
-mod code {
-    pub const NORMAL: u16 = 1000;
-    pub const GOING_AWAY: u16 = 1001;
-    pub const NO_STATUS: u16 = 1005;
-    pub const TRY_LATER: u16 = 1013;
-    pub const BAD: u16 = 4400;
-    pub const FORBIDDEN: u16 = 4403;
-    pub const TIMED_OUT: u16 = 4408;
-}
-
-/// Uplink message kinds (box uplink.rs's table).
-mod kind {
-    pub const OPEN: u8 = 1;
-    pub const DATA: u8 = 2;
-    pub const BULK: u8 = 3;
-    pub const DGRAM: u8 = 4;
-    pub const CLOSE: u8 = 5;
-    pub const CHALLENGE: u8 = 6;
-    pub const AUTH: u8 = 7;
-}
-
-/// The challenge's nonce and what the box's proof hashes first (box uplink.rs's table).
-const NONCE_LEN: usize = 16;
-const AUTH_PREFIX: &[u8] = b"ftw.uplink.auth.v1:";
 
 /// The proof a box holding `box_key`'s private half gives for `nonce`, computed from
 /// the cloud's side: X25519 of the cloud's private key and the box's public key.
@@ -517,7 +494,7 @@ impl Ref {
             // The door completes the handshake, then closes (seed 000).
             self.counts.sessions_off_closes += 1;
             self.want(link, Want::Msg2);
-            self.close(link, code::TRY_LATER);
+            self.close(link, code::TRY_AGAIN_LATER);
             return Ok(());
         }
         if !self.pairs.contains(&(phone, box_id.clone())) {
