@@ -5,19 +5,19 @@
 //! the switches that break them, run function) beside its run function; this
 //! file only registers them. Every list users see derives from [`SCENARIOS`].
 
-pub mod box_door;
-pub mod cloud_door;
+pub(crate) mod box_door;
+pub(crate) mod cloud_door;
 pub(crate) mod def;
 
 pub mod fleet_flood;
 pub mod fleet_migrate;
-pub mod idle_link;
-pub mod life_clock;
+pub(crate) mod idle_link;
+pub(crate) mod life_clock;
 pub mod phone_race;
 pub mod quic_echo;
-pub mod race_clock;
+pub(crate) mod race_clock;
 pub mod session;
-pub mod wire_window;
+pub(crate) mod wire_window;
 pub mod ws_echo;
 
 pub use crate::law::{Check, Judge, Law, UNIVERSAL};
