@@ -27,8 +27,8 @@ use crate::world::switch::Switch;
 /// A law a run is judged by, declared once: its name (what users type and the
 /// corpus records), the rule in words, how it is judged (over which typed
 /// observation, by which function), and the bug switches that break it (SPEC
-/// section 7: each shown by a test, and caught by every scenario that lists it
-/// in its `catches`).
+/// section 7: each shown by a test; a scenario that lists one of them in its
+/// `catches` must fail with it, on the first of its laws the switch breaks).
 #[derive(Debug)]
 pub struct Law {
     pub name: &'static str,

@@ -66,3 +66,69 @@ pub fn no_false_replay(r: &Replays) -> Ruling {
 pub fn never_two_sessions(s: &Sessions) -> Ruling {
     (s.sessions > 0 && s.at_once_max <= 1, format!("{} sessions, at most {} at once{}", s.sessions, s.at_once_max, s.about))
 }
+
+#[cfg(test)]
+mod tests {
+    //! Each shared judge passes what its rule allows and fails what it forbids.
+
+    use super::*;
+    use crate::law::seen::{Cut, HeldCounts};
+
+    fn echo(back: &[&str], cut: Option<bool>) -> Echo {
+        let sent = ["m0;", "m1;", "m2;"].map(String::from).to_vec();
+        Echo { sent, back: back.iter().map(|s| s.to_string()).collect(), cut: cut.map(|excused| Cut { why: "cut".into(), excused }) }
+    }
+
+    #[test]
+    fn echo_in_order_wants_all_back_in_order_unless_an_excused_cut() {
+        assert!(echo_in_order(&echo(&["m0;", "m1;", "m2;"], None)).0);
+        assert!(!echo_in_order(&echo(&["m0;", "m1;"], None)).0, "one lost with nothing to excuse it");
+        assert!(!echo_in_order(&echo(&["m1;", "m0;", "m2;"], None)).0, "out of order");
+        assert!(echo_in_order(&echo(&["m0;"], Some(true))).0);
+        assert!(!echo_in_order(&echo(&["m0;"], Some(false))).0, "a cut not excused");
+        assert!(!echo_in_order(&echo(&["m1;"], Some(true))).0, "an excused cut still wants the start in order");
+    }
+
+    #[test]
+    fn one_connection_wants_the_expected_count_and_nothing_wrong() {
+        let a = |accepted, wrong: Option<&str>| Accepted { accepted, expected: 1, why: String::new(), wrong: wrong.map(String::from) };
+        assert!(one_connection(&a(1, None)).0);
+        assert!(!one_connection(&a(2, None)).0);
+        assert!(!one_connection(&a(1, Some("target \"x\""))).0);
+    }
+
+    #[test]
+    fn clean_close_wants_the_phones_1000_or_what_the_plan_excuses() {
+        let c = |seen, may_be_lost, may_die, died| Close { seen, may_be_lost, may_die, died };
+        assert!(clean_close(&c(Some((1000, true)), false, false, false)).0);
+        assert!(!clean_close(&c(Some((1000, false)), false, false, false)).0, "a 1000 the cloud made up");
+        assert!(!clean_close(&c(None, false, false, false)).0, "no close where none may be lost");
+        assert!(clean_close(&c(None, true, false, false)).0);
+        assert!(!clean_close(&c(Some((1006, true)), false, false, false)).0, "1006 where the plan cannot kill the link");
+        assert!(clean_close(&c(Some((1006, true)), false, true, false)).0);
+        assert!(!clean_close(&c(Some((4408, true)), true, true, false)).0, "another code");
+        assert!(clean_close(&c(Some((4408, true)), false, false, true)).0, "the link died first");
+    }
+
+    #[test]
+    fn nothing_held_after_end_wants_all_clear_once_settled() {
+        let h = |settled, counts| Held { settled, counts, when: String::new() };
+        let clear = HeldCounts { box_sessions: 0, cloud_links: 0, relays: 0 };
+        assert!(nothing_held_after_end(&h(true, Some(clear))).0);
+        assert!(!nothing_held_after_end(&h(true, Some(HeldCounts { box_sessions: 1, ..clear }))).0);
+        assert!(!nothing_held_after_end(&h(true, Some(HeldCounts { cloud_links: 1, ..clear }))).0);
+        assert!(!nothing_held_after_end(&h(true, Some(HeldCounts { relays: 1, ..clear }))).0);
+        assert!(!nothing_held_after_end(&h(true, None)).0, "a run that never got to the end");
+        assert!(nothing_held_after_end(&h(false, Some(HeldCounts { box_sessions: 1, ..clear }))).0, "not settled: not judged");
+    }
+
+    #[test]
+    fn no_false_replay_and_never_two_sessions_fail_past_their_bounds() {
+        assert!(no_false_replay(&Replays { refused: 2, made: 2, about: String::new() }).0);
+        assert!(!no_false_replay(&Replays { refused: 3, made: 2, about: String::new() }).0);
+        let s = |sessions, at_once_max| Sessions { sessions, at_once_max, about: String::new() };
+        assert!(never_two_sessions(&s(3, 1)).0);
+        assert!(!never_two_sessions(&s(3, 2)).0);
+        assert!(!never_two_sessions(&s(0, 0)).0, "a run with no session judges nothing");
+    }
+}

@@ -1,9 +1,11 @@
 //! Scenarios: whole systems built in a world, run from a seed, a fault plan and
 //! a set of bug switches, ending in checks that name the law they test.
 //!
-//! Each scenario is one typed [`ScenarioDef`] (name, words, domain, laws with
-//! the switches that break them, run function) beside its run function; this
-//! file only registers them. Every list users see derives from [`SCENARIOS`].
+//! Each scenario is one typed [`ScenarioDef`] (name, words, domain, the laws
+//! its runs are judged by, the switches it catches, run function) beside its
+//! run function; this file registers them and runs a spec, judging it by its
+//! scenario's declaration ([`run`]). Every list users see derives from
+//! [`SCENARIOS`].
 
 pub(crate) mod box_door;
 pub(crate) mod cloud_door;

@@ -240,9 +240,8 @@ pub fn check(journal: &[Entry]) -> Option<Lockstep> {
         return None;
     }
     for c in clouds.values_mut() {
-        if let Err((model, spec)) = c.finish_call() {
-            let index = journal.len() - 1;
-            return Some(Lockstep::Differs { index, entry: format!("end of the journal ({})", journal[index].describe()), model, spec });
+        if let Err(d) = c.finish_call() {
+            return Some(super::at_end(journal, d));
         }
     }
     Some(Lockstep::Agreed { steps })

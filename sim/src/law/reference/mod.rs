@@ -89,6 +89,13 @@ pub(crate) fn differs(model: impl Into<String>, spec: impl Into<String>) -> R {
     Err((model.into(), spec.into()))
 }
 
+/// A disagreement found once the journal has ended (a call still open), named
+/// by the journal's last step.
+pub(crate) fn at_end(journal: &[Entry], (model, spec): (String, String)) -> Lockstep {
+    let index = journal.len() - 1;
+    Lockstep::Differs { index, entry: format!("end of the journal ({})", journal[index].describe()), model, spec }
+}
+
 /// Draws said to be uniform on `[lo, hi]`: their mean within six standard errors
 /// of the middle (the Irwin-Hall tail past six is under 10^-9), or too few to tell
 /// a draw always at one end from the middle (named in `unjudged`).
