@@ -21,7 +21,7 @@ pub mod memory;
 pub mod network;
 pub mod race;
 /// Test support: a scripted dial driver for the race's unit tests (the sim drives the
-/// race with simulated sockets, `ftw_sim::drive::app::race`).
+/// race with simulated sockets, ftw-sim's race driver `drive/app/race.rs`).
 #[cfg(test)]
 pub mod script;
 pub mod session;

@@ -188,30 +188,3 @@ fn claim_per_path_report_fails_in_the_flood() {
     let c = law_check(&r);
     assert!(!c.ok && c.detail.contains("never on a path report"), "{}", c.detail);
 }
-
-/// The pin ceiling: the flood run with a ceiling of 600, its journal then
-/// saying the fleet was built with the SPEC's 512: the reference fails at a
-/// reactor's 513th pin (without the edit, at the configuration).
-#[test]
-fn a_fleet_past_the_pin_ceiling_fails_the_law() {
-    use ftw_sim::drive::build::FleetRun;
-    use ftw_sim::scenario::fleet_flood::{run_with, FLOOD_REACTORS};
-    // The stand-in the flood's premise needs (`Domain::stand_in`).
-    let mut spec = ftw_sim::scenario::spec("fleet-pin-flood", RunSeed(1));
-    spec.plan.quic = ftw_sim::scenario::find("fleet-pin-flood").expect("registered").domain.stand_in.expect("the flood names its stand-in");
-    let raised = FleetRun { reactor_count: FLOOD_REACTORS, default_moves: false, pins_per_reactor_max: 600, ..FleetRun::default() };
-    let mut j = run_with(&spec, &raised).outcome.journal.clone();
-    let config = j.iter().position(|e| matches!(e.step, Step::Fleet(FleetStep::Config { .. }))).expect("configured");
-    assert!(matches!(judged(&j), Lockstep::Differs { index, .. } if index == config));
-    if let Some(FleetStep::Config { pins_per_reactor_max, .. }) = fleet_step(&mut j[config]) {
-        *pins_per_reactor_max = 512;
-    }
-    let pins = |upto: usize| j[..upto].iter().filter(|e| matches!(e.step, Step::Fleet(FleetStep::Event(FleetEvent::Pinned { .. })))).count();
-    match judged(&j) {
-        Lockstep::Differs { index, spec, .. } => {
-            assert!(spec.contains("at most 512 pins per reactor"), "{spec}");
-            assert!(matches!(j[index].step, Step::Fleet(FleetStep::Event(FleetEvent::Pinned { .. }))) && pins(index) >= 512, "{}", j[index].describe());
-        }
-        l => panic!("600 pins on one reactor agreed: {l:?}"),
-    }
-}

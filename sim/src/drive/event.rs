@@ -23,7 +23,7 @@ impl TransportKind {
 /// (the box model's catalogue, SPEC section 3) and the two a client makes up
 /// itself (the phone model's).
 pub mod close {
-    pub use ftw_box::consts::close::{FORBIDDEN, NORMAL, TIMED_OUT, TRY_AGAIN_LATER};
+    pub use ftw_box::consts::close::{NORMAL, TIMED_OUT};
     pub use ftw_phone::consts::{CLOSE_ABNORMAL as ABNORMAL, CLOSE_NO_STATUS as NO_STATUS};
 }
 

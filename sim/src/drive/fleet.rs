@@ -277,11 +277,6 @@ impl FleetDoor {
         self.reactors.len()
     }
 
-    /// Live connections per reactor.
-    pub fn connections(&self) -> Vec<usize> {
-        self.reactors.iter().map(|ep| ep.connection_count()).collect()
-    }
-
     /// One reactor's counters.
     pub fn counters(&self, r: usize) -> Counters {
         self.st.borrow().fleet.counters(ReactorId::new(r))
@@ -310,12 +305,8 @@ impl FleetDoor {
         stats
     }
 
-    /// The address pinned for `conn` on reactor `r`, if any.
-    pub fn pin_of(&self, r: usize, conn: &QuicConn) -> Option<SocketAddr> {
-        self.st.borrow().fleet.pin_of(ReactorId::new(r), conn.handle())
-    }
-
     /// The reactor the kernel's hash picks for `src`.
+    #[cfg(test)]
     pub fn hash_reactor(&self, src: SocketAddr) -> usize {
         self.st.borrow().fleet.kernel().hash_reactor(src).index()
     }

@@ -133,13 +133,6 @@ impl Link {
             Link::Ws(w) => w.close(code, reason),
         }
     }
-
-    pub fn remote(&self) -> Option<SocketAddr> {
-        match self {
-            Link::Quic(q) => q.conn.remote(),
-            Link::Ws(w) => Some(w.remote()),
-        }
-    }
 }
 
 /// Append `v` as a QUIC varint (RFC 9000 section 16).

@@ -145,7 +145,6 @@ struct EpState {
     next_gen: u64,
     accepted: VecDeque<(ConnectionHandle, u64)>,
     accept_notify: Rc<Notify>,
-    server_config: Option<Arc<ServerConfig>>,
     /// Connections something happened to since the last flush (a datagram, a
     /// timer, a call of the app's): only these and those with a timer due are
     /// polled, so a flush costs what changed, not every connection (a reactor
@@ -244,7 +243,7 @@ impl QuicEndpoint {
         accept_notify: Rc<Notify>,
     ) -> Self {
         let server_config = server.map(Arc::new);
-        let ep = Endpoint::new(Arc::new(config), server_config.clone(), true, None);
+        let ep = Endpoint::new(Arc::new(config), server_config, true, None);
         let st = Rc::new(RefCell::new(EpState {
             host: host.to_string(),
             ep,
@@ -255,7 +254,6 @@ impl QuicEndpoint {
             next_gen: 0,
             accepted: VecDeque::new(),
             accept_notify,
-            server_config,
             dirty: BTreeSet::new(),
             timers: BTreeSet::new(),
         }));
@@ -279,23 +277,9 @@ impl QuicEndpoint {
         Some(QuicConn { ep: self.clone(), h, gen })
     }
 
-    /// Whether `conn` belongs to this endpoint.
-    pub fn owns(&self, conn: &QuicConn) -> bool {
-        Rc::ptr_eq(&self.st, &conn.ep.st)
-    }
-
-    /// Live connections (not yet drained).
-    pub fn connection_count(&self) -> usize {
-        self.st.borrow().conns.len()
-    }
-
     /// The host the endpoint runs on (its trace name).
     pub fn host(&self) -> String {
         self.st.borrow().host.clone()
-    }
-
-    pub fn local_addr(&self) -> SocketAddr {
-        self.st.borrow().socket.local_addr().expect("bound")
     }
 
     /// Dial `remote`.
@@ -322,11 +306,6 @@ impl QuicEndpoint {
             };
             n.notified().await;
         }
-    }
-
-    /// Whether the endpoint has a server config (accepts connections).
-    pub fn is_server(&self) -> bool {
-        self.st.borrow().server_config.is_some()
     }
 
     async fn drive(&self) {
@@ -622,12 +601,6 @@ impl QuicConn {
         .unwrap_or_else(|| Err("connection gone".into()))
     }
 
-    pub fn finish(&self, stream: StreamId) {
-        self.with(|s| {
-            let _ = s.conn.send_stream(stream).finish();
-        });
-    }
-
     pub fn send_datagram(&self, data: Bytes) -> Result<(), String> {
         self.with(|s| s.conn.datagrams().send(data, true).map_err(|e| e.to_string())).unwrap_or_else(|| Err("connection gone".into()))
     }
@@ -648,6 +621,8 @@ impl QuicConn {
         self.with(|s| s.conn.close(quinn_now(), VarInt::from_u32(code), Bytes::copy_from_slice(reason.as_bytes())));
     }
 
+    /// The peer's address as the connection sees it now (read by the tests).
+    #[cfg(test)]
     pub fn remote(&self) -> Option<SocketAddr> {
         self.ep.st.borrow().conns.get(&self.h).filter(|s| s.gen == self.gen).map(|s| s.conn.remote_address())
     }
@@ -676,11 +651,6 @@ impl QuicConn {
     /// When its handshake was confirmed (set once it is; quinn-proto PATCH.md section 16).
     pub fn confirmed(&self) -> Confirmed {
         self.ep.st.borrow().conns.get(&self.h).filter(|s| s.gen == self.gen).map(|s| s.confirmed.clone()).unwrap_or_default()
-    }
-
-    /// The connection's handle within its endpoint.
-    pub fn handle(&self) -> ConnectionHandle {
-        self.h
     }
 
     /// Whether the handshake used 0-RTT keys (client side).

@@ -32,6 +32,7 @@ const RECV_BUF_BYTES: usize = 65_536;
 pub const TCP_MTU_BYTES: usize = 1500;
 
 /// The stack settings of a simulated host (Linux-like, see `ftw_tcp::consts`).
+#[cfg(test)]
 pub fn tcp_config() -> TcpConfig {
     tcp_config_for_link(TCP_MTU_BYTES)
 }
@@ -57,13 +58,13 @@ pub fn tcp_config_for(plan: &crate::world::plan::FaultPlan, link_mtu: usize) -> 
 #[derive(Clone)]
 pub struct TcpHost {
     pub name: String,
-    pub addr: Ipv4Addr,
     pub stack: SharedStack,
 }
 
 impl TcpHost {
     /// Bind `ip`'s tunnel port on the current host and start its driver.
     /// `ip` is the host's own (turmoil) address; the stack uses it as its IPv4 address.
+    #[cfg(test)]
     pub async fn bind(name: &str, ip: Ipv4Addr, seed: RunSeed) -> io::Result<TcpHost> {
         Self::bind_with(name, ip, seed, tcp_config()).await
     }
@@ -78,7 +79,7 @@ impl TcpHost {
         tokio::task::spawn_local(async move {
             let _ = ftw_tcp::run_stack(driver, pipe, SimSleeper).await;
         });
-        Ok(TcpHost { name: name.to_string(), addr: ip, stack })
+        Ok(TcpHost { name: name.to_string(), stack })
     }
 
     /// Connect to `remote` from the next ephemeral port.
@@ -98,6 +99,7 @@ impl TcpHost {
     }
 
     /// Retransmitted segments of this host so far.
+    #[cfg(test)]
     pub fn retransmits(&self) -> u64 {
         self.stack.borrow().counters().retransmits
     }

@@ -27,7 +27,7 @@
 
 use std::cell::RefCell;
 use std::io;
-use std::net::{SocketAddr, SocketAddrV4};
+use std::net::SocketAddrV4;
 use std::pin::Pin;
 use std::rc::Rc;
 use std::sync::Arc;
@@ -165,9 +165,8 @@ pub async fn dial(client: &WsClient, remote: SocketAddrV4, server_name: &str, ta
         .map_err(|e| DialError::Closed(CloseInfo { code: close::ABNORMAL, reason: format!("upgrade: {e}"), by_peer: true }))?;
     // Everything written from now on is frames.
     ws.get_mut().framing = true;
-    let remote_addr = SocketAddr::V4(remote);
     trace::record(&host, "ws.open", format!("{remote}{target} tls={}", if resumed { "resumed" } else { "full" }));
-    Ok(WsLink::start(host, ws, false, remote_addr, client.tcp.stack.clone(), conn, resumed))
+    Ok(WsLink::start(host, ws, false, client.tcp.stack.clone(), conn, resumed))
 }
 
 /// Accept a WebSocket link on a TCP connection from [`WsDoor::accept`]: TLS,
@@ -190,7 +189,7 @@ pub async fn accept(door: &WsDoor, tcp: TcpStream) -> Result<(WsLink, String), D
         .map_err(|e| DialError::Closed(CloseInfo { code: close::ABNORMAL, reason: format!("upgrade: {e}"), by_peer: true }))?;
     let target = target.borrow().clone();
     trace::record(&door.host, "ws.accept", format!("{peer}{target} tls={}", if resumed { "resumed" } else { "full" }));
-    Ok((WsLink::start(door.host.clone(), ws, true, SocketAddr::V4(peer), door.stack.clone(), conn, resumed), target))
+    Ok((WsLink::start(door.host.clone(), ws, true, door.stack.clone(), conn, resumed), target))
 }
 
 /// Standard base64 with padding (RFC 4648), for the handshake key.
@@ -243,9 +242,12 @@ pub struct WsLink {
     cmds: mpsc::UnboundedSender<Cmd>,
     events: mpsc::UnboundedReceiver<LinkEvent>,
     st: Rc<RefCell<LinkState>>,
-    remote: SocketAddr,
+    /// Read by the tests' `abort` and `tls_resumed`.
+    #[cfg_attr(not(test), allow(dead_code))]
     stack: SharedStack,
+    #[cfg_attr(not(test), allow(dead_code))]
     conn: ConnId,
+    #[cfg_attr(not(test), allow(dead_code))]
     resumed: bool,
     /// Tells the reader its deadline changed (a local close starts the wait for
     /// the reply; without this the reader slept on the heartbeat deadline it had
@@ -257,7 +259,7 @@ pub struct WsLink {
 type Shared = Rc<RefCell<LinkState>>;
 
 impl WsLink {
-    fn start<S>(host: String, ws: WebSocketStream<S>, service: bool, remote: SocketAddr, stack: SharedStack, conn: ConnId, resumed: bool) -> WsLink
+    fn start<S>(host: String, ws: WebSocketStream<S>, service: bool, stack: SharedStack, conn: ConnId, resumed: bool) -> WsLink
     where
         S: AsyncRead + AsyncWrite + Unpin + 'static,
     {
@@ -270,7 +272,7 @@ impl WsLink {
         let rearm = Rc::new(Notify::new());
         tokio::task::spawn_local(read_loop(stream, st.clone(), service, stop_reader.clone(), stop_writer.clone(), rearm.clone()));
         tokio::task::spawn_local(write_loop(sink, cmd_rx, st.clone(), service, stop_writer, stop_reader));
-        WsLink { cmds: cmd_tx, events: ev_rx, st, remote, stack, conn, resumed, rearm }
+        WsLink { cmds: cmd_tx, events: ev_rx, st, stack, conn, resumed, rearm }
     }
 
     pub fn send(&mut self, msg: &[u8]) -> Result<(), String> {
@@ -302,6 +304,7 @@ impl WsLink {
 
     /// Reset the TCP connection without a close frame (a killed app, a crashed
     /// service): this side reports 1006 at once, the peer on the RST.
+    #[cfg(test)]
     pub fn abort(&mut self) {
         let mut st = self.st.borrow_mut();
         trace::record(&st.host, "ws.abort", String::new());
@@ -310,11 +313,8 @@ impl WsLink {
         let _ = self.stack.borrow_mut().abort(self.conn);
     }
 
-    pub fn remote(&self) -> SocketAddr {
-        self.remote
-    }
-
     /// Whether TLS resumed a session with a ticket.
+    #[cfg(test)]
     pub fn tls_resumed(&self) -> bool {
         self.resumed
     }

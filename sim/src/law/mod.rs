@@ -14,8 +14,8 @@ mod list;
 pub mod reference;
 pub(crate) mod rig_move;
 pub mod seen;
-pub mod shared;
-pub mod spec;
+pub(crate) mod shared;
+pub(crate) mod spec;
 pub(crate) mod uplink_laws;
 
 pub use list::{concat as list_concat, total as list_total};

@@ -11,16 +11,16 @@ pub(crate) mod box_door;
 pub(crate) mod cloud_door;
 pub(crate) mod def;
 
-pub mod fleet_flood;
-pub mod fleet_migrate;
+pub(crate) mod fleet_flood;
+pub(crate) mod fleet_migrate;
 pub(crate) mod idle_link;
 pub(crate) mod life_clock;
-pub mod phone_race;
-pub mod quic_echo;
+pub(crate) mod phone_race;
+pub(crate) mod quic_echo;
 pub(crate) mod race_clock;
-pub mod session;
+pub(crate) mod session;
 pub(crate) mod wire_window;
-pub mod ws_echo;
+pub(crate) mod ws_echo;
 
 pub use crate::law::{Check, Judge, Law, UNIVERSAL};
 pub use def::{RunReport, ScenarioDef, Verdict};

@@ -14,14 +14,14 @@
 //! from the table's seed and the run's name, so the whole output is a pure
 //! function of `(seed, samples)`. Times are simulated (`crate::world::time::now()`).
 
-pub mod consts;
+pub(crate) mod consts;
 pub mod day;
 pub mod fit;
 pub(crate) mod probe;
-pub mod profile;
-pub mod render;
+pub(crate) mod profile;
+pub(crate) mod render;
 pub(crate) mod rig;
-pub mod runs;
+pub(crate) mod runs;
 pub(crate) mod spread;
 
 use ftw_phone::Transport;

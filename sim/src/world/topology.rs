@@ -83,7 +83,6 @@ impl RunSpec {
 pub struct Topology {
     pub wifi: usize,
     pub cell: usize,
-    pub home: usize,
 }
 
 impl Topology {
@@ -103,7 +102,7 @@ impl Topology {
             world.schedule(at, action);
         }
         world.processing(plan);
-        Topology { wifi, cell, home }
+        Topology { wifi, cell }
     }
 }
 

@@ -305,11 +305,6 @@ impl CloudDriver {
         self.inner.borrow().log.clone()
     }
 
-    /// A shared handle on the log (read after the run).
-    pub fn log_ref(&self) -> std::cell::Ref<'_, CloudLog> {
-        std::cell::Ref::map(self.inner.borrow(), |i| &i.log)
-    }
-
     /// Hand the cloud a link accepted at a door, with its target (the first
     /// message). The link's datagrams are on when it is QUIC.
     pub fn adopt(&self, link: Link, target: String) -> LinkId {

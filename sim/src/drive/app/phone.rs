@@ -45,14 +45,10 @@ fn now_ms() -> u64 {
     time::now().as_millis() as u64
 }
 
-/// A dialer for the race: QUIC from `ep` (when given) and the WebSocket from
-/// `ws` (when given), both to the cloud's door on `door_port`.
-pub fn dialer(quic: Option<(QuicEndpoint, quinn_proto::ClientConfig)>, ws: Option<Rc<WsClient>>, door: SocketAddrV4) -> Dialer {
-    dialer_with(quic, ws, door, EarlyData::Never)
-}
-
-/// [`dialer`] whose QUIC dials send the target as `early` says (the phone never
-/// uses 0-RTT, SPEC section 3; switch `phone-uses-0rtt` plants it).
+/// A dialer for the race: QUIC from `quic` (when given) and the WebSocket from
+/// `ws` (when given), both to the cloud's door `door`; its QUIC dials send the
+/// target as `early` says (the phone never uses 0-RTT, SPEC section 3; switch
+/// `phone-uses-0rtt` plants it).
 pub fn dialer_with(quic: Option<(QuicEndpoint, quinn_proto::ClientConfig)>, ws: Option<Rc<WsClient>>, door: SocketAddrV4, early: EarlyData) -> Dialer {
     Rc::new(move |t: Transport| {
         let quic = quic.clone();
@@ -214,9 +210,6 @@ impl PhoneApp {
     pub fn race(&self) -> &RaceDriver {
         &self.race
     }
-    pub fn view(&self) -> &CloudView {
-        &self.view
-    }
     /// The session's transport, if a session is up.
     pub fn transport(&self) -> Option<Transport> {
         self.cur.as_ref().map(|c| c.transport)
@@ -224,13 +217,6 @@ impl PhoneApp {
     /// Whether the end-to-end session is open (past the box's message 2).
     pub fn session_open(&self) -> bool {
         self.cur.as_ref().is_some_and(|c| c.ps.state() == ftw_cloud::phone::PhoneState::Open)
-    }
-    /// The settings line.
-    pub fn settings_line(&self) -> String {
-        match &self.cur {
-            Some(c) => c.carrier.settings_line(),
-            None => "Not connected".into(),
-        }
     }
 
     /// Race for a link on `network` and start a session on it. False when the race failed.

@@ -137,11 +137,6 @@ impl RaceDriver {
         f(&self.inner.borrow().race)
     }
 
-    /// Whether a dial (e.g. the learning dial) is still under way.
-    pub fn dialing(&self) -> bool {
-        !self.inner.borrow().dials.is_empty()
-    }
-
     fn spawn_dial(&self, t: Transport) {
         let dial = self.dial.clone();
         let inner = self.inner.clone();

@@ -10,19 +10,19 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddr};
 use std::rc::Rc;
 use std::time::Duration;
 
+use crate::drive::build::{cloud_door, FleetRun};
+use crate::drive::fleet::FleetDoor;
+use crate::host::addr;
+use crate::plan::kind;
+use crate::plan::{FaultKind, TimedFault};
+use crate::scenario::fleet_flood;
+use crate::scenario::fleet_migrate::{self, FleetSummary};
+use crate::scenario::{run, Verdict};
+use crate::switch::Switches;
+use crate::time;
+use crate::RunSpec;
+use crate::{RunSeed, World, WorldConfig};
 use ftw_fleet::{FleetConfig, Routing};
-use ftw_sim::drive::build::{cloud_door, FleetRun};
-use ftw_sim::drive::fleet::FleetDoor;
-use ftw_sim::host::addr;
-use ftw_sim::plan::kind;
-use ftw_sim::plan::{FaultKind, TimedFault};
-use ftw_sim::scenario::fleet_flood;
-use ftw_sim::scenario::fleet_migrate::{self, FleetSummary};
-use ftw_sim::scenario::{run, Verdict};
-use ftw_sim::switch::Switches;
-use ftw_sim::time;
-use ftw_sim::RunSpec;
-use ftw_sim::{RunSeed, World, WorldConfig};
 
 /// A calm run, on the QUIC stand-in a registered scenario's premise needs, if
 /// one (`Domain::stand_in`: the pin flood's forged moves need a server that
@@ -30,12 +30,12 @@ use ftw_sim::{RunSeed, World, WorldConfig};
 /// A world of the test's own when `scenario` is no registered scenario (a run
 /// function called with its own setup).
 fn spec(scenario: &'static str, seed: u64, switches: &[&str]) -> RunSpec {
-    let mut s = match ftw_sim::scenario::find(scenario) {
+    let mut s = match crate::scenario::find(scenario) {
         Ok(def) => RunSpec::new(def, RunSeed(seed)),
-        Err(_) => RunSpec::new(Box::leak(Box::new(ftw_sim::OwnWorld(scenario))), RunSeed(seed)),
+        Err(_) => RunSpec::new(Box::leak(Box::new(crate::OwnWorld(scenario))), RunSeed(seed)),
     };
     s.switches = Switches::parse(switches.iter().copied()).expect("known switches");
-    if let Some(q) = ftw_sim::scenario::find(scenario).ok().and_then(|d| d.domain.stand_in) {
+    if let Some(q) = crate::scenario::find(scenario).ok().and_then(|d| d.domain.stand_in) {
         s.plan.quic = q;
     }
     s
@@ -126,7 +126,7 @@ fn a_fleet_whose_clients_never_move_forwards_nothing_and_pins_nothing() {
 #[test]
 fn wifi_to_cellular_keeps_the_connection() {
     let mut sp = spec("fleet-migrate", 1, &[]);
-    sp.plan.faults = vec![TimedFault { at_ms: 4_000, fault: FaultKind::SwitchNetwork(kind::SwitchNetwork { host: ftw_sim::host::Host::Phone }) }];
+    sp.plan.faults = vec![TimedFault { at_ms: 4_000, fault: FaultKind::SwitchNetwork(kind::SwitchNetwork { host: crate::host::Host::Phone }) }];
     let (report, s) = fleet_migrate::run_with(&sp, &FleetRun::default());
     assert_eq!(report.verdict(), Verdict::Pass, "{:?}", report.checks);
     assert_eq!(s.accepted.len(), 1);
@@ -140,7 +140,7 @@ fn wifi_to_cellular_keeps_the_connection() {
 fn box_reconnects_with_0rtt_answered_in_one_round_trip_and_the_phone_does_not() {
     let (report, s) = fleet_migrate::run_resume_with(&spec("fleet-resume", 1, &[]));
     assert_eq!(report.verdict(), Verdict::Pass, "{:?} {s:?}", report.checks);
-    assert_eq!(s.box_close, Some(ftw_sim::drive::quic::Lost::Closed { code: 4408, by_peer: true }));
+    assert_eq!(s.box_close, Some(crate::drive::quic::Lost::Closed { code: 4408, by_peer: true }));
     assert!(s.box_had_0rtt && s.box_accepted_0rtt);
     let rtt = 40;
     let b = s.box_first_reply_ms.expect("box answered");
@@ -276,8 +276,8 @@ fn the_fleet_skips_idle_time_exactly() {
     let skip = run(&sp).expect("runs");
     sp.skip_idle = false;
     let step = run(&sp).expect("runs");
-    if let Some(d) = ftw_sim::trace::first_divergence(skip.outcome.trace.events(), step.outcome.trace.events()) {
-        panic!("skipping changed the run: {}", ftw_sim::trace::describe_divergence(&d));
+    if let Some(d) = crate::trace::first_divergence(skip.outcome.trace.events(), step.outcome.trace.events()) {
+        panic!("skipping changed the run: {}", crate::trace::describe_divergence(&d));
     }
     assert_eq!(skip.outcome.trace.hash(), step.outcome.trace.hash());
     assert!(skip.outcome.steps * 5 < step.outcome.steps, "{} vs {} steps", skip.outcome.steps, step.outcome.steps);
@@ -287,4 +287,43 @@ fn the_fleet_skips_idle_time_exactly() {
     assert_eq!(sweeps, 0);
     let moved = skip.outcome.trace.events().iter().filter(|e| e.kind == "timer" && e.detail == "fleet.sweep").count();
     assert!((1..=12).contains(&moved), "{moved} sweeps for 3 moves");
+}
+
+/// The pin ceiling: the flood run with a ceiling of 600, its journal then
+/// saying the fleet was built with the SPEC's 512: the reference fails at a
+/// reactor's 513th pin (without the edit, at the configuration).
+#[test]
+fn a_fleet_past_the_pin_ceiling_fails_the_law() {
+    use crate::drive::build::FleetRun;
+    use crate::journal::fleet::{FleetEvent, FleetStep};
+    use crate::journal::{Entry, Step};
+    use crate::law::reference::{fleet::FLEET, Lockstep};
+    use crate::scenario::fleet_flood::{run_with, FLOOD_REACTORS};
+    fn judged(j: &[Entry]) -> Lockstep {
+        FLEET.lockstep(j).expect("the journal has fleet steps")
+    }
+    fn fleet_step(e: &mut Entry) -> Option<&mut FleetStep> {
+        match &mut e.step {
+            Step::Fleet(s) => Some(s),
+            _ => None,
+        }
+    }
+    // The stand-in the flood's premise needs (`Domain::stand_in`).
+    let mut spec = crate::scenario::spec("fleet-pin-flood", RunSeed(1));
+    spec.plan.quic = crate::scenario::find("fleet-pin-flood").expect("registered").domain.stand_in.expect("the flood names its stand-in");
+    let raised = FleetRun { reactor_count: FLOOD_REACTORS, default_moves: false, pins_per_reactor_max: 600, ..FleetRun::default() };
+    let mut j = run_with(&spec, &raised).outcome.journal.clone();
+    let config = j.iter().position(|e| matches!(e.step, Step::Fleet(FleetStep::Config { .. }))).expect("configured");
+    assert!(matches!(judged(&j), Lockstep::Differs { index, .. } if index == config));
+    if let Some(FleetStep::Config { pins_per_reactor_max, .. }) = fleet_step(&mut j[config]) {
+        *pins_per_reactor_max = 512;
+    }
+    let pins = |upto: usize| j[..upto].iter().filter(|e| matches!(e.step, Step::Fleet(FleetStep::Event(FleetEvent::Pinned { .. })))).count();
+    match judged(&j) {
+        Lockstep::Differs { index, spec, .. } => {
+            assert!(spec.contains("at most 512 pins per reactor"), "{spec}");
+            assert!(matches!(j[index].step, Step::Fleet(FleetStep::Event(FleetEvent::Pinned { .. }))) && pins(index) >= 512, "{}", j[index].describe());
+        }
+        l => panic!("600 pins on one reactor agreed: {l:?}"),
+    }
 }

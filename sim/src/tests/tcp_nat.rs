@@ -8,15 +8,15 @@ use std::net::{IpAddr, Ipv4Addr, SocketAddrV4};
 use std::rc::Rc;
 use std::time::Duration;
 
-use ftw_sim::drive::rig::Rig;
-use ftw_sim::drive::tcp::{tcp_config_for, TcpHost};
-use ftw_sim::host::addr;
-use ftw_sim::net::fault::{Chain, Ctx, Delay, Fault};
-use ftw_sim::net::{nat, InFlight, NetAction, IP_TUNNEL_PORT};
-use ftw_sim::plan::{FaultPlan, TcpPlan};
-use ftw_sim::time;
-use ftw_sim::RunSpec;
-use ftw_sim::{RunOutcome, RunSeed};
+use crate::drive::rig::Rig;
+use crate::drive::tcp::{tcp_config_for, TcpHost};
+use crate::host::addr;
+use crate::net::fault::{Chain, Ctx, Delay, Fault};
+use crate::net::{nat, InFlight, NetAction, IP_TUNNEL_PORT};
+use crate::plan::{FaultPlan, TcpPlan};
+use crate::time;
+use crate::RunSpec;
+use crate::{RunOutcome, RunSeed};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 
 fn v4(ip: IpAddr) -> Ipv4Addr {
@@ -66,7 +66,7 @@ struct Got {
 /// The phone sends `n` bytes to the cloud (through its NAT and the plan's
 /// leg), closes its side, and waits for the cloud's byte count.
 fn transfer(seed: u64, n: usize, plan: FaultPlan, custom_up: Option<Chain>, actions: Vec<(Duration, NetAction)>) -> (RunOutcome, Got) {
-    let spec = RunSpec { plan, ..RunSpec::new(&ftw_sim::OwnWorld("tcp-transfer"), RunSeed(seed)) };
+    let spec = RunSpec { plan, ..RunSpec::new(&crate::OwnWorld("tcp-transfer"), RunSeed(seed)) };
     let mut world = Rig::new(&spec, Duration::from_secs(600));
     if let Some(up) = custom_up {
         let mut down = Chain::default();
@@ -172,7 +172,7 @@ fn a_megabyte_under_five_percent_loss_arrives_intact() {
 
 #[test]
 fn a_connect_to_a_port_nobody_listens_on_is_refused_at_once() {
-    let spec = RunSpec::new(&ftw_sim::OwnWorld("tcp-refused"), RunSeed(13));
+    let spec = RunSpec::new(&crate::OwnWorld("tcp-refused"), RunSeed(13));
     let mut world = Rig::new(&spec, Duration::from_secs(600));
     let seed = spec.seed;
     world.host("cloud", addr::CLOUD, move || async move {
@@ -230,7 +230,7 @@ fn tcp_through_the_world_replays_exactly() {
 fn nothing_reaches_an_inside_host_except_through_its_nat() {
     // The phone listens; the cloud tries its inside address and its NAT's public
     // address. Neither SYN gets in, so both connects time out (no RST either).
-    let spec = RunSpec::new(&ftw_sim::OwnWorld("tcp-inbound"), RunSeed(17));
+    let spec = RunSpec::new(&crate::OwnWorld("tcp-inbound"), RunSeed(17));
     let mut world = Rig::new(&spec, Duration::from_secs(600));
     let seed = spec.seed;
     world.host("phone", addr::PHONE, move || async move {

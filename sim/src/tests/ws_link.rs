@@ -7,23 +7,23 @@ use std::net::{SocketAddr, SocketAddrV4};
 use std::rc::Rc;
 use std::time::Duration;
 
+use crate::drive::link::{accept_quic, accept_ws, close, dial_quic, dial_ws, CloseInfo, DialError, Link, LinkEvent, TransportKind};
+use crate::drive::quic::QuicEndpoint;
+use crate::drive::rig::Rig;
+use crate::drive::tcp::TcpHost;
+use crate::drive::ws::{client_tls, door_tls, WsClient, WsDoor, BEATS_MISSED_MAX, CLOSE_REPLY_WAIT, PING_INTERVAL};
+use crate::host::{addr, cloud_certs, sim_clock};
+use crate::plan::kind;
+use crate::plan::{FaultKind, FaultPlan, TimedFault};
+use crate::scenario::ws_echo::v4;
+use crate::scenario::{self, Verdict};
+use crate::time;
+use crate::RunSpec;
+use crate::{RunOutcome, RunSeed};
 use ftw_crypto::{
     crypto_provider, new_client_session_store, new_server_session_store, quic_client_config, quic_endpoint_config, quic_server_config, seeded_cid_factory,
     ClientResumption, QuicTransportParams,
 };
-use ftw_sim::drive::link::{accept_quic, accept_ws, close, dial_quic, dial_ws, CloseInfo, DialError, Link, LinkEvent, TransportKind};
-use ftw_sim::drive::quic::QuicEndpoint;
-use ftw_sim::drive::rig::Rig;
-use ftw_sim::drive::tcp::TcpHost;
-use ftw_sim::drive::ws::{client_tls, door_tls, WsClient, WsDoor, BEATS_MISSED_MAX, CLOSE_REPLY_WAIT, PING_INTERVAL};
-use ftw_sim::host::{addr, cloud_certs, sim_clock};
-use ftw_sim::plan::kind;
-use ftw_sim::plan::{FaultKind, FaultPlan, TimedFault};
-use ftw_sim::scenario::ws_echo::v4;
-use ftw_sim::scenario::{self, Verdict};
-use ftw_sim::time;
-use ftw_sim::RunSpec;
-use ftw_sim::{RunOutcome, RunSeed};
 
 const SERVER_NAME: &str = ftw_crypto::consts::CLOUD_SERVER_NAME;
 
@@ -64,7 +64,7 @@ async fn serve(mut link: Link, ends: Ends) {
 
 /// A world with the standard topology and a cloud serving QUIC and/or the WebSocket door.
 fn world(seed: u64, plan: FaultPlan, quic: bool, door: bool, ends: Ends) -> Rig {
-    let spec = RunSpec { plan, ..RunSpec::new(&ftw_sim::OwnWorld("ws-test"), RunSeed(seed)) };
+    let spec = RunSpec { plan, ..RunSpec::new(&crate::OwnWorld("ws-test"), RunSeed(seed)) };
     let mut world = Rig::new(&spec, Duration::from_secs(900));
     let seed = spec.seed;
     world.host("cloud", addr::CLOUD, move || {
@@ -246,7 +246,7 @@ enum Ending {
 fn close_case(seed: u64, ending: Ending) -> ((CloseInfo, Duration), (CloseInfo, Duration), RunOutcome) {
     let mut plan = FaultPlan::default();
     if matches!(ending, Ending::NetworkDies | Ending::PhoneClosesIntoSilence) {
-        plan.faults.push(TimedFault { at_ms: 2_000, fault: FaultKind::Blackhole(kind::Blackhole { host: ftw_sim::host::Host::Phone, for_ms: 600_000 }) });
+        plan.faults.push(TimedFault { at_ms: 2_000, fault: FaultKind::Blackhole(kind::Blackhole { host: crate::host::Host::Phone, for_ms: 600_000 }) });
     }
     let ends = Ends::default();
     let mut w = world(seed, plan, false, true, ends.clone());
@@ -453,7 +453,7 @@ fn the_phone_resumes_tls_with_a_ticket_on_reconnect() {
 
 #[test]
 fn ws_echo_passes_under_loss_and_replays_exactly() {
-    let mut spec = ftw_sim::scenario::spec("ws-echo", RunSeed(71));
+    let mut spec = crate::scenario::spec("ws-echo", RunSeed(71));
     spec.plan = loss5();
     let a = scenario::run(&spec).expect("spec");
     assert_eq!(a.verdict(), Verdict::Pass, "{:?}", a.checks);
@@ -463,8 +463,8 @@ fn ws_echo_passes_under_loss_and_replays_exactly() {
     assert_eq!(c.verdict(), Verdict::Pass, "{:?}", c.checks);
     assert_ne!(a.outcome.trace.hash(), c.outcome.trace.hash());
     // UDP blocked does not touch the WebSocket.
-    let mut blocked = ftw_sim::scenario::spec("ws-echo", RunSeed(73));
-    blocked.plan.faults.push(TimedFault { at_ms: 0, fault: FaultKind::UdpBlocked(kind::UdpBlocked { host: ftw_sim::host::Host::Phone, for_ms: 60_000 }) });
+    let mut blocked = crate::scenario::spec("ws-echo", RunSeed(73));
+    blocked.plan.faults.push(TimedFault { at_ms: 0, fault: FaultKind::UdpBlocked(kind::UdpBlocked { host: crate::host::Host::Phone, for_ms: 60_000 }) });
     let d = scenario::run(&blocked).expect("spec");
     assert_eq!(d.verdict(), Verdict::Pass, "{:?}", d.checks);
 }

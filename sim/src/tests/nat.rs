@@ -7,10 +7,10 @@ use std::net::SocketAddr;
 use std::rc::Rc;
 use std::time::Duration;
 
-use ftw_sim::host::addr;
-use ftw_sim::net::NetAction;
-use ftw_sim::time;
-use ftw_sim::{RunSeed, World, WorldConfig};
+use crate::host::addr;
+use crate::net::NetAction;
+use crate::time;
+use crate::{RunSeed, World, WorldConfig};
 use turmoil::net::UdpSocket;
 
 type Log = Rc<RefCell<Vec<(Duration, SocketAddr)>>>;
@@ -26,8 +26,8 @@ fn run(sends_s: &'static [u64], actions: &[(u64, NetAction)]) -> Seen {
     let cell = world.nat("nat-cell", addr::NAT_CELL, Duration::from_secs(30));
     assert_eq!((wifi, cell), (0, 1));
     world.behind(addr::PHONE, wifi);
-    let mut chain = ftw_sim::net::fault::Chain::default();
-    chain.push(ftw_sim::net::fault::Delay(Duration::from_millis(20)));
+    let mut chain = crate::net::fault::Chain::default();
+    chain.push(crate::net::fault::Delay(Duration::from_millis(20)));
     world.default_chain(chain);
     for (at, a) in actions {
         world.schedule(Duration::from_secs(*at), a.clone());

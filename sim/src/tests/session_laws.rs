@@ -3,26 +3,26 @@
 //! for it and the law holds with the switch off. The plans are data, as in a
 //! corpus entry.
 
+use crate::drive::system::{SessionSummary, Setup};
+use crate::plan::kind;
+use crate::plan::{FaultKind, TimedFault};
+use crate::scenario::session::run_with;
+use crate::scenario::{self, RunReport, Verdict};
+use crate::switch::Switches;
+use crate::RunSeed;
 use ftw_phone::Transport;
-use ftw_sim::drive::system::{SessionSummary, Setup};
-use ftw_sim::plan::kind;
-use ftw_sim::plan::{FaultKind, TimedFault};
-use ftw_sim::scenario::session::run_with;
-use ftw_sim::scenario::{self, RunReport, Verdict};
-use ftw_sim::switch::Switches;
-use ftw_sim::RunSeed;
 
-fn phone() -> ftw_sim::host::Host {
-    ftw_sim::host::Host::Phone
+fn phone() -> crate::host::Host {
+    crate::host::Host::Phone
 }
 
 fn run(seed: u64, switches: &[&str], faults: Vec<TimedFault>) -> (RunReport, SessionSummary) {
-    let mut s = ftw_sim::scenario::spec("session", RunSeed(seed));
+    let mut s = crate::scenario::spec("session", RunSeed(seed));
     s.switches = Switches::parse(switches.iter().copied()).expect("switches");
     s.plan.faults = faults;
     s.plan.validate().expect("a valid plan");
     let (report, summary) = run_with(&s, &Setup::default());
-    (scenario::judge(&ftw_sim::scenario::session::SESSION, report), summary)
+    (scenario::judge(&crate::scenario::session::SESSION, report), summary)
 }
 
 fn check<'a>(r: &'a RunReport, name: &str) -> &'a scenario::Check {
@@ -57,7 +57,7 @@ fn a_replay_on_the_stream_ends_the_session_and_the_switch_only_drops_it() {
     let (r, s) = run(22, &[], plan.clone());
     assert_pass(&r);
     assert_eq!(s.cloud.repeated_stream, 1);
-    assert_eq!(s.phone.sessions[0].end, Some(ftw_sim::drive::app::phone::End::Replay));
+    assert_eq!(s.phone.sessions[0].end, Some(crate::drive::app::phone::End::Replay));
     assert!(s.phone.sessions.len() >= 2, "the phone raced again");
     let (r, s) = run(22, &["stream-replay-only-dropped"], plan);
     let c = check(&r, "stream-replay-ends-session");
@@ -84,7 +84,7 @@ fn a_burst_overtaking_a_control_message_is_no_replay_but_window_64_says_it_is() 
 #[test]
 fn freshness_case_17_a_late_live_keeps_its_newer_table() {
     let plan = vec![
-        at(8_000, FaultKind::TableChange(kind::TableChange { host: ftw_sim::host::Host::Box })),
+        at(8_000, FaultKind::TableChange(kind::TableChange { host: crate::host::Host::Box })),
         at(8_000, FaultKind::ReverseDatagrams(kind::ReverseDatagrams { host: phone(), for_ms: 3_000 })),
     ];
     let (r, s) = run(24, &[], plan.clone());
@@ -106,7 +106,7 @@ fn a_dropped_path_demotes_quic_and_no_close_demotes_keeps_it_first() {
     assert_pass(&r);
     let first = &s.phone.sessions[0];
     assert_eq!(first.transport, Transport::Quic);
-    assert!(ftw_sim::law::laws::should_demote(first), "{first:?}");
+    assert!(crate::law::laws::should_demote(first), "{first:?}");
     let later: Vec<_> = s.phone.sessions[1..].iter().map(|r| r.first).collect();
     assert!(!later.is_empty() && later.iter().all(|t| *t == Transport::WebSocket), "{later:?}");
     let (r, _) = run(25, &["no-close-demotes"], plan);
@@ -135,7 +135,7 @@ fn relay_faults_replay_exactly() {
     let plan = vec![
         at(5_000, FaultKind::OvertakeControl(kind::OvertakeControl { host: phone(), burst: 10 })),
         at(7_000, FaultKind::ReplayDatagram(kind::ReplayDatagram { host: phone() })),
-        at(8_000, FaultKind::TableChange(kind::TableChange { host: ftw_sim::host::Host::Box })),
+        at(8_000, FaultKind::TableChange(kind::TableChange { host: crate::host::Host::Box })),
         at(8_000, FaultKind::ReverseDatagrams(kind::ReverseDatagrams { host: phone(), for_ms: 2_500 })),
     ];
     let a = run(27, &[], plan.clone()).0.outcome.trace.hash();

@@ -1,12 +1,12 @@
 //! Exact replay of the first real scenario: same seed, same hash; another
 //! seed, another hash; skipping idle time changes nothing.
 
-use ftw_sim::plan::kind;
-use ftw_sim::plan::{FaultKind, TimedFault};
-use ftw_sim::scenario::{self, Verdict};
-use ftw_sim::trace::{describe_divergence, first_divergence};
-use ftw_sim::RunSeed;
-use ftw_sim::RunSpec;
+use crate::plan::kind;
+use crate::plan::{FaultKind, TimedFault};
+use crate::scenario::{self, Verdict};
+use crate::trace::{describe_divergence, first_divergence};
+use crate::RunSeed;
+use crate::RunSpec;
 
 fn run(spec: &RunSpec) -> scenario::RunReport {
     scenario::run(spec).expect("spec is valid")
@@ -14,7 +14,7 @@ fn run(spec: &RunSpec) -> scenario::RunReport {
 
 #[test]
 fn quic_echo_passes_and_replays_exactly() {
-    let spec = ftw_sim::scenario::spec("quic-echo", RunSeed(1));
+    let spec = crate::scenario::spec("quic-echo", RunSeed(1));
     let a = run(&spec);
     assert_eq!(a.verdict(), Verdict::Pass, "{:?}", a.checks);
     let b = run(&spec);
@@ -27,8 +27,8 @@ fn quic_echo_passes_and_replays_exactly() {
 
 #[test]
 fn another_seed_gives_another_hash() {
-    let a = run(&ftw_sim::scenario::spec("quic-echo", RunSeed(1)));
-    let b = run(&ftw_sim::scenario::spec("quic-echo", RunSeed(2)));
+    let a = run(&crate::scenario::spec("quic-echo", RunSeed(1)));
+    let b = run(&crate::scenario::spec("quic-echo", RunSeed(2)));
     assert_eq!(b.verdict(), Verdict::Pass);
     assert_ne!(a.outcome.trace.hash(), b.outcome.trace.hash());
 }
@@ -37,10 +37,10 @@ fn another_seed_gives_another_hash() {
 fn five_minutes_of_quic_under_loss_rebind_and_a_move_are_the_same_skipping_or_stepping() {
     // Several simulated minutes: 300 messages and datagrams at 1 Hz, 5 % loss,
     // a NAT rebind and a Wi-Fi to cellular move.
-    let mut spec = ftw_sim::scenario::spec("quic-stream", RunSeed(12));
+    let mut spec = crate::scenario::spec("quic-stream", RunSeed(12));
     spec.plan.phone.loss_pct = 5.0;
-    spec.plan.faults.push(TimedFault { at_ms: 61_000, fault: FaultKind::Rebind(kind::Rebind { host: ftw_sim::host::Host::Phone }) });
-    spec.plan.faults.push(TimedFault { at_ms: 183_500, fault: FaultKind::SwitchNetwork(kind::SwitchNetwork { host: ftw_sim::host::Host::Phone }) });
+    spec.plan.faults.push(TimedFault { at_ms: 61_000, fault: FaultKind::Rebind(kind::Rebind { host: crate::host::Host::Phone }) });
+    spec.plan.faults.push(TimedFault { at_ms: 183_500, fault: FaultKind::SwitchNetwork(kind::SwitchNetwork { host: crate::host::Host::Phone }) });
     let skip = scenario::quic_echo::run_n(&spec, 300);
     spec.skip_idle = false;
     let step = scenario::quic_echo::run_n(&spec, 300);
@@ -56,9 +56,9 @@ fn five_minutes_of_quic_under_loss_rebind_and_a_move_are_the_same_skipping_or_st
 #[test]
 fn skipping_idle_time_changes_no_event() {
     // Loss and a NAT rebind, with QUIC traffic: skipping on and off must agree.
-    let mut spec = ftw_sim::scenario::spec("quic-echo", RunSeed(3));
+    let mut spec = crate::scenario::spec("quic-echo", RunSeed(3));
     spec.plan.phone.loss_pct = 5.0;
-    spec.plan.faults.push(TimedFault { at_ms: 4_500, fault: FaultKind::Rebind(kind::Rebind { host: ftw_sim::host::Host::Phone }) });
+    spec.plan.faults.push(TimedFault { at_ms: 4_500, fault: FaultKind::Rebind(kind::Rebind { host: crate::host::Host::Phone }) });
     let skip = run(&spec);
     spec.skip_idle = false;
     let step = run(&spec);
@@ -75,7 +75,7 @@ fn a_quinn_proto_toggle_a_test_left_on_does_not_leak_into_the_next_run() {
     // The vendored quinn-proto's toggles are thread-locals; each world sets every
     // one from its spec (issue 35 point 4). Left on here, upstream's ACK ranges in every packet
     // would change the rig's bytes.
-    let mut spec = ftw_sim::scenario::spec("quic-stream", RunSeed(5));
+    let mut spec = crate::scenario::spec("quic-stream", RunSeed(5));
     spec.plan.phone.loss_pct = 5.0;
     let clean = run(&spec).outcome.trace.hash();
     quinn_proto::ftw_sim_patch::set_upstream_acks_in_rig(true);

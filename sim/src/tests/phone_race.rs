@@ -1,14 +1,14 @@
 //! `phone-race` end to end: race, memory and demotion over days of simulated time.
 
+use crate::scenario::phone_race::run_with;
+use crate::scenario::Verdict;
+use crate::switch::Switches;
+use crate::RunSeed;
+use crate::RunSpec;
 use ftw_phone::Transport;
-use ftw_sim::scenario::phone_race::run_with;
-use ftw_sim::scenario::Verdict;
-use ftw_sim::switch::Switches;
-use ftw_sim::RunSeed;
-use ftw_sim::RunSpec;
 
 fn spec(seed: u64, switches: &[&str]) -> RunSpec {
-    let mut s = ftw_sim::scenario::spec("phone-race", RunSeed(seed));
+    let mut s = crate::scenario::spec("phone-race", RunSeed(seed));
     s.switches = Switches::parse(switches.iter().copied()).expect("switches");
     s
 }

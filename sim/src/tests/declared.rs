@@ -3,16 +3,16 @@
 
 use std::collections::BTreeSet;
 
-use ftw_sim::domain::Domain;
-use ftw_sim::law::seen::Echo;
-use ftw_sim::law::{laws, Judge, Law, Ruling};
-use ftw_sim::scenario::{self, Check, RunReport, ScenarioDef, SCENARIOS};
-use ftw_sim::switch::Switch;
-use ftw_sim::RunSeed;
-use ftw_sim::RunSpec;
+use crate::domain::Domain;
+use crate::law::seen::Echo;
+use crate::law::{laws, Judge, Law, Ruling};
+use crate::scenario::{self, Check, RunReport, ScenarioDef, SCENARIOS};
+use crate::switch::Switch;
+use crate::RunSeed;
+use crate::RunSpec;
 
 fn emits_datagrams_echoed(spec: &RunSpec) -> RunReport {
-    let world = ftw_sim::drive::rig::Rig::new(spec, std::time::Duration::from_secs(1));
+    let world = crate::drive::rig::Rig::new(spec, std::time::Duration::from_secs(1));
     let outcome = world.run();
     RunReport::new(outcome, vec![Check { law: &laws::DATAGRAMS_ECHOED, ok: true, detail: String::new() }])
 }
@@ -42,7 +42,7 @@ fn a_run_that_checks_its_declared_laws_passes_the_guard() {
 #[should_panic(expected = "wrote the check of \"echo-in-order\" itself")]
 fn a_run_that_writes_a_shared_laws_check_itself_is_refused() {
     fn emits(spec: &RunSpec) -> RunReport {
-        let outcome = ftw_sim::drive::rig::Rig::new(spec, std::time::Duration::from_secs(1)).run();
+        let outcome = crate::drive::rig::Rig::new(spec, std::time::Duration::from_secs(1)).run();
         RunReport::new(outcome, vec![Check { law: &laws::ECHO_IN_ORDER, ok: true, detail: String::new() }])
     }
     const DEF: ScenarioDef = ScenarioDef { name: "test-own-echo", about: "", domain: Domain::DEFAULT, laws: &[&laws::ECHO_IN_ORDER], catches: &[], run: emits };
@@ -76,7 +76,7 @@ fn a_law_declared_once_is_judged_by_two_scenarios() {
     }
     const SOMETHING_CAME_BACK: Law =
         Law::new("test-something-came-back", "an echo gives something back (a worked example)").judged(Judge::Echo(something_came_back));
-    for base in [&ftw_sim::scenario::quic_echo::QUIC_ECHO, &ftw_sim::scenario::ws_echo::WS_ECHO] {
+    for base in [&crate::scenario::quic_echo::QUIC_ECHO, &crate::scenario::ws_echo::WS_ECHO] {
         let laws: Vec<&'static Law> = base.laws.iter().copied().chain([&SOMETHING_CAME_BACK]).collect();
         let def = ScenarioDef { name: base.name, about: base.about, domain: base.domain.clone(), laws: laws.leak(), catches: base.catches, run: base.run };
         // A spec holds its scenario's definition: an unregistered one runs as a registered one does.
@@ -118,10 +118,10 @@ fn names_are_unique_and_every_switch_breaks_a_declared_law() {
 /// allows, and is written and read back in TOML unchanged.
 #[test]
 fn every_fault_kind_draws_itself_back_and_round_trips_toml() {
-    use ftw_sim::domain::KINDS;
-    use ftw_sim::host::Host;
-    use ftw_sim::plan::kind::Draw;
-    use ftw_sim::plan::{FaultPlan, TimedFault};
+    use crate::domain::KINDS;
+    use crate::host::Host;
+    use crate::plan::kind::Draw;
+    use crate::plan::{FaultPlan, TimedFault};
     let mut drawn: Vec<TimedFault> = Vec::new();
     for k in KINDS.iter().copied().filter(|k| k.is_timed()) {
         for host in [Host::Phone, Host::Box] {

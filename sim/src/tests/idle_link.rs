@@ -2,14 +2,14 @@
 //! the plan is never excused (only a move's lost validation is, `idle_link.rs`
 //! `lost_to_the_network`).
 
-use ftw_sim::host::Host;
-use ftw_sim::plan::kind;
-use ftw_sim::plan::{FaultKind, TimedFault};
-use ftw_sim::scenario::{self, Check};
-use ftw_sim::RunSeed;
+use crate::host::Host;
+use crate::plan::kind;
+use crate::plan::{FaultKind, TimedFault};
+use crate::scenario::{self, Check};
+use crate::RunSeed;
 
 fn keepalive(faults: Vec<TimedFault>) -> Check {
-    let mut spec = ftw_sim::scenario::spec("idle-link", RunSeed(3));
+    let mut spec = crate::scenario::spec("idle-link", RunSeed(3));
     spec.plan.faults = faults;
     let r = scenario::run(&spec).expect("spec is valid");
     r.checks.into_iter().find(|c| c.law.name == "keepalive-holds").expect("judged")

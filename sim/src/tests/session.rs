@@ -2,20 +2,20 @@
 //! QUIC and over the WebSocket; the refusals; exact replay of a seed (the
 //! hostile relay's replays are `session_laws.rs`'s, with the plan's relay faults).
 
+use crate::drive::app::cloud::CloudLog;
+use crate::drive::system::Setup;
+use crate::host::Host;
+use crate::plan::kind;
+use crate::plan::{FaultKind, FaultPlan, TimedFault};
+use crate::scenario::session::{run_short, run_with};
+use crate::scenario::{self, RunReport, Verdict};
+use crate::switch::Switches;
+use crate::RunSeed;
+use crate::RunSpec;
 use ftw_phone::Transport;
-use ftw_sim::drive::app::cloud::CloudLog;
-use ftw_sim::drive::system::Setup;
-use ftw_sim::host::Host;
-use ftw_sim::plan::kind;
-use ftw_sim::plan::{FaultKind, FaultPlan, TimedFault};
-use ftw_sim::scenario::session::{run_short, run_with};
-use ftw_sim::scenario::{self, RunReport, Verdict};
-use ftw_sim::switch::Switches;
-use ftw_sim::RunSeed;
-use ftw_sim::RunSpec;
 
 fn spec(seed: u64, switches: &[&str]) -> RunSpec {
-    let mut s = ftw_sim::scenario::spec("session", RunSeed(seed));
+    let mut s = crate::scenario::spec("session", RunSeed(seed));
     s.switches = Switches::parse(switches.iter().copied()).expect("switches");
     s
 }

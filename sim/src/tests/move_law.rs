@@ -7,17 +7,17 @@
 use std::net::IpAddr;
 use std::time::Duration;
 
+use crate::drive::app::phone::SessionRecord;
+use crate::drive::system::SessionSummary;
+use crate::host::addr;
+use crate::net::MoveSeen;
+use crate::plan::kind;
+use crate::plan::{FaultKind, FaultPlan, LinkPlan, TimedFault};
+use crate::scenario::session::{move_bound_ms, move_recovers_within_pto, run_moves};
+use crate::switch::Switches;
+use crate::RunSeed;
+use crate::RunSpec;
 use ftw_phone::Transport;
-use ftw_sim::drive::app::phone::SessionRecord;
-use ftw_sim::drive::system::SessionSummary;
-use ftw_sim::host::addr;
-use ftw_sim::net::MoveSeen;
-use ftw_sim::plan::kind;
-use ftw_sim::plan::{FaultKind, FaultPlan, LinkPlan, TimedFault};
-use ftw_sim::scenario::session::{move_bound_ms, move_recovers_within_pto, run_moves};
-use ftw_sim::switch::Switches;
-use ftw_sim::RunSeed;
-use ftw_sim::RunSpec;
 
 #[test]
 fn the_bound_is_three_ptos_of_a_reset_path_plus_the_cadence_and_round_trips() {
@@ -44,10 +44,10 @@ fn quic_session() -> SessionRecord {
 
 /// A move at 10 s, the cloud hearing the phone's `len`-byte datagram at 10.02 s,
 /// messages every second except from `gap.0` for `gap.1` ms.
-fn judge(loss_pct: f64, len: usize, gap: (u64, u64)) -> ftw_sim::scenario::Check {
+fn judge(loss_pct: f64, len: usize, gap: (u64, u64)) -> crate::scenario::Check {
     let plan = FaultPlan {
         phone: LinkPlan { loss_pct, ..LinkPlan::default() },
-        faults: vec![TimedFault { at_ms: 10_000, fault: FaultKind::SwitchNetwork(kind::SwitchNetwork { host: ftw_sim::host::Host::Phone }) }],
+        faults: vec![TimedFault { at_ms: 10_000, fault: FaultKind::SwitchNetwork(kind::SwitchNetwork { host: crate::host::Host::Phone }) }],
         ..FaultPlan::default()
     };
     let mut s = SessionSummary::default();
@@ -62,7 +62,7 @@ fn judge(loss_pct: f64, len: usize, gap: (u64, u64)) -> ftw_sim::scenario::Check
         first_udp_len: len,
         first_reply_arrival: None,
     }];
-    let seen = ftw_sim::scenario::session::MovesSeen { moves: &moves, fates: &[], rig_paths: &[] };
+    let seen = crate::scenario::session::MovesSeen { moves: &moves, fates: &[], rig_paths: &[] };
     move_recovers_within_pto(&s, &plan, &seen, Duration::from_secs(60))
 }
 
@@ -91,7 +91,7 @@ fn corpus_spec(switches: &[&str]) -> RunSpec {
     let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../corpus/session-move-mtud-on-unvalidated-path.toml");
     let entry: toml::Value = toml::from_str(&std::fs::read_to_string(path).expect("the entry")).expect("TOML");
     let seed = entry["seed"].as_integer().expect("seed") as u64;
-    let mut spec = ftw_sim::scenario::spec("session-moves", RunSeed(seed));
+    let mut spec = crate::scenario::spec("session-moves", RunSeed(seed));
     spec.switches = Switches::parse(switches.iter().copied()).expect("switches");
     spec.plan = entry["plan"].clone().try_into().expect("the entry's plan");
     spec.plan.validate().expect("a valid plan");

@@ -4,8 +4,8 @@ use std::cell::RefCell;
 use std::rc::Rc;
 use std::time::Duration;
 
-use ftw_sim::time::{self, EPOCH_UNIX_MS};
-use ftw_sim::{RunSeed, World, WorldConfig};
+use crate::time::{self, EPOCH_UNIX_MS};
+use crate::{RunSeed, World, WorldConfig};
 
 #[test]
 fn a_jump_moves_one_hosts_wall_clock_only() {

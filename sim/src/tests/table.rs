@@ -2,9 +2,9 @@
 //! one round trip faster than the WebSocket's without loss (TCP + TLS + upgrade
 //! is three round trips before the first message, QUIC's handshake one).
 
+use crate::table::{self, render, runs, Profile, TableOpts};
+use crate::RunSeed;
 use ftw_phone::Transport;
-use ftw_sim::table::{self, render, runs, Profile, TableOpts};
-use ftw_sim::RunSeed;
 
 #[test]
 fn quic_cold_connect_is_a_round_trip_faster_at_0_loss() {
@@ -69,7 +69,7 @@ fn percentiles_are_nearest_rank() {
 }
 
 /// The full table at the default samples, with its wall time (the tool's own
-/// clock, never seen by the runs): `cargo test --release -p ftw-sim --test system table:: -- --ignored --nocapture`.
+/// clock, never seen by the runs): `cargo test --release -p ftw-sim --lib tests::table:: -- --ignored --nocapture`.
 #[test]
 #[ignore]
 fn print_the_default_table() {
@@ -84,7 +84,7 @@ fn print_the_default_table() {
 /// (the fit's own residuals are 2 to 4 %, docs/table.md).
 #[test]
 fn the_rig_processing_meets_the_four_figures_it_was_fitted_on() {
-    let got = table::fit::fit_rows(RunSeed(1), 10, ftw_sim::net::processing::RIG_PROCESSING);
+    let got = table::fit::fit_rows(RunSeed(1), 10, crate::net::processing::RIG_PROCESSING);
     for ((what, t, seed_ms), v) in table::fit::FIT_TARGETS.iter().zip(got) {
         println!("{what} {t:?}: {v} ms (seed {seed_ms} ms)");
         assert!((v - seed_ms).abs() / seed_ms <= 0.10, "{what} over {t:?}: {v} ms, the seed's {seed_ms} ms");

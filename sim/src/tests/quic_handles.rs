@@ -9,13 +9,13 @@ use std::net::SocketAddr;
 use std::rc::Rc;
 use std::time::Duration;
 
+use crate::drive::build::cloud_quic_endpoint;
+use crate::drive::quic::{QuicEndpoint, QuicEvent};
+use crate::host::{addr, cloud_certs, sim_clock};
+use crate::time;
+use crate::{RunSeed, World, WorldConfig};
 use bytes::Bytes;
 use ftw_crypto::{crypto_provider, quic_client_config, quic_endpoint_config, seeded_cid_factory, ClientResumption, QuicTransportParams};
-use ftw_sim::drive::build::cloud_quic_endpoint;
-use ftw_sim::drive::quic::{QuicEndpoint, QuicEvent};
-use ftw_sim::host::{addr, cloud_certs, sim_clock};
-use ftw_sim::time;
-use ftw_sim::{RunSeed, World, WorldConfig};
 
 #[derive(Default)]
 struct Log {
