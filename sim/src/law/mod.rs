@@ -13,6 +13,7 @@ pub mod laws;
 mod list;
 pub mod reference;
 pub(crate) mod rig_move;
+pub mod rules;
 pub mod seen;
 pub(crate) mod shared;
 pub(crate) mod spec;
@@ -35,6 +36,8 @@ pub struct Law {
     pub about: &'static str,
     pub judge: Judge,
     pub broken_by: &'static [Switch],
+    /// The rules it checks (each a SPEC sentence, a seed's, a page of docs/).
+    pub rules: &'static [&'static rules::Rule],
 }
 
 /// Laws are one by name (`scenario::all_laws` holds the names unique: tested).
@@ -49,12 +52,17 @@ impl Eq for Law {}
 impl Law {
     /// A law judged by the one scenario that declares it, which no known switch breaks.
     pub const fn new(name: &'static str, about: &'static str) -> Law {
-        Law { name, about, judge: Judge::Own, broken_by: &[] }
+        Law { name, about, judge: Judge::Own, broken_by: &[], rules: &[] }
     }
 
     /// The same law, broken by `switches`.
     pub const fn broken_by(self, switches: &'static [Switch]) -> Law {
         Law { broken_by: switches, ..self }
+    }
+
+    /// The same law, checking `rules` (a law checks at least one: tested).
+    pub const fn checks(self, rules: &'static [&'static rules::Rule]) -> Law {
+        Law { rules, ..self }
     }
 
     /// The same law, judged by `judge`.
@@ -96,12 +104,14 @@ pub enum Judge {
 
 /// The law every run judges first: the run itself ends without an error (a
 /// host's task failing, the world's limit reached).
-pub const RUN: Law = Law::new("run", "the run completes: no host fails and the world ends within its limit").judged(Judge::Outcome);
+pub const RUN: Law =
+    Law::new("run", "the run completes: no host fails and the world ends within its limit").checks(&[&rules::RUNS_COMPLETE]).judged(Judge::Outcome);
 
 /// The law every run judges too: no panic. A model's own assertion, a
 /// driver's `expect`: anything that unwinds out of a run is caught and fails
 /// this law with its message and location (`world::panic`).
 pub const NO_PANIC: Law = Law::new("no-panic", "nothing panics during a run: a model's own assertion firing is a finding, with its message and location")
+    .checks(&[&rules::RUNS_COMPLETE])
     .broken_by(&[Switch::PinGaugeDrift])
     .judged(Judge::Outcome);
 

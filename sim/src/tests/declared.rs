@@ -5,7 +5,7 @@ use std::collections::BTreeSet;
 
 use crate::domain::Domain;
 use crate::law::seen::Echo;
-use crate::law::{laws, Judge, Law, Ruling};
+use crate::law::{laws, rules, Judge, Law, Ruling};
 use crate::scenario::{self, Check, RunReport, ScenarioDef, SCENARIOS};
 use crate::switch::Switch;
 use crate::RunSeed;
@@ -66,16 +66,19 @@ fn a_declared_law_its_run_observed_nothing_for_is_refused() {
 }
 
 /// docs/layout.md's first worked example, followed step by step: a law that
-/// two scenarios judge is one declaration (its name, its rule, its judge over
-/// an observation both make) and a line in each scenario's `laws`; both runs
-/// judge it, by the one judge, in the place declared.
+/// two scenarios judge is one declaration (its name, its words, the rule it
+/// checks, its judge over an observation both make) and a line in each
+/// scenario's `laws`; both runs judge it, by the one judge, in the place
+/// declared, and the rule table would list it under its rule.
 #[test]
 fn a_law_declared_once_is_judged_by_two_scenarios() {
     fn something_came_back(e: &Echo) -> Ruling {
         (!e.back.is_empty(), format!("{} of {} echoes came back", e.back.len(), e.sent.len()))
     }
-    const SOMETHING_CAME_BACK: Law =
-        Law::new("test-something-came-back", "an echo gives something back (a worked example)").judged(Judge::Echo(something_came_back));
+    const SOMETHING_CAME_BACK: Law = Law::new("test-something-came-back", "an echo gives something back (a worked example)")
+        .checks(&[&rules::CONTROL_STREAM])
+        .judged(Judge::Echo(something_came_back));
+    assert!(rules::RULES.contains(&SOMETHING_CAME_BACK.rules[0]), "the rule it checks is a row of the table");
     for base in [&crate::scenario::quic_echo::QUIC_ECHO, &crate::scenario::ws_echo::WS_ECHO] {
         let laws: Vec<&'static Law> = base.laws.iter().copied().chain([&SOMETHING_CAME_BACK]).collect();
         let def = ScenarioDef { name: base.name, about: base.about, domain: base.domain.clone(), laws: laws.leak(), catches: base.catches, run: base.run };

@@ -48,6 +48,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
+use crate::law::rules;
 use crate::world::journal::r#box::{BoxNote, BoxStats, BoxStep, Key, SendKind, Sent};
 use crate::world::journal::{Entry, Step};
 use crate::world::switch::Switch;
@@ -82,6 +83,15 @@ pub const BOX: Reference = Reference {
         "box-agrees-with-spec",
         "the box, replayed against a reference written from the SPEC: session limit, pairing, lane-0 cadence, live sequence, commands, uplink backoff",
     )
+    .checks(&[
+        &rules::REPLY_ECHOES_ID,
+        &rules::UNOPENED_NEVER_READ,
+        &rules::LIVE_READABLE_COPY,
+        &rules::BOX_0RTT_PHONE_NEVER,
+        &rules::NOTHING_AFTER_END,
+        &rules::LANE0_RATE,
+        &rules::CMD_ACK_RESULT,
+    ])
     .broken_by(&[Switch::BoxKeepsClosedSessions])
     .judged(Judge::Journal(check)),
     planted: &[],

@@ -22,6 +22,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::law::rules;
 use crate::law::{Judge, Law};
 use crate::world::journal::carrier::{Arrival, CarrierStep, Opened, Transport, Verdict};
 use crate::world::journal::replay::{Layer, ReplayStep, Said};
@@ -31,7 +32,7 @@ use crate::world::switch::Switch;
 use super::{Lockstep, Reference};
 
 pub const CARRIER: Reference = Reference {
-    law: Law::new("carrier-agrees-with-spec", "every carrier verdict is the SPEC's: a datagram replay is dropped, a replay or broken message on a stream ends the session, nothing after the end (SPEC §4)").broken_by(&[Switch::DatagramReplayEndsSession, Switch::StreamReplayOnlyDropped])
+    law: Law::new("carrier-agrees-with-spec", "every carrier verdict is the SPEC's: a datagram replay is dropped, a replay or broken message on a stream ends the session, nothing after the end (SPEC §4)").checks(&[&rules::REPLAY_HANDLING, &rules::SETTINGS_LINE]).broken_by(&[Switch::DatagramReplayEndsSession, Switch::StreamReplayOnlyDropped])
         .judged(Judge::Journal(check)),
     planted: &[],
 };

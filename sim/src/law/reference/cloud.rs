@@ -44,6 +44,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 
+use crate::law::rules;
 use crate::law::spec::close as code;
 use crate::law::spec::uplink as kind;
 use crate::law::spec::uplink::{AUTH_PREFIX, NONCE_LEN};
@@ -80,6 +81,7 @@ pub const CLOUD: Reference = Reference {
         "cloud-agrees-with-spec",
         "the cloud, replayed against a reference written from the SPEC: pairing, close codes, the 10 s box wait, relay routing, blindness, state released",
     )
+    .checks(&[&rules::CLOSE_CODE_CARRIED, &rules::BOX_0RTT_PHONE_NEVER, &rules::BLIND_RELAY, &rules::NOTHING_AFTER_END, &rules::UNPAIRED_AND_OFF])
     .judged(Judge::Journal(check)),
     planted: &[],
 };

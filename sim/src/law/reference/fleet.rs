@@ -22,6 +22,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::SocketAddr;
 
+use crate::law::rules;
 use crate::law::{Judge, Law};
 use crate::world::journal::fleet::{Bytes, ConnectionHandle, Counters, FleetEvent, FleetStep, PinReleaseReason, ReactorId, Routing, SocketId, Via};
 use crate::world::journal::{Entry, Step};
@@ -58,6 +59,7 @@ pub const FLEET: Reference = Reference {
                 hold to the owner cid[0] % N as a copy, stale drops, pins claimed only by the 250 ms sweep (one per address change, at most \
                 512 per reactor) and released when their connection ends, and the counters",
     )
+    .checks(&[&rules::KERNEL_HASH_CID_OWNER, &rules::FORWARD_ROUTING, &rules::SHORT_HEADERS_ONLY, &rules::SWEEP_PINS, &rules::PIN_CEILING, &rules::STILL_FLEET])
     .broken_by(&[Switch::NoRouting, Switch::ForwardLongHeaders, Switch::ClaimPerPathReport, Switch::ForwardReference])
     .judged(Judge::Journal(check)),
     planted: &[],

@@ -15,6 +15,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::law::rules;
 use crate::law::{Judge, Law};
 use crate::world::journal::life::{LifeEvent, LifeStep};
 use crate::world::journal::{Entry, Step};
@@ -23,7 +24,7 @@ use ftw_phone::app::LifeAsk;
 use super::{Lockstep, Reference};
 
 pub const LIFE: Reference = Reference {
-    law: Law::new("life-agrees-with-spec", "every app-life event (background, foreground, relaunch, clock jump) asks what SPEC section 6 says: 0.2 Hz hidden, 1 Hz in view, a reconnect after a silence longer than the 30 s NAT mapping and on relaunch")
+    law: Law::new("life-agrees-with-spec", "every app-life event (background, foreground, relaunch, clock jump) asks what SPEC section 6 says: 0.2 Hz hidden, 1 Hz in view, a reconnect after a silence longer than the 30 s NAT mapping and on relaunch").checks(&[&rules::LANE0_RATE, &rules::NO_SESSION_PAST_MAPPING])
         .judged(Judge::Journal(check)),
     planted: &[],
 };

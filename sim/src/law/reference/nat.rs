@@ -21,6 +21,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
+use crate::law::rules;
 use crate::law::{Judge, Law};
 use crate::world::journal::nat::{NatStep, Seen};
 use crate::world::journal::{Entry, Step};
@@ -31,7 +32,7 @@ use crate::world::plant::Bug;
 use super::{differs, Lockstep, Reference, R};
 
 pub const NAT: Reference = Reference {
-    law: Law::new("nat-agrees-with-spec", "every NAT decision (map, refresh, expire, filter, rebind; UDP and TCP) is the one docs/network-and-tcp.md and RFC 4787 / RFC 5382 give: endpoint-independent mapping, filtering to the remotes a mapping sent to, 30 s UDP, 2 h 4 min / 4 min TCP")
+    law: Law::new("nat-agrees-with-spec", "every NAT decision (map, refresh, expire, filter, rebind; UDP and TCP) is the one docs/network-and-tcp.md and RFC 4787 / RFC 5382 give: endpoint-independent mapping, filtering to the remotes a mapping sent to, 30 s UDP, 2 h 4 min / 4 min TCP").checks(&[&rules::NAT_BEHAVIOUR])
         .judged(Judge::Journal(check)),
     planted: &[Bug::NatRebindKeepsOldPort, Bug::NatTcpNeverEstablished, Bug::NatKeepsLeftHost],
 };

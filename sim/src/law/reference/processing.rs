@@ -14,6 +14,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
+use crate::law::rules;
 use crate::law::{Judge, Law};
 use crate::world::journal::processing::ProcessingStep;
 use crate::world::journal::{Entry, Step};
@@ -24,7 +25,7 @@ use crate::world::plant::Bug;
 use super::{differs, Lockstep, Reference, R};
 
 pub const PROCESSING: Reference = Reference {
-    law: Law::new("processing-agrees-with-spec", "each datagram's service time at its host is the plan's (uniform over the spread of the UDP or TCP median: its mean the median, both ends of the spread reached; ten times it while the host is slow), pipelined, never ahead of the datagram before it (docs/fault-plans.md)")
+    law: Law::new("processing-agrees-with-spec", "each datagram's service time at its host is the plan's (uniform over the spread of the UDP or TCP median: its mean the median, both ends of the spread reached; ten times it while the host is slow), pipelined, never ahead of the datagram before it (docs/fault-plans.md)").checks(&[&rules::HOST_SERVICE_TIME])
         .judged(Judge::Journal(check)),
     planted: &[Bug::ProcessingReorders],
 };

@@ -29,6 +29,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::law::rules;
 use crate::law::{Judge, Law};
 use crate::world::journal::race::{RaceInput, RaceStep, Remembered};
 use crate::world::journal::{Entry, Step};
@@ -51,7 +52,7 @@ const WINDOW_MS: u64 = 60 * 1000;
 const GIVE_UP_MS: u64 = 10 * 1000;
 
 pub const RACE: Reference = Reference {
-    law: Law::new("race-agrees-with-spec", "the phone's race, memory, demotion and learning dial decide what SPEC section 4 says on every input: which transport goes first, when the second starts, one session, what is remembered and demoted").broken_by(&[Switch::WsFirstCancelsProbe, Switch::EveryCloseDemotes, Switch::NoCloseDemotes, Switch::LosingDialCancelled, Switch::RefusedWaitsForLead])
+    law: Law::new("race-agrees-with-spec", "the phone's race, memory, demotion and learning dial decide what SPEC section 4 says on every input: which transport goes first, when the second starts, one session, what is remembered and demoted").checks(&[&rules::RACE_START, &rules::ONE_SESSION, &rules::MEMORY_PER_NETWORK, &rules::DEMOTION, &rules::SERVICE_CLOSE_NO_DEMOTION, &rules::LEARNING_DIAL, &rules::WS_WIN_AT_MOST_A_DAY]).broken_by(&[Switch::WsFirstCancelsProbe, Switch::EveryCloseDemotes, Switch::NoCloseDemotes, Switch::LosingDialCancelled, Switch::RefusedWaitsForLead])
         .judged(Judge::Journal(check)),
     planted: &[],
 };

@@ -16,6 +16,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::law::rules;
 use crate::law::{Judge, Law};
 use crate::world::journal::replay::{Layer, ReplayStep, Said};
 use crate::world::journal::{Entry, Step};
@@ -27,7 +28,7 @@ use super::{Lockstep, Reference};
 pub const WINDOW: u64 = 1024;
 
 pub const REPLAY: Reference = Reference {
-    law: Law::new("replay-window-agrees-with-spec", "every seq a receive window judged got the SPEC's answer: accepted iff never accepted before and not older than the 1024 seqs ending at the highest accepted (SPEC §2, §4, §6)").broken_by(&[Switch::ReplayWindow64])
+    law: Law::new("replay-window-agrees-with-spec", "every seq a receive window judged got the SPEC's answer: accepted iff never accepted before and not older than the 1024 seqs ending at the highest accepted (SPEC §2, §4, §6)").checks(&[&rules::NOISE_SESSION, &rules::REPLAY_WINDOW]).broken_by(&[Switch::ReplayWindow64])
         .judged(Judge::Journal(check)),
     planted: &[],
 };

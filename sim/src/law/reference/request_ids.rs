@@ -9,6 +9,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
+use crate::law::rules;
 use crate::law::{Judge, Law};
 use crate::world::journal::r#box::{BoxNote, BoxStep, Sent};
 use crate::world::journal::{Entry, Step};
@@ -20,6 +21,7 @@ pub const REQUEST_IDS: Reference = Reference {
         "request-ids-distinct",
         "each request of one phone session (hello, cmd) carries its own envelope id, so each reply echoing it names one request (SPEC section 2)",
     )
+    .checks(&[&rules::REPLY_ECHOES_ID])
     .judged(Judge::Journal(check)),
     planted: &[],
 };

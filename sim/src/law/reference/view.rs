@@ -22,6 +22,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::law::rules;
 use crate::law::{Judge, Law};
 use crate::world::journal::view::{LiveIn, ShownValue, Shows, ViewStep};
 use crate::world::journal::{Entry, Step};
@@ -31,7 +32,7 @@ use ftw_phone::view::LiveOutcome;
 use super::{Lockstep, Reference};
 
 pub const VIEW: Reference = Reference {
-    law: Law::new("view-agrees-with-spec", "after every live and hb the view shows what the SPEC says: a late live's newer table kept with the newer values (Freshness case 17), a gap never a value, never back (SPEC §3, §4)").broken_by(&[Switch::LateLiveTableDropped])
+    law: Law::new("view-agrees-with-spec", "after every live and hb the view shows what the SPEC says: a late live's newer table kept with the newer values (Freshness case 17), a gap never a value, never back (SPEC §3, §4)").checks(&[&rules::DATAGRAM_HB_LIVE, &rules::LATE_LIVE]).broken_by(&[Switch::LateLiveTableDropped])
         .judged(Judge::Journal(check)),
     planted: &[],
 };

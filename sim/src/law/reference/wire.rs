@@ -23,6 +23,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::law::rules;
 use crate::law::{Judge, Law};
 use crate::world::journal::wire::{Carrier, WireStep};
 use crate::world::journal::{Entry, Step};
@@ -33,7 +34,7 @@ use snow::resolvers::{CryptoResolver, DefaultResolver};
 use super::{differs, Lockstep, Reference, R};
 
 pub const WIRE: Reference = Reference {
-    law: Law::new("wire-agrees-with-spec", "every box-session frame on the wire, opened with its key, has version 1, rsvd 0, its type's lane, the session's one lane-0 bucket or the smallest lane-1 step that holds it, zero padding, a true length and TRUNC exactly when the message did not fit whole; every QUIC stream message its varint length; every datagram an hb or a live (SPEC §2, §3)")
+    law: Law::new("wire-agrees-with-spec", "every box-session frame on the wire, opened with its key, has version 1, rsvd 0, its type's lane, the session's one lane-0 bucket or the smallest lane-1 step that holds it, zero padding, a true length and TRUNC exactly when the message did not fit whole; every QUIC stream message its varint length; every datagram an hb or a live (SPEC §2, §3)").checks(&[&rules::FRAME_FORMAT, &rules::LANE_PER_TYPE, &rules::CONTROL_STREAM, &rules::DATAGRAM_HB_LIVE])
         .judged(Judge::Journal(check)),
     planted: &[Bug::WirePadNotZeroed, Bug::WireAckOnBulkLane, Bug::WireTruncOnWholeDelta, Bug::WireAckAsDatagram, Bug::WireVarintCountsItself],
 };

@@ -34,6 +34,7 @@ mod hold;
 
 use hold::{Hold, Passes};
 
+use crate::law::rules;
 use crate::law::{Judge, Law};
 use crate::world::journal::link::{LinkStep, Out, Sent};
 use crate::world::journal::{Entry, Step};
@@ -45,7 +46,7 @@ use crate::world::plant::Bug;
 use super::{differs, Lockstep, Reference, R};
 
 pub const LINK: Reference = Reference {
-    law: Law::new("link-agrees-with-spec", "every datagram a leg carried met its plan: outages, MTU, one-way delay plus jitter, a held datagram let go behind the reorder_k-th later one or on its own after reorder_hold_max_ms, and the shares lost, duplicated and held within the binomial bounds of the plan's rates (docs/fault-plans.md)")
+    law: Law::new("link-agrees-with-spec", "every datagram a leg carried met its plan: outages, MTU, one-way delay plus jitter, a held datagram let go behind the reorder_k-th later one or on its own after reorder_hold_max_ms, and the shares lost, duplicated and held within the binomial bounds of the plan's rates (docs/fault-plans.md)").checks(&[&rules::LEG_PLAN])
         .judged(Judge::Journal(check)),
     planted: &[Bug::LossDoubled, Bug::JitterDoubled],
 };

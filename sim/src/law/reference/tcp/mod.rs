@@ -27,6 +27,7 @@ mod synrecv;
 use std::collections::BTreeMap;
 use std::net::SocketAddr;
 
+use crate::law::rules;
 use crate::law::{Judge, Law};
 use crate::world::journal::tcp::{RtoKind, TcpStep};
 use crate::world::journal::{Entry, Step};
@@ -36,7 +37,7 @@ use crate::world::plant::Bug;
 use super::{differs, Lockstep, Reference, R};
 
 pub const TCP: Reference = Reference {
-    law: Law::new("tcp-agrees-with-spec", "every TCP retransmission timer is RFC 6298's from the connection's own RTT samples: 1 s before any, SRTT and RTTVAR smoothed by 1/8 and 1/4, RTO = SRTT + max(G, 4 RTTVAR) within Linux's 200 ms and 120 s, started for the current RTO, never early, doubled on each expiry; data acknowledged within 40 ms, at once for two full segments (Linux: more than rcv_mss), out-of-order data, Linux's first 16 segments and a read that empties the buffer after a small pushed segment; in SYN-RECEIVED a repeated SYN answered with the SYN-ACK again (at most once per 500 ms) and the connection forgotten silently 63 s after its SYN, as Linux (sim/tcp/README.md)")
+    law: Law::new("tcp-agrees-with-spec", "every TCP retransmission timer is RFC 6298's from the connection's own RTT samples: 1 s before any, SRTT and RTTVAR smoothed by 1/8 and 1/4, RTO = SRTT + max(G, 4 RTTVAR) within Linux's 200 ms and 120 s, started for the current RTO, never early, doubled on each expiry; data acknowledged within 40 ms, at once for two full segments (Linux: more than rcv_mss), out-of-order data, Linux's first 16 segments and a read that empties the buffer after a small pushed segment; in SYN-RECEIVED a repeated SYN answered with the SYN-ACK again (at most once per 500 ms) and the connection forgotten silently 63 s after its SYN, as Linux (sim/tcp/README.md)").checks(&[&rules::TCP_RTO, &rules::TCP_DELAYED_ACK, &rules::TCP_SYN_RECEIVED])
         .judged(Judge::Journal(check)),
     planted: &[Bug::RtoNoBackoff, Bug::TcpNoQuickAck, Bug::TcpSynRecvAsStock],
 };
