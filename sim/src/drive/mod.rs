@@ -6,6 +6,7 @@ pub mod app;
 pub mod build;
 pub mod event;
 pub mod fleet;
+pub mod hosts;
 pub mod link;
 pub mod quic;
 pub mod rig;

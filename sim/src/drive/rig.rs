@@ -7,7 +7,7 @@
 //!
 //! ```text
 //! let mut rig = Rig::new(spec, limit);
-//! rig.cloud_quic(seed, |conn| echo(conn));
+//! rig.cloud_quic(seed, |conn| echo(conn));   // or rig.cloud(CloudHost { .. }), rig.home_box(BoxHost { .. })
 //! rig.client(PHONE, addr::PHONE, phone(seed));
 //! let outcome = rig.run();
 //! ```
@@ -27,6 +27,7 @@ use ftw_fleet::FleetConfig;
 
 use crate::drive::build::{serve_fleet, serve_quic};
 use crate::drive::fleet::FleetDoor;
+use crate::drive::hosts::{host_box, host_cloud, BoxHost, CloudHost};
 use crate::drive::quic::QuicConn;
 use crate::world::host::{addr, CLOUD};
 use crate::world::plan::FaultPlan;
@@ -106,6 +107,18 @@ impl Rig {
         Fut: Future<Output = ()> + 'static,
     {
         self.world.host(CLOUD, addr::CLOUD, move || serve_fleet(seed, cfg, on_door.clone(), serve.clone()));
+    }
+
+    /// The cloud as the session system and the table's rig run it
+    /// (`hosts::CloudHost`: its doors, relay, restarts, reactor fleet).
+    pub fn cloud(&mut self, c: CloudHost) {
+        host_cloud(&mut self.world, c);
+    }
+
+    /// The box as the session system and the table's rig run it
+    /// (`hosts::BoxHost`: its model, table changes, uplink).
+    pub fn home_box(&mut self, b: BoxHost) {
+        host_box(&mut self.world, b);
     }
 
     /// Run until the client finishes, a host fails, or the limit.

@@ -13,26 +13,27 @@ use std::net::SocketAddrV4;
 use std::rc::Rc;
 use std::time::Duration;
 
-use ftw_box::{BoxConfig, BoxNode, BoxStats, SentLive};
+use ftw_box::{BoxNode, BoxStats, SentLive};
 use ftw_cloud::phone::PhoneConfig;
-use ftw_cloud::{Cloud, CloudConfig, CloudStats};
+use ftw_cloud::CloudStats;
 use ftw_crypto::{crypto_provider, new_client_session_store, quic_endpoint_config, seeded_cid_factory, ClientResumption, QuicTransportParams};
 use ftw_phone::network::{NetworkDesc, NetworkId};
 use ftw_wire::noise::{Key, Keypair};
 
 use crate::drive::app::cloud::{CloudDriver, CloudLog};
 use crate::drive::app::phone::{dialer_with, PhoneApp, PhoneLog};
-use crate::drive::app::r#box::{run_box_logged, BoxDialer, UplinkLog, UplinkRecord};
+use crate::drive::app::r#box::{BoxDialer, UplinkLog, UplinkRecord};
 use crate::drive::app::relay::RelayFault;
-use crate::drive::build::{client_config_with, client_quic, cloud_door_with, fleet_config, FleetRun};
+use crate::drive::build::{client_config_with, client_quic, fleet_config, FleetRun};
 use crate::drive::fleet::FleetDoor;
+use crate::drive::hosts::{BoxHost, CloudHost, Uplink};
 use crate::drive::link::{dial_quic_with, EarlyData};
 use crate::drive::quic::QuicEndpoint;
 use crate::drive::rig::Rig;
 use crate::drive::tcp::{tcp_config_for, TcpHost};
-use crate::drive::ws::{client_tls, door_tls, WsClient, WsDoor};
+use crate::drive::ws::{client_tls, WsClient};
 use crate::world::host::{addr, cloud_certs, sim_clock};
-use crate::world::host::{BOX, CLOUD, PHONE};
+use crate::world::host::{BOX, PHONE};
 use crate::world::plan::kind;
 use crate::world::plan::{FaultKind, FaultPlan};
 use crate::world::seed::RunSeed;
@@ -40,7 +41,6 @@ use crate::world::switch::Switch;
 use crate::world::time;
 use crate::world::topology::RunSpec;
 use crate::world::trace;
-use crate::world::World;
 
 pub fn v4(ip: std::net::IpAddr) -> std::net::Ipv4Addr {
     match ip {
@@ -174,8 +174,8 @@ pub fn site_seed(seed: RunSeed, table_changes: bool) -> u64 {
 pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (Rig, Rc<RefCell<Shared>>) {
     let mut world = Rig::new(spec, limit);
     let shared = Rc::new(RefCell::new(Shared::default()));
-    host_cloud(&mut world, spec, setup, &shared);
-    host_box(&mut world, spec, setup, &shared);
+    world.cloud(cloud_host(spec, setup, &shared));
+    world.home_box(box_host(spec, setup, &shared));
     (world, shared)
 }
 
@@ -191,56 +191,24 @@ fn restarts_of(spec: &RunSpec) -> Vec<(u64, bool)> {
         .collect()
 }
 
-/// The cloud: its model behind the relay driver, the WebSocket door, the plan's
-/// service restarts, and (with the setup's QUIC door) the reactor fleet.
-fn host_cloud(world: &mut World, spec: &RunSpec, setup: &Setup, shared: &Rc<RefCell<Shared>>) {
-    let seed = spec.seed;
-    let wire_sw = spec.switches.wire();
-    let relay = RelayFault::of(&spec.plan.faults);
-    let cloud_tcp = tcp_config_for(&spec.plan, 0);
-    let fleet = fleet_config(seed, spec, &FleetRun::default().shaped_by(&spec.plan));
-    let restarts = restarts_of(spec);
-    let sh = shared.clone();
-    let (k, st) = (Keys::of(seed), setup.clone());
-    world.host(CLOUD, addr::CLOUD, move || {
-        let (sh, k, st, relay, cloud_tcp, fleet, restarts) = (sh.clone(), k.clone(), st.clone(), relay.clone(), cloud_tcp.clone(), fleet, restarts.clone());
-        async move {
-            let mut cfg = CloudConfig::new(k.cloud.clone());
-            cfg.sessions_enabled = st.sessions_enabled;
-            cfg.switches = wire_sw;
-            let mut cloud = Cloud::new(cfg, seed.key("model.cloud"));
-            cloud.register_box(BOX_ID, k.box_.public);
-            if st.paired {
-                cloud.pair(k.phone.public, BOX_ID);
-            }
-            let driver = CloudDriver::start_with_relay(CLOUD, cloud, relay);
-            sh.borrow_mut().cloud = Some(driver.clone());
-            // The WebSocket door.
-            let tcp = TcpHost::bind_with(CLOUD, v4(addr::CLOUD), seed, cloud_tcp).await?;
-            let door = WsDoor::bind(&tcp, addr::CLOUD_PORT, door_tls(seed, CLOUD))?;
-            driver.serve_ws(door);
-            // The plan's service restarts (issue 15 section 2).
-            let store = ftw_crypto::ForgetfulSessionStore::new();
-            for (at, lose) in restarts {
-                let (driver, store) = (driver.clone(), store.clone());
-                tokio::task::spawn_local(async move {
-                    time::sleep_until(Duration::from_millis(at)).await;
-                    if lose {
-                        store.forget();
-                    }
-                    driver.restart_uplinks(kind::SERVICE_RESTART, lose);
-                });
-            }
-            // The QUIC door: the reactor fleet (the plan's shape; 4 reactors, forward).
-            if st.quic_door {
-                let door = cloud_door_with(seed, fleet, &QuicTransportParams::default(), store).await?;
-                sh.borrow_mut().door = Some(door.clone());
-                driver.serve_fleet(door).await;
-            }
-            std::future::pending::<()>().await;
-            Ok(())
-        }
-    });
+/// The cloud of the session system: the spec's switches, relay faults and
+/// service restarts; with the setup's QUIC door, the reactor fleet in the plan's
+/// shape (4 reactors, forward).
+fn cloud_host(spec: &RunSpec, setup: &Setup, shared: &Rc<RefCell<Shared>>) -> CloudHost {
+    let fleet = fleet_config(spec.seed, spec, &FleetRun::default().shaped_by(&spec.plan));
+    let (sh, sh2) = (shared.clone(), shared.clone());
+    CloudHost {
+        seed: spec.seed,
+        paired: setup.paired,
+        sessions_enabled: setup.sessions_enabled,
+        wire: spec.switches.wire(),
+        relay: RelayFault::of(&spec.plan.faults),
+        restarts: restarts_of(spec),
+        tcp: tcp_config_for(&spec.plan, 0),
+        quic: setup.quic_door.then(|| (fleet, QuicTransportParams::default())),
+        on_cloud: Rc::new(move |d: &CloudDriver| sh.borrow_mut().cloud = Some(d.clone())),
+        on_door: Rc::new(move |d: &FleetDoor| sh2.borrow_mut().door = Some(d.clone())),
+    }
 }
 
 /// The box's QUIC uplink dialer with `params`: one session store for the box's life,
@@ -257,10 +225,9 @@ pub async fn box_quic_dialer(seed: RunSeed, params: &QuicTransportParams, box_ea
     }))
 }
 
-/// The box: its model with the plan's table changes, dialling its uplink over QUIC.
-fn host_box(world: &mut World, spec: &RunSpec, setup: &Setup, shared: &Rc<RefCell<Shared>>) {
-    let seed = spec.seed;
-    let (wire_sw, box_bugs) = (spec.switches.wire(), spec.switches.boxn());
+/// The box of the session system: the spec's switches and table changes, its
+/// uplink over QUIC resuming with 0-RTT (unless a switch says otherwise).
+fn box_host(spec: &RunSpec, setup: &Setup, shared: &Rc<RefCell<Shared>>) -> BoxHost {
     let table_changes: Vec<Duration> = spec
         .plan
         .faults
@@ -268,38 +235,22 @@ fn host_box(world: &mut World, spec: &RunSpec, setup: &Setup, shared: &Rc<RefCel
         .filter(|f| matches!(f.fault, FaultKind::TableChange(kind::TableChange { .. })))
         .map(|f| Duration::from_millis(f.at_ms))
         .collect();
-    let box_early = if spec.switches.on(Switch::BoxWaitsForHandshake) {
+    let early = if spec.switches.on(Switch::BoxWaitsForHandshake) {
         EarlyData::Never
     } else {
         EarlyData::IfTicket { resend: !spec.switches.on(Switch::RejectedZeroRttNotResent) }
     };
     let sh = shared.clone();
-    let (k, st) = (Keys::of(seed), setup.clone());
-    world.host(BOX, addr::BOX, move || {
-        let (sh, k, st, table_changes) = (sh.clone(), k.clone(), st.clone(), table_changes.clone());
-        async move {
-            let paired = if st.paired { vec![k.phone.public] } else { vec![] };
-            let mut cfg = BoxConfig::new(BOX_ID, k.box_.clone(), paired, site_seed(seed, !table_changes.is_empty()));
-            cfg.switches = wire_sw;
-            cfg.bugs = box_bugs;
-            cfg.cloud_public = k.cloud.public;
-            let node = Rc::new(RefCell::new(BoxNode::new(cfg, seed.key("model.box"))));
-            sh.borrow_mut().boxn = Some(node.clone());
-            // The plan's table changes: the site gets a battery (srcRev + 1).
-            let site = node.clone();
-            tokio::task::spawn_local(async move {
-                for at in table_changes {
-                    time::sleep_until(at).await;
-                    site.borrow_mut().site_mut().add_battery();
-                    trace::record(BOX, "box.table", format!("srcRev {}", site.borrow().site().src_rev()));
-                }
-            });
-            let dial = box_quic_dialer(seed, &QuicTransportParams::default(), box_early).await?;
-            let uplinks = sh.borrow().uplinks.clone();
-            run_box_logged(BOX, node, dial, uplinks).await;
-            Ok(())
-        }
-    });
+    BoxHost {
+        seed: spec.seed,
+        paired: setup.paired,
+        table_changes,
+        wire: spec.switches.wire(),
+        bugs: spec.switches.boxn(),
+        uplink: Uplink::Quic { params: QuicTransportParams::default(), early },
+        uplinks: shared.borrow().uplinks.clone(),
+        on_node: Rc::new(move |n: &Rc<RefCell<BoxNode>>| sh.borrow_mut().boxn = Some(n.clone())),
+    }
 }
 
 /// The phone's app on the current host: QUIC and WebSocket dialers, keys from the seed.

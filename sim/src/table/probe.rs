@@ -20,11 +20,11 @@ use ftw_phone::{Switches as PhoneSwitches, Transport};
 use ftw_wire::Msg;
 
 use super::consts::GO_PATH_PROBE_FIRST;
-use super::rig::{door_v4, v4};
 use crate::drive::app::phone::{carry_out, dialer_with, feed};
 use crate::drive::app::race::{Dialer, RaceDriver};
 use crate::drive::link::{close, EarlyData, Link};
 use crate::drive::quic::QuicEndpoint;
+use crate::drive::system::v4;
 use crate::drive::system::{Keys, BOX_ID, CMD_OP};
 use crate::drive::tcp::TcpHost;
 use crate::drive::ws::{client_tls, WsClient};
@@ -144,7 +144,7 @@ impl Probe {
         );
         let ws = Rc::new(WsClient::new(self.tcp.clone(), client_tls(self.seed, PHONE, resumption()), self.seed));
         let early = if ticket && !self.quic.apple { EarlyData::IfTicket { resend: true } } else { EarlyData::Never };
-        dialer_with(Some((self.ep.clone(), quic)), Some(ws), door_v4(), early)
+        dialer_with(Some((self.ep.clone(), quic)), Some(ws), addr::cloud_door_v4(), early)
     }
 
     /// A race driver over `dial` with an empty memory (a fresh pairing).

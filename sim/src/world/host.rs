@@ -57,7 +57,8 @@ pub const CLOUD: &str = Host::Cloud.name();
 /// RFC 1918 inside).
 pub mod addr {
     use super::*;
-    pub const CLOUD: IpAddr = IpAddr::V4(Ipv4Addr::new(203, 0, 113, 10));
+    pub const CLOUD_V4: Ipv4Addr = Ipv4Addr::new(203, 0, 113, 10);
+    pub const CLOUD: IpAddr = IpAddr::V4(CLOUD_V4);
     pub const PHONE: IpAddr = IpAddr::V4(Ipv4Addr::new(10, 0, 1, 2));
     pub const BOX: IpAddr = IpAddr::V4(Ipv4Addr::new(10, 0, 2, 2));
     pub const NAT_WIFI: IpAddr = IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1));
@@ -67,6 +68,10 @@ pub mod addr {
     pub const CLOUD_PORT: u16 = 443;
     pub fn cloud_door() -> SocketAddr {
         SocketAddr::new(CLOUD, CLOUD_PORT)
+    }
+    /// The cloud's door as a `SocketAddrV4` (the WebSocket dials take one).
+    pub fn cloud_door_v4() -> std::net::SocketAddrV4 {
+        std::net::SocketAddrV4::new(CLOUD_V4, CLOUD_PORT)
     }
 }
 

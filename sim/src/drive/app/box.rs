@@ -109,12 +109,8 @@ pub struct UplinkRecord {
 /// The box's uplink dials, in order.
 pub type UplinkLog = Rc<RefCell<Vec<UplinkRecord>>>;
 
-/// Run the box on the current host for ever (spawn it, or await it in a host).
-pub async fn run_box(host: &str, node: Rc<RefCell<BoxNode>>, dial: BoxDialer) {
-    run_box_logged(host, node, dial, UplinkLog::default()).await
-}
-
-/// [`run_box`], each uplink dial recorded in `uplinks`.
+/// Run the box on the current host for ever (spawn it, or await it in a host),
+/// each uplink dial recorded in `uplinks`.
 pub async fn run_box_logged(host: &str, node: Rc<RefCell<BoxNode>>, dial: BoxDialer, uplinks: UplinkLog) {
     {
         let mut b = node.borrow_mut();

@@ -280,12 +280,8 @@ impl CloudDriver {
         self.flush();
     }
 
-    /// Start the driver (its timer task) on the current host.
-    pub fn start(host: &str, cloud: Cloud) -> Self {
-        Self::start_with_relay(host, cloud, Vec::new())
-    }
-
-    /// Start the driver with the plan's timed relay faults.
+    /// Start the driver (its timer task) on the current host, with the plan's
+    /// timed relay faults.
     pub fn start_with_relay(host: &str, cloud: Cloud, relay: Vec<RelayFault>) -> Self {
         jot(host, now_ms(), config_step(&cloud));
         let inner = Rc::new(RefCell::new(Inner { host: host.to_string(), cloud, links: BTreeMap::new(), next_id: 1, log: CloudLog::default(), relay }));
