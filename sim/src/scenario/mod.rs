@@ -7,20 +7,7 @@
 //! scenario's declaration ([`run`]). Every list users see derives from
 //! [`SCENARIOS`].
 
-pub(crate) mod box_door;
-pub(crate) mod cloud_door;
 pub(crate) mod def;
-
-pub(crate) mod fleet_flood;
-pub(crate) mod fleet_migrate;
-pub(crate) mod idle_link;
-pub(crate) mod life_clock;
-pub(crate) mod phone_race;
-pub(crate) mod quic_echo;
-pub(crate) mod race_clock;
-pub(crate) mod session;
-pub(crate) mod wire_window;
-pub(crate) mod ws_echo;
 
 pub use crate::law::{Check, Judge, Law, UNIVERSAL};
 pub use def::{RunReport, ScenarioDef, Verdict};
@@ -29,31 +16,30 @@ use crate::world::panic::{self, Panicked};
 use crate::world::switch::Switch;
 use crate::world::topology::RunSpec;
 
-/// Every scenario, in the order `ftwsim list` shows them and the fuzzer takes them.
-pub const SCENARIOS: &[&ScenarioDef] = &[
-    &quic_echo::QUIC_ECHO,
-    &quic_echo::QUIC_STREAM,
-    &idle_link::IDLE_LINK,
-    &ws_echo::WS_ECHO,
-    &fleet_migrate::FLEET_MIGRATE,
-    &fleet_migrate::FLEET_MIGRATE_KERNEL_FILTER,
-    &fleet_migrate::FLEET_STILL,
-    &fleet_migrate::FLEET_RESUME,
-    &session::SESSION,
-    &session::SESSION_MOVES,
-    &session::UNPAIRED,
-    &session::SESSIONS_OFF,
-    &session::BOX_RECONNECT,
-    &phone_race::PHONE_RACE,
-    &phone_race::DEMOTION_EXPIRY,
-    &phone_race::QUIC_REFUSED,
-    &fleet_flood::FLEET_PIN_FLOOD,
-    &wire_window::WIRE_WINDOW,
-    &race_clock::RACE_CLOCK,
-    &life_clock::LIFE_CLOCK,
-    &box_door::BOX_DOOR,
-    &cloud_door::CLOUD_DOOR,
-];
+/// Declares each scenario module and lists its definitions in `SCENARIOS`:
+/// a scenario in a file of its own is one line here.
+macro_rules! scenarios {
+    ($($module:ident::{$($def:ident),+ $(,)?}),* $(,)?) => {
+        $(pub(crate) mod $module;)*
+        /// Every scenario, in the order `ftwsim list` shows them and the fuzzer takes them.
+        pub const SCENARIOS: &[&ScenarioDef] = &[$($(&$module::$def),+),*];
+    };
+}
+
+scenarios! {
+    quic_echo::{QUIC_ECHO, QUIC_STREAM},
+    idle_link::{IDLE_LINK},
+    ws_echo::{WS_ECHO},
+    fleet_migrate::{FLEET_MIGRATE, FLEET_MIGRATE_KERNEL_FILTER, FLEET_STILL, FLEET_RESUME},
+    session::{SESSION, SESSION_MOVES, UNPAIRED, SESSIONS_OFF, BOX_RECONNECT},
+    phone_race::{PHONE_RACE, DEMOTION_EXPIRY, QUIC_REFUSED},
+    fleet_flood::{FLEET_PIN_FLOOD},
+    wire_window::{WIRE_WINDOW},
+    race_clock::{RACE_CLOCK},
+    life_clock::{LIFE_CLOCK},
+    box_door::{BOX_DOOR},
+    cloud_door::{CLOUD_DOOR},
+}
 
 /// The definition a spec runs, or why it has none (a world of one's own).
 pub fn definition(spec: &RunSpec) -> Result<&ScenarioDef, String> {

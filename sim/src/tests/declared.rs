@@ -147,3 +147,72 @@ fn every_fault_kind_draws_itself_back_and_round_trips_toml() {
     let back: FaultPlan = toml::from_str(&text).expect("reads back");
     assert_eq!(back, plan);
 }
+
+/// docs/layout.md's third worked example, followed step by step: a scenario
+/// is its file (here, this test's items: its run function, which builds its
+/// world on the rig, runs its workload and returns its checks, and its
+/// `ScenarioDef`) plus one line in `scenarios!`. Before that line it runs
+/// through `scenario::run` as a registered one: judged by the universal laws
+/// and its own, a failing law named in its verdict.
+#[test]
+fn a_scenario_written_from_the_documented_steps_runs_and_is_judged() {
+    use std::cell::RefCell;
+    use std::rc::Rc;
+    use std::time::Duration;
+
+    use crate::drive::build::client_quic;
+    use crate::drive::quic::QuicEvent;
+    use crate::drive::rig::Rig;
+    use crate::host::{addr, PHONE};
+
+    const HANDSHAKES_DONE: Law =
+        Law::new("test-handshakes-done", "each of the phone's three dials opens a connection the cloud accepted").checks(&[&rules::COLD_CONNECT]);
+    fn run(spec: &RunSpec) -> RunReport {
+        // Build: the rig under the spec's plan, a cloud counting what it accepts.
+        let mut rig = Rig::new(spec, Duration::from_secs(30));
+        let accepted = Rc::new(RefCell::new(0usize));
+        let a = accepted.clone();
+        rig.cloud_quic(spec.seed, move |_conn| {
+            *a.borrow_mut() += 1;
+            std::future::pending::<()>()
+        });
+        // Workload: the phone dials three times, one after the other.
+        let (seed, opened) = (spec.seed, Rc::new(RefCell::new(0usize)));
+        let o = opened.clone();
+        rig.client(PHONE, addr::PHONE, async move {
+            let (ep, config) = client_quic(seed, PHONE).await?;
+            for _ in 0..3 {
+                let conn = ep.connect(config.clone(), addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME)?;
+                while !matches!(conn.next_event().await, QuicEvent::Connected | QuicEvent::Lost(_)) {}
+                *o.borrow_mut() += usize::from(!conn.is_handshaking());
+            }
+            Ok(())
+        });
+        // Observe and judge.
+        let outcome = rig.run();
+        let (opened, accepted) = (*opened.borrow(), *accepted.borrow());
+        let check = Check { law: &HANDSHAKES_DONE, ok: opened == 3 && accepted == 3, detail: format!("{opened} of 3 opened, {accepted} accepted") };
+        RunReport::new(outcome, vec![check])
+    }
+    const HANDSHAKES: ScenarioDef = ScenarioDef {
+        name: "test-handshakes",
+        about: "the phone dials the cloud three times (a worked example)",
+        domain: Domain::DEFAULT,
+        laws: &[&HANDSHAKES_DONE],
+        catches: &[],
+        run,
+    };
+    let r = scenario::run(&RunSpec::new(&HANDSHAKES, RunSeed(1))).expect("the spec is valid");
+    let names: Vec<&str> = r.checks.iter().map(|c| c.law.name).collect();
+    assert_eq!(names, ["run", "no-panic", "test-handshakes-done"]);
+    assert!(r.checks.iter().all(|c| c.ok), "{:?}", r.checks);
+    assert_eq!(r.checks[2].detail, "3 of 3 opened, 3 accepted");
+    // The same scenario under a plan that blackholes the phone for the whole
+    // run: its law fails (and the run, which never gets its three dials done
+    // within its limit); the verdict names the first that failed.
+    let mut spec = RunSpec::new(&HANDSHAKES, RunSeed(1));
+    spec.plan = toml::from_str("[[faults]]\nat_ms = 0\nkind = \"blackhole\"\nhost = \"phone\"\nfor_ms = 60000\n").expect("a plan");
+    let r = scenario::run(&spec).expect("the spec is valid");
+    assert!(r.checks.iter().any(|c| c.law.name == "test-handshakes-done" && !c.ok && c.detail == "0 of 3 opened, 0 accepted"), "{:?}", r.checks);
+    assert!(matches!(&r.verdict(), scenario::Verdict::Fail { property, .. } if property == "run"), "{:?}", r.checks);
+}
