@@ -13,17 +13,18 @@ use std::time::Duration;
 
 use ftw_box::{BoxBugs, BoxConfig, BoxNode};
 use ftw_cloud::{Cloud, CloudConfig};
-use ftw_crypto::{new_client_session_store, ClientResumption, QuicTransportParams};
+use ftw_crypto::{new_client_session_store, quic_endpoint_config, seeded_cid_factory, ClientResumption, QuicTransportParams};
 use ftw_fleet::FleetConfig;
+use ftw_wire::noise::Keypair;
 use ftw_wire::BugSwitches;
 
 use crate::drive::app::cloud::CloudDriver;
 use crate::drive::app::r#box::{run_box_logged, BoxDialer, UplinkLog};
 use crate::drive::app::relay::RelayFault;
-use crate::drive::build::cloud_door_with;
+use crate::drive::build::{client_config_with, cloud_door_with};
 use crate::drive::fleet::FleetDoor;
-use crate::drive::link::{dial_ws, EarlyData};
-use crate::drive::system::{box_quic_dialer, site_seed, v4, Keys, BOX_ID};
+use crate::drive::link::{dial_quic_with, dial_ws, EarlyData};
+use crate::drive::quic::QuicEndpoint;
 use crate::drive::tcp::TcpHost;
 use crate::drive::ws::{client_tls, door_tls, WsClient, WsDoor};
 use crate::world::host::{addr, BOX, CLOUD};
@@ -169,4 +170,60 @@ async fn uplink_dialer(seed: RunSeed, uplink: Uplink) -> std::io::Result<BoxDial
             }))
         }
     }
+}
+
+pub fn v4(ip: std::net::IpAddr) -> std::net::Ipv4Addr {
+    match ip {
+        std::net::IpAddr::V4(a) => a,
+        std::net::IpAddr::V6(_) => unreachable!("the simulated world is IPv4"),
+    }
+}
+
+/// The box's id at the cloud.
+pub const BOX_ID: &str = "box-1";
+
+/// The keys of a run, from its seed.
+#[derive(Clone, Debug)]
+pub struct Keys {
+    pub phone: Keypair,
+    pub box_: Keypair,
+    pub cloud: Keypair,
+}
+
+impl Keys {
+    pub fn of(seed: RunSeed) -> Keys {
+        Keys {
+            phone: Keypair::from_private(seed.key("model.phone.static")),
+            box_: Keypair::from_private(seed.key("model.box.static")),
+            cloud: Keypair::from_private(seed.key("model.cloud.static")),
+        }
+    }
+}
+
+/// The box's site seed: `model.box.site`; when the plan changes the table (a
+/// battery joins), the first of `model.box.site`, `model.box.site.1`, ... whose
+/// site starts without a battery, so the change is a change.
+pub fn site_seed(seed: RunSeed, table_changes: bool) -> u64 {
+    let mut s = seed.sub_seed("model.box.site");
+    let mut n = 0;
+    while table_changes && ftw_box::site::Site::new(s).has_battery() {
+        n += 1;
+        assert!(n < 1_000, "some site seed starts without a battery");
+        s = seed.sub_seed(&format!("model.box.site.{n}"));
+    }
+    s
+}
+
+/// The box's QUIC uplink dialer with `params`: one session store for the box's life,
+/// so every reconnect resumes (0-RTT keys), sending early data as `box_early` says.
+/// The session system's box and the table's rig both dial with it.
+pub async fn box_quic_dialer(seed: RunSeed, params: &QuicTransportParams, box_early: EarlyData) -> std::io::Result<BoxDialer> {
+    let client = client_config_with(seed, BOX, ClientResumption::Store(new_client_session_store()), params);
+    let rng = seed.crypto(BOX);
+    let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
+    let ep = QuicEndpoint::bind(BOX, "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
+    Ok(Rc::new(move |target: String| {
+        let (ep, client) = (ep.clone(), client.clone());
+        Box::pin(async move { dial_quic_with(&ep, client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME, &target, box_early).await })
+    }))
 }

@@ -16,41 +16,29 @@ use std::time::Duration;
 use ftw_box::{BoxNode, BoxStats, SentLive};
 use ftw_cloud::phone::PhoneConfig;
 use ftw_cloud::CloudStats;
-use ftw_crypto::{crypto_provider, new_client_session_store, quic_endpoint_config, seeded_cid_factory, ClientResumption, QuicTransportParams};
+use ftw_crypto::{crypto_provider, new_client_session_store, ClientResumption, QuicTransportParams};
 use ftw_phone::network::{NetworkDesc, NetworkId};
-use ftw_wire::noise::{Key, Keypair};
+use ftw_wire::noise::Key;
 
 use crate::drive::app::cloud::{CloudDriver, CloudLog};
 use crate::drive::app::phone::{dialer_with, PhoneApp, PhoneLog};
-use crate::drive::app::r#box::{BoxDialer, UplinkLog, UplinkRecord};
+use crate::drive::app::r#box::{UplinkLog, UplinkRecord};
 use crate::drive::app::relay::RelayFault;
-use crate::drive::build::{client_config_with, client_quic, fleet_config, FleetRun};
+use crate::drive::build::{client_quic, fleet_config, FleetRun};
 use crate::drive::fleet::FleetDoor;
-use crate::drive::hosts::{BoxHost, CloudHost, Uplink};
-use crate::drive::link::{dial_quic_with, EarlyData};
-use crate::drive::quic::QuicEndpoint;
+use crate::drive::hosts::{v4, BoxHost, CloudHost, Keys, Uplink, BOX_ID};
+use crate::drive::link::EarlyData;
 use crate::drive::rig::Rig;
 use crate::drive::tcp::{tcp_config_for, TcpHost};
 use crate::drive::ws::{client_tls, WsClient};
+use crate::world::host::PHONE;
 use crate::world::host::{addr, cloud_certs, sim_clock};
-use crate::world::host::{BOX, PHONE};
 use crate::world::plan::kind;
 use crate::world::plan::{FaultKind, FaultPlan};
-use crate::world::seed::RunSeed;
 use crate::world::switch::Switch;
 use crate::world::time;
 use crate::world::topology::RunSpec;
 use crate::world::trace;
-
-pub fn v4(ip: std::net::IpAddr) -> std::net::Ipv4Addr {
-    match ip {
-        std::net::IpAddr::V4(a) => a,
-        std::net::IpAddr::V6(_) => unreachable!("the simulated world is IPv4"),
-    }
-}
-
-/// The box's id at the cloud.
-pub const BOX_ID: &str = "box-1";
 
 /// After the last fault heals, the phone streams again within this long: the
 /// box's backoff ceiling (60 s) plus a race and the handshakes. Chosen here.
@@ -64,24 +52,6 @@ pub const CMD_OP: &str = "site.mode.set";
 
 /// Plaintext the cloud must never see: text in frames of the box session.
 pub const SECRETS: &[&str] = &["grid_w", "hello_ok", "cmd.ack", CMD_OP, "battery_soc"];
-
-/// The keys of a run, from its seed.
-#[derive(Clone, Debug)]
-pub struct Keys {
-    pub phone: Keypair,
-    pub box_: Keypair,
-    pub cloud: Keypair,
-}
-
-impl Keys {
-    pub fn of(seed: RunSeed) -> Keys {
-        Keys {
-            phone: Keypair::from_private(seed.key("model.phone.static")),
-            box_: Keypair::from_private(seed.key("model.box.static")),
-            cloud: Keypair::from_private(seed.key("model.cloud.static")),
-        }
-    }
-}
 
 /// How the world is set up.
 #[derive(Clone, Debug)]
@@ -156,20 +126,6 @@ pub fn heal_time(plan: &FaultPlan) -> Duration {
     plan.faults.iter().map(|f| Duration::from_millis(f.at_ms + f.fault.def().lasts_ms())).max().unwrap_or_default()
 }
 
-/// The box's site seed: `model.box.site`; when the plan changes the table (a
-/// battery joins), the first of `model.box.site`, `model.box.site.1`, ... whose
-/// site starts without a battery, so the change is a change.
-pub fn site_seed(seed: RunSeed, table_changes: bool) -> u64 {
-    let mut s = seed.sub_seed("model.box.site");
-    let mut n = 0;
-    while table_changes && ftw_box::site::Site::new(s).has_battery() {
-        n += 1;
-        assert!(n < 1_000, "some site seed starts without a battery");
-        s = seed.sub_seed(&format!("model.box.site.{n}"));
-    }
-    s
-}
-
 /// Build the rig: cloud and box as hosts; the phone is the caller's.
 pub fn build(spec: &RunSpec, setup: &Setup, limit: Duration) -> (Rig, Rc<RefCell<Shared>>) {
     let mut world = Rig::new(spec, limit);
@@ -209,20 +165,6 @@ fn cloud_host(spec: &RunSpec, setup: &Setup, shared: &Rc<RefCell<Shared>>) -> Cl
         on_cloud: Rc::new(move |d: &CloudDriver| sh.borrow_mut().cloud = Some(d.clone())),
         on_door: Rc::new(move |d: &FleetDoor| sh2.borrow_mut().door = Some(d.clone())),
     }
-}
-
-/// The box's QUIC uplink dialer with `params`: one session store for the box's life,
-/// so every reconnect resumes (0-RTT keys), sending early data as `box_early` says.
-/// The session system's box and the table's rig both dial with it.
-pub async fn box_quic_dialer(seed: RunSeed, params: &QuicTransportParams, box_early: EarlyData) -> std::io::Result<BoxDialer> {
-    let client = client_config_with(seed, BOX, ClientResumption::Store(new_client_session_store()), params);
-    let rng = seed.crypto(BOX);
-    let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
-    let ep = QuicEndpoint::bind(BOX, "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
-    Ok(Rc::new(move |target: String| {
-        let (ep, client) = (ep.clone(), client.clone());
-        Box::pin(async move { dial_quic_with(&ep, client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME, &target, box_early).await })
-    }))
 }
 
 /// The box of the session system: the spec's switches and table changes, its

@@ -13,7 +13,7 @@ use super::consts::*;
 use super::probe::{box_ready, now_ms, Got, Probe, Via, What};
 use super::profile::Profile;
 use super::rig::{build, rig_tcp, RigSpec};
-use crate::drive::system::Keys;
+use crate::drive::hosts::Keys;
 use crate::world::host::addr;
 use crate::world::host::{BOX, CLOUD, PHONE};
 use crate::world::plan::{FaultPlan, LinkPlan};
