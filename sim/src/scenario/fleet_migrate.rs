@@ -198,12 +198,8 @@ fn fleet_plan(spec: &RunSpec, run: &FleetRun) -> FleetPlan {
     let outages_end = plan
         .faults
         .iter()
-        .filter_map(|f| match &f.fault {
-            FaultKind::Blackhole(kind::Blackhole { for_ms, .. })
-            | FaultKind::UdpBlocked(kind::UdpBlocked { for_ms, .. })
-            | FaultKind::UdpRefused(kind::UdpRefused { for_ms, .. }) => Some(Duration::from_millis(f.at_ms + for_ms)),
-            _ => None,
-        })
+        .filter(|f| f.fault.def().outage().is_some())
+        .map(|f| Duration::from_millis(f.at_ms + f.fault.def().lasts_ms()))
         .max()
         .unwrap_or_default();
     let (phone_moves, box_moves) = (moves_of(&plan, Host::Phone), moves_of(&plan, Host::Box));

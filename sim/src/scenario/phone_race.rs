@@ -21,6 +21,7 @@ use crate::law::reference;
 use crate::law::seen::{Seen, Sessions};
 use crate::law::Check;
 use crate::law_list;
+use crate::world::net::fault::Outage;
 use crate::world::domain::{Domain, Kind, IMPAIRMENTS};
 use crate::world::host::PHONE;
 use crate::world::host::{addr, Host};
@@ -55,12 +56,13 @@ pub fn default_faults() -> Vec<TimedFault> {
 fn udp_outages(plan: &FaultPlan) -> Vec<(u64, u64, bool)> {
     plan.faults
         .iter()
-        .filter_map(|f| match &f.fault {
-            FaultKind::UdpBlocked(kind::UdpBlocked { host, for_ms }) | FaultKind::Blackhole(kind::Blackhole { host, for_ms }) if *host == Host::Phone => {
-                Some((f.at_ms, f.at_ms + for_ms, false))
-            }
-            FaultKind::UdpRefused(kind::UdpRefused { host, for_ms }) if *host == Host::Phone => Some((f.at_ms, f.at_ms + for_ms, true)),
-            _ => None,
+        .filter(|f| f.fault.host() == Host::Phone)
+        .filter_map(|f| {
+            let refuses = match f.fault.def().outage()?.0 {
+                Outage::UdpBlocked | Outage::Blackhole => false,
+                Outage::UdpRefused => true,
+            };
+            Some((f.at_ms, f.at_ms + f.fault.def().lasts_ms(), refuses))
         })
         .collect()
 }

@@ -32,10 +32,10 @@ use crate::law::reference;
 use crate::law::seen::{Accepted, Close, Cut, Echo, Seen};
 use crate::law::Check;
 use crate::law_list;
+use crate::world::net::fault::Outage;
 use crate::world::domain::{Domain, Kind, IMPAIRMENTS};
 use crate::world::host::addr;
 use crate::world::host::{CLOUD, PHONE};
-use crate::world::plan::kind;
 use crate::world::time;
 use crate::world::topology::RunSpec;
 use crate::world::trace;
@@ -244,8 +244,7 @@ fn judge_echoes(t: &Tally, can_kill: bool) -> (Vec<Check>, Seen) {
 /// Whether a plan may kill a WebSocket by stalling its TCP past the heartbeat:
 /// loss on a leg, or a blackhole (UDP blocked or refused lets TCP pass).
 fn plan_can_kill_a_link(plan: &crate::world::plan::FaultPlan) -> bool {
-    use crate::world::plan::FaultKind;
-    plan.phone.loss_pct > 0.0 || plan.box_.loss_pct > 0.0 || plan.faults.iter().any(|f| matches!(f.fault, FaultKind::Blackhole(kind::Blackhole { .. })))
+    plan.phone.loss_pct > 0.0 || plan.box_.loss_pct > 0.0 || plan.faults.iter().any(|f| matches!(f.fault.def().outage(), Some((Outage::Blackhole, _))))
 }
 
 /// `ws-echo`.
