@@ -81,8 +81,10 @@ pub struct MoveSeen {
     pub at: Duration,
     pub host: IpAddr,
     pub nat: usize,
-    /// Arrival time of the host's first UDP datagram (not tunnelled TCP) sent
-    /// through the new NAT that the fault chain let through.
+    /// The earliest arrival of the host's UDP datagrams (not tunnelled TCP)
+    /// sent through the new NAT that the fault chain let through: when the
+    /// other end first sees the new path. Not always the first one sent: a
+    /// later one can overtake it by the leg's jitter.
     pub first_udp_arrival: Option<Duration>,
     /// That datagram's UDP payload bytes.
     pub first_udp_len: usize,
@@ -295,11 +297,12 @@ impl Network {
         let d = InFlight { delay: Duration::ZERO, src, dst, payload: payload.clone() };
         self.tap(now, src.ip(), &d, false, None);
         let sent = d.clone();
-        // The mover's first UDP datagram from its new network, if this is it.
+        // A UDP datagram of the mover from its new network that may be the first
+        // to arrive (one sent after the earliest arrival so far cannot be).
         let first_after_move = (!tunnel && self.is_inside(src.ip()))
             .then(|| self.moves.iter().rposition(|m| m.host == src.ip()))
             .flatten()
-            .filter(|&i| self.moves[i].first_udp_arrival.is_none());
+            .filter(|&i| self.moves[i].first_udp_arrival.is_none_or(|t| now < t));
         let (d, chain_owner, up) = match self.route(now, d, (&sender, &tag), &sent, tunnel) {
             Ok(r) => r,
             Err(dropped) => return Ok(dropped),
@@ -332,8 +335,10 @@ impl Network {
         // it, nor an earlier datagram the link held and let go behind it.
         let own = out.iter().find(|o| o.src == seen_from && (tunnel || o.payload == sent.payload));
         if let (Some(i), Some(o)) = (first_after_move, own) {
-            self.moves[i].first_udp_arrival = Some(now + o.delay);
-            self.moves[i].first_udp_len = o.payload.len();
+            if self.moves[i].first_udp_arrival.is_none_or(|t| now + o.delay < t) {
+                self.moves[i].first_udp_arrival = Some(now + o.delay);
+                self.moves[i].first_udp_len = o.payload.len();
+            }
         }
         if own.is_none() {
             self.stats.dropped_fault += 1;
