@@ -16,6 +16,11 @@ pub struct Catch {
     pub found_after_s: Vec<Option<f64>>,
     /// The median over the blocks (None when half or more were not caught).
     pub median_s: Option<f64>,
+    /// Cases run to the first failure in each block (its case number + 1: the
+    /// cases handed out before it, whatever the machine's speed).
+    pub cases: Vec<Option<u64>>,
+    /// The median of `cases` (None as for `median_s`).
+    pub median_cases: Option<u64>,
 }
 
 /// The seed block `b` starts here: far apart, so blocks never overlap.
@@ -25,11 +30,14 @@ const BLOCK: u64 = 1 << 32;
 /// `limit_s`, by the guided search or the unguided one.
 pub fn catch(switch: Switch, blocks: u64, limit_s: u64, jobs: usize, guided: bool) -> Catch {
     let scenarios = crate::laws::scenarios_for([switch.name()]);
-    let found: Vec<Option<f64>> = (1..=blocks).map(|b| first_find(switch, &scenarios, b * BLOCK, limit_s, jobs, guided)).collect();
-    Catch { switch: switch.name(), scenarios, median_s: median(&found), found_after_s: found }
+    let (found, cases): (Vec<Option<f64>>, Vec<Option<u64>>) =
+        (1..=blocks).map(|b| first_find(switch, &scenarios, b * BLOCK, limit_s, jobs, guided).unzip()).unzip();
+    let median_cases = median(&cases.iter().map(|c| c.map(|c| c as f64)).collect::<Vec<_>>()).map(|m| m as u64);
+    Catch { switch: switch.name(), scenarios, median_s: median(&found), found_after_s: found, cases, median_cases }
 }
 
-fn first_find(switch: Switch, scenarios: &[&str], seed_from: u64, limit_s: u64, jobs: usize, guided: bool) -> Option<f64> {
+/// The first failure of one block: its wall seconds and its case number + 1.
+fn first_find(switch: Switch, scenarios: &[&str], seed_from: u64, limit_s: u64, jobs: usize, guided: bool) -> Option<(f64, u64)> {
     let opts = FuzzOpts {
         stop: Stop::Time(limit_s),
         property: None,
@@ -46,7 +54,7 @@ fn first_find(switch: Switch, scenarios: &[&str], seed_from: u64, limit_s: u64, 
         guide: crate::fuzz::Guide { on: guided, ..Default::default() },
     };
     let s = fuzz(&opts).ok()?;
-    s.failures.iter().map(|f| f.found_after_s).min_by(|a, b| a.total_cmp(b))
+    s.failures.iter().map(|f| (f.found_after_s, f.case + 1)).min_by(|a, b| a.0.total_cmp(&b.0))
 }
 
 /// The median of the catches, counting a miss as longer than any catch.

@@ -101,7 +101,10 @@ pub fn render_reach(g: &Reach, u: &Reach, stop: Stop) -> String {
 
 /// One line a switch: both medians and their blocks.
 pub fn render_catch(c: &Catches, limit_s: u64) -> String {
-    let med = |m: Option<f64>| m.map_or(format!("> {limit_s} s"), |m| format!("{m:.1} s"));
+    let med = |c: &Catch| match (c.median_s, c.median_cases) {
+        (Some(s), Some(n)) => format!("{s:.1} s {n:>4} cases"),
+        _ => format!("> {limit_s} s"),
+    };
     let blocks = |c: &Catch| c.found_after_s.iter().map(|f| f.map_or(format!(">{limit_s}"), |s| format!("{s:.1}"))).collect::<Vec<_>>().join(", ");
-    format!("{:<28} guided {:<9} [{}]  unguided {:<9} [{}]", c.switch, med(c.guided.median_s), blocks(&c.guided), med(c.unguided.median_s), blocks(&c.unguided))
+    format!("{:<28} guided {:<16} [{}]  unguided {:<16} [{}]", c.switch, med(&c.guided), blocks(&c.guided), med(&c.unguided), blocks(&c.unguided))
 }

@@ -476,12 +476,28 @@ fn one_case(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, start: Instant) {
     run_one(sh, opts, k, which, &case, true, start);
 }
 
-/// Cases of the guided search in flight: case `k` is proposed once every case
-/// before `k - WINDOW` is merged (and none after), so each proposal is made from
-/// the same engine state however long the cases take or however many threads
-/// run them, and the threads keep busy past one long case (a `phone-race` case
-/// is 2 s, most others a tenth of that).
+/// Cases of the guided search in flight under `--cases`: case `k` is proposed
+/// once every case before `k - WINDOW` is merged (and none after), and cases
+/// are merged in case order, so each proposal is made from the same engine
+/// state however long the cases take or however many threads run them.
 pub const WINDOW: u64 = 16;
+
+/// Under `--time` what runs depends on the clock anyway (where the time ends),
+/// so cases are merged as they finish and a case is proposed whenever fewer
+/// than this many a job are in flight. With [`WINDOW`]'s order instead, one
+/// long case (`fleet-pin-flood`, 3 s) held every merge behind it and the other
+/// core idled once the window was full: 78 % of two cores busy against the
+/// unguided search's 99 % (`ftwsim fuzz --time 30 --jobs 2`, at fafbe90).
+pub const AHEAD_PER_JOB: u64 = 2;
+
+/// How far ahead of the merge cases are proposed, and whether merges wait for
+/// case order: `(WINDOW, true)` under `--cases`, else `(AHEAD_PER_JOB x jobs, false)`.
+fn lookahead(opts: &FuzzOpts) -> (u64, bool) {
+    match opts.stop {
+        Stop::Cases(_) => (WINDOW, true),
+        Stop::Time(_) => (AHEAD_PER_JOB * opts.jobs.max(1) as u64, false),
+    }
+}
 
 /// One case of the guided search.
 struct Planned {
@@ -614,9 +630,10 @@ fn coordinate(
     let (mut next, mut merged, mut in_flight) = (0u64, 0u64, 0u64);
     let mut arrived: BTreeMap<u64, (Planned, Option<CaseOut>)> = BTreeMap::new();
     let mut yields: Vec<VecDeque<bool>> = opts.scenarios.iter().map(|_| VecDeque::new()).collect();
-    // Every proposal is made right after the merge of case `k - WINDOW`, never later.
+    let (ahead, in_order) = lookahead(opts);
+    // Under `--cases` every proposal is made right after the merge of case `k - WINDOW`, never later.
     let mut fill = |next: &mut u64, merged: u64, in_flight: &mut u64, engines: &mut [Option<Engine>], yields: &[VecDeque<bool>]| -> Result<(), String> {
-        while *next < merged + WINDOW && !over(sh, opts, *next, start) {
+        while *next < merged + ahead && !over(sh, opts, *next, start) {
             work.send(plan_case(sh, opts, engines, &mut preload, yields, *next)?).expect("the threads run");
             (*next, *in_flight) = (*next + 1, *in_flight + 1);
         }
@@ -626,7 +643,7 @@ fn coordinate(
     while in_flight > 0 {
         let (p, out) = done.recv().expect("a thread has the case");
         arrived.insert(p.k, (p, out));
-        while let Some((p, out)) = arrived.remove(&merged) {
+        while let Some((p, out)) = if in_order { arrived.remove(&merged) } else { arrived.pop_first().map(|(_, v)| v) } {
             (merged, in_flight) = (merged + 1, in_flight - 1);
             if let Some(out) = out {
                 let (kept, new) = engine(&mut engines, opts, p.which)?.merge(&p.proposal, &out.keys)?;

@@ -56,8 +56,8 @@ fn files(dir: &Path) -> BTreeMap<String, Vec<u8>> {
 fn a_guided_session_keeps_the_same_plans_on_one_thread_or_two() {
     let scenarios = ["fleet-migrate", "quic-echo", "cloud-door"];
     let (a, b) = (scratch("kept-1"), scratch("kept-2"));
-    let one = session(&a, &scenarios, &[], 60, 1);
-    let two = session(&b, &scenarios, &[], 60, 2);
+    let one = session(&a, &scenarios, &[], 150, 1);
+    let two = session(&b, &scenarios, &[], 150, 2);
     let (ka, kb) = (files(&a.join("kept")), files(&b.join("kept")));
     assert!(one.kept > 3, "the search kept plans: {}", one.kept);
     assert_eq!(ka.len() as u64, one.kept, "one file a kept plan");
