@@ -109,6 +109,9 @@ impl World {
         net.borrow_mut().capture = crate::world::net::capture::Capture::new(cfg.capture);
         net.borrow_mut().log = Some(Vec::new());
         sim.set_net_hook(Box::new(Hook(net.clone())));
+        // Stepping 1 ms at a time is the reference a skipping run is compared
+        // with: it ticks every host on every step (turmoil patch 8).
+        sim.set_skip_idle_hosts(cfg.skip_idle);
         World { sim, flush: FlushLogs(net.clone()), net, cfg }
     }
 

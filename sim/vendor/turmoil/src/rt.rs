@@ -66,6 +66,13 @@ pub struct Rt<'a> {
 
     /// Runtime configuration.
     config: Config,
+
+    /// ftw-sim patch (PATCH.md, 8): simulated time of the ticks skipped since
+    /// this runtime last ran (its clock is that far behind the simulation's).
+    behind: Duration,
+
+    /// ftw-sim patch (PATCH.md, 8): ticks skipped since it last ran.
+    skipped: u64,
 }
 
 impl<'a> Rt<'a> {
@@ -84,6 +91,8 @@ impl<'a> Rt<'a> {
             nodename,
             handle: Some(handle),
             config,
+            behind: Duration::ZERO,
+            skipped: 0,
         }
     }
 
@@ -104,6 +113,8 @@ impl<'a> Rt<'a> {
             nodename,
             handle: Some(handle),
             config,
+            behind: Duration::ZERO,
+            skipped: 0,
         }
     }
 
@@ -119,6 +130,8 @@ impl<'a> Rt<'a> {
             nodename: String::new().into(),
             handle: None,
             config,
+            behind: Duration::ZERO,
+            skipped: 0,
         }
     }
 
@@ -137,6 +150,33 @@ impl<'a> Rt<'a> {
     pub(crate) fn now(&self) -> Instant {
         let _guard = self.tokio.enter();
         Instant::now()
+    }
+
+    /// ftw-sim patch (PATCH.md, 8): whether a tick of `tick` would run
+    /// anything here: a task woken and not yet polled, or a timer due by the
+    /// tick's end. Without either, the tick would only move the clock.
+    pub(crate) fn has_work_due(&self, tick: Duration) -> bool {
+        self.local.ftw_has_ready() || self.tokio.ftw_timer_due_by(self.now() + self.behind + tick)
+    }
+
+    /// ftw-sim patch (PATCH.md, 8): a tick with nothing due, not run.
+    pub(crate) fn skip(&mut self, tick: Duration) {
+        self.behind += tick;
+        self.skipped += 1;
+    }
+
+    /// ftw-sim patch (PATCH.md, 8): before anything is delivered to a runtime
+    /// whose ticks were skipped, its clock moves on by the skipped time (no
+    /// timer was due in it, so none fires) and its task set counts the idle
+    /// looks at its queues those ticks would have taken, so it then runs as
+    /// if it had been ticked all along.
+    pub(crate) fn catch_up(&mut self) {
+        if self.skipped == 0 {
+            return;
+        }
+        let behind = std::mem::take(&mut self.behind);
+        self.tokio.block_on(tokio::time::advance(behind));
+        self.local.ftw_count_idle_polls(std::mem::take(&mut self.skipped));
     }
 
     // This method is called by [`Sim::run`], which iterates through all the
@@ -224,6 +264,8 @@ impl<'a> Rt<'a> {
     /// Both the [`Runtime`] and [`LocalSet`] are replaced with new instances.
     fn cancel_tasks(&mut self) {
         let (tokio, local) = init(&mut self.config);
+        // ftw-sim patch (PATCH.md, 8): a new runtime is behind nothing.
+        (self.behind, self.skipped) = (Duration::ZERO, 0);
 
         _ = mem::replace(&mut self.tokio, tokio);
         drop(mem::replace(&mut self.local, local));

@@ -267,6 +267,15 @@ impl Topology {
     }
 
     // Move messages from any network links to the `dst` host.
+    /// ftw-sim patch (PATCH.md, 8): whether [`Self::deliver_messages`] has
+    /// anything for `dst` now (a hooked datagram due, or a link with something
+    /// deliverable that `dst` is an end of).
+    pub(crate) fn has_due_for(&self, dst: IpAddr) -> bool {
+        let now = self.now();
+        let hooked = self.hooked.iter().take_while(|(k, _)| k.0 <= now).any(|(_, e)| e.dst.ip() == dst);
+        hooked || self.links.iter().any(|(pair, link)| (pair.0 == dst || pair.1 == dst) && link.deliverable.values().any(|q| !q.is_empty()))
+    }
+
     pub(crate) fn deliver_messages(&mut self, rand: &mut dyn RngCore, dst: &mut Host) {
         // ftw-sim patch: hooked datagrams due by now, in delivery order.
         let now = self.now();

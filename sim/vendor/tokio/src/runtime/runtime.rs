@@ -425,6 +425,16 @@ impl Runtime {
         self.handle.enter()
     }
 
+    /// ftw-sim patch (PATCH.md 2): whether this runtime's time driver holds a
+    /// timer due at or before `at` (one fired and not yet processed counts):
+    /// with no task ready and no such timer, ticking the runtime up to `at`
+    /// would run nothing.
+    #[cfg(feature = "time")]
+    pub fn ftw_timer_due_by(&self, at: crate::time::Instant) -> bool {
+        let Some(time) = self.handle.inner.driver().time.as_ref() else { return false };
+        time.ftw_next_expiration_tick().is_some_and(|t| t <= time.time_source().instant_to_tick(at))
+    }
+
     /// Shuts down the runtime, waiting for at most `duration` for all spawned
     /// work to stop.
     ///

@@ -499,6 +499,24 @@ impl fmt::Debug for LocalEnterGuard {
 }
 
 impl LocalSet {
+    /// ftw-sim patch (PATCH.md 2): whether a task of this set is scheduled to
+    /// run, woken and not yet polled, on its own queue or on the queue that
+    /// wakes from outside the set (another runtime, the simulator) go to.
+    /// Call it on the thread that owns the set.
+    pub fn ftw_has_ready(&self) -> bool {
+        let remote = self.context.shared.queue.lock().as_ref().is_some_and(|q| !q.is_empty());
+        // Safety: `LocalSet` is `!Send`, so this is its owner thread.
+        remote || unsafe { self.context.shared.local_state.ftw_local_len() } > 0
+    }
+
+    /// ftw-sim patch (PATCH.md 2): count `n` polls of the set that found no
+    /// task, as `n` idle ticks of a runtime running it would have (each takes
+    /// one look at its queues); the count decides when the queue of outside
+    /// wakes is looked at first (`REMOTE_FIRST_INTERVAL`).
+    pub fn ftw_count_idle_polls(&self, n: u64) {
+        self.tick.set(self.tick.get().wrapping_add((n % 256) as u8));
+    }
+
     /// Returns a new local task set.
     pub fn new() -> LocalSet {
         let owner = context::thread_id().expect("cannot create LocalSet during thread shutdown");
@@ -1206,6 +1224,18 @@ impl LocalState {
 
         self.local_queue
             .with_mut(|ptr| unsafe { (*ptr).push_back(task) });
+    }
+
+    /// ftw-sim patch: the tasks on the local queue.
+    ///
+    /// # Safety
+    ///
+    /// This method must only be called from the thread who
+    /// has the same [`ThreadId`] as [`Self::owner`].
+    unsafe fn ftw_local_len(&self) -> usize {
+        self.assert_called_from_owner_thread();
+
+        self.local_queue.with(|ptr| unsafe { (*ptr).len() })
     }
 
     /// # Safety

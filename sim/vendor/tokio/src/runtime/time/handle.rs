@@ -13,6 +13,12 @@ impl Handle {
         &self.time_source
     }
 
+    /// ftw-sim patch (PATCH.md 2): the tick (ms since the driver's start) of
+    /// the wheel's earliest timer, or of one fired and not yet processed.
+    pub(crate) fn ftw_next_expiration_tick(&self) -> Option<u64> {
+        self.inner.lock().wheel.next_expiration_time()
+    }
+
     /// Checks whether the driver has been shutdown.
     pub(super) fn is_shutdown(&self) -> bool {
         self.inner.is_shutdown()
