@@ -17,8 +17,12 @@ fn scratch(name: &str) -> PathBuf {
 }
 
 fn session(dir: &Path, scenarios: &[&str], switches: &[&str], cases: u64, jobs: usize) -> Summary {
+    session_until(dir, scenarios, switches, Stop::Cases(cases), jobs)
+}
+
+fn session_until(dir: &Path, scenarios: &[&str], switches: &[&str], stop: Stop, jobs: usize) -> Summary {
     let opts = FuzzOpts {
-        stop: Stop::Cases(cases),
+        stop,
         property: None,
         scenarios: scenarios.iter().map(|s| s.to_string()).collect(),
         switches: Switches::parse(switches.iter().copied()).expect("known switches"),
@@ -85,4 +89,27 @@ fn a_guided_session_finds_the_same_failures_on_one_thread_or_two() {
     assert_eq!(files(&a.join("kept")), files(&b.join("kept")));
     let entries = |d: &Path| files(&d.join("found")).into_iter().filter(|(n, _)| n.ends_with(".toml")).collect::<BTreeMap<_, _>>();
     assert_eq!(entries(&a), entries(&b), "the same shrunk entries");
+}
+
+/// Under `--time` cases are merged as they finish (`fuzz::AHEAD_PER_JOB`), not
+/// in case order: a long case beside short ones leaves no core idle, every
+/// case handed out is counted once, and each kept plan still replays with the
+/// bytes it recorded.
+#[test]
+fn a_timed_guided_session_merges_out_of_order_and_its_kept_plans_replay() {
+    let dir = scratch("timed");
+    let s = session_until(&dir, &["quic-echo", "phone-race"], &[], Stop::Time(3), 2);
+    let per: BTreeMap<&str, u64> = s.per_scenario.iter().map(|p| (p.scenario.as_str(), p.cases)).collect();
+    assert_eq!(per.values().sum::<u64>(), s.cases, "every case counted once: {per:?}");
+    assert!(per["quic-echo"] > 32 && per["phone-race"] >= 1, "both ran, the short one past its fresh draws: {per:?}");
+    assert!(s.kept > 3 && s.keys > 0, "kept {} plans, {} keys", s.kept, s.keys);
+    let kept = files(&dir.join("kept"));
+    assert_eq!(kept.len() as u64, s.kept, "one file a kept plan");
+    assert!(kept.values().any(|t| String::from_utf8_lossy(t).contains("a mutation of a kept plan")), "mutations were kept");
+    let folders: Vec<PathBuf> = ["quic-echo", "phone-race"].iter().map(|s| dir.join("kept").join(s)).filter(|p| p.exists()).collect();
+    let replayed = ftw_properties::corpus::replay(&ftw_properties::corpus::collect(&folders).expect("kept files"), 2);
+    assert_eq!(replayed.len() as u64, s.kept);
+    for r in &replayed {
+        assert!(r.met() && r.bytes == ftw_properties::corpus::Bytes::Same, "{} replays as kept: {:?}", r.path.display(), r.bytes);
+    }
 }
