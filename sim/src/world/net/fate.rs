@@ -31,8 +31,9 @@ pub struct Fate {
     pub from_host: IpAddr,
     /// Its source as the receiver sees it (a NAT's public address).
     pub from: SocketAddr,
-    /// The destination it was sent to (one let go after a hold: the address
-    /// it was delivered to).
+    /// The destination its sender sent it to (one let go after a hold too:
+    /// its own, as its fate when held recorded it, not the address of the
+    /// datagram behind which it was let go).
     pub to: SocketAddr,
     /// The host it was for: the one it reached, or the one behind the NAT
     /// that dropped it (`None`: nobody known).
@@ -79,6 +80,9 @@ pub struct Fates {
     pub log: Vec<Fate>,
     /// NAT index -> the host behind it now, or the last one that was.
     served: BTreeMap<usize, IpAddr>,
+    /// A datagram's bytes -> its last fate of [`Outcome::Fault`] (a held one
+    /// among them): where a datagram let go later finds its sender and address.
+    faulted: BTreeMap<u64, usize>,
 }
 
 impl Fates {
@@ -93,7 +97,20 @@ impl Fates {
     }
 
     pub fn push(&mut self, fate: Fate) {
+        if fate.outcome == Outcome::Fault {
+            self.faulted.insert(fate.bytes, self.log.len());
+        }
         self.log.push(fate);
+    }
+
+    /// The sender and the destination of the datagram with `bytes` that a
+    /// fault dropped or held last, if one did: a datagram the link let go
+    /// behind another keeps its own (fresh seeds 13860000000: one held
+    /// before a NAT rebind and let go behind a probe to the phone's new
+    /// address was taken for a second probe, which the rig excuse then
+    /// found answered).
+    pub fn held(&self, bytes: u64) -> Option<(IpAddr, SocketAddr)> {
+        self.faulted.get(&bytes).map(|&i| (self.log[i].from_host, self.log[i].to))
     }
 }
 
@@ -177,4 +194,39 @@ pub(crate) fn end(names: &BTreeMap<IpAddr, String>) -> Vec<IdleOut> {
 /// out.
 pub fn idle_out(at: Duration, host: &str, local: SocketAddr, peer: SocketAddr) {
     QUIC_NOTES.with(|v| v.borrow_mut().idle_outs.push((host.to_string(), IdleOut { at, local, peer })));
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn fate(sent: u64, to_port: u16, outcome: Outcome, bytes: u64) -> Fate {
+        let ip = |d| IpAddr::from([203, 0, 113, d]);
+        Fate {
+            sent: Duration::from_millis(sent),
+            from_host: ip(10),
+            from: SocketAddr::new(ip(10), 443),
+            to: SocketAddr::new(ip(1), to_port),
+            to_host: None,
+            outcome,
+            bytes,
+        }
+    }
+
+    /// A datagram held (a fault's fate) keeps its sender and address for its
+    /// release; a delivered one is not held, and a later fault of the same
+    /// bytes is the one found.
+    #[test]
+    fn a_held_datagram_is_found_by_its_bytes() {
+        let mut fates = Fates::default();
+        fates.push(fate(1, 49152, Outcome::Delivered(Duration::from_millis(2)), 7));
+        assert_eq!(fates.held(7), None);
+        fates.push(fate(3, 49152, Outcome::Fault, 7));
+        fates.push(fate(4, 49153, Outcome::Fault, 8));
+        assert_eq!(fates.held(7).map(|h| h.1.port()), Some(49152));
+        assert_eq!(fates.held(8).map(|h| h.1.port()), Some(49153));
+        fates.push(fate(5, 49154, Outcome::Fault, 7));
+        assert_eq!(fates.held(7).map(|h| h.1.port()), Some(49154));
+        assert_eq!(fates.held(9), None);
+    }
 }

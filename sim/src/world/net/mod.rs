@@ -536,10 +536,14 @@ impl Network {
     }
 
     /// [`Self::fate`] of `payload`, which came out of the link for `sent` (its
-    /// own copy, a forged copy or a stranger's datagram beside it).
+    /// own copy, a forged copy or a stranger's datagram beside it, or one the
+    /// link held and let go behind it: that one keeps its own sender and
+    /// destination, [`fate::Fates::held`]).
     fn fate_of(&mut self, now: Duration, (sent, payload): (&InFlight, &Bytes), seen_from: SocketAddr, to_host: Option<IpAddr>, outcome: fate::Outcome) {
         let bytes = self.hashed.fnv(payload);
-        let f = fate::Fate { sent: now, from_host: sent.src.ip(), from: seen_from, to: sent.dst, to_host, outcome, bytes };
+        let held = (*payload != sent.payload).then(|| self.fates.held(bytes)).flatten();
+        let (from_host, to) = held.unwrap_or((sent.src.ip(), sent.dst));
+        let f = fate::Fate { sent: now, from_host, from: seen_from, to, to_host, outcome, bytes };
         self.fates.push(f);
     }
 
