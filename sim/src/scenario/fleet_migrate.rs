@@ -444,8 +444,12 @@ fn routing_checks(routing: Routing, s: &FleetSummary, end_ms: u64) -> Vec<Check>
     // A move is pinned at the first sweep after it, if its connection still
     // lives then: not one seen in the run's last moments
     // (corpus/fleet-still-move-at-the-end.toml), nor one whose connection ended
-    // first (corpus/rig-fleet-still-one-pin-per-move-13000126982.toml).
-    let moves_swept = s.stats.moves.iter().filter(|m| m.at_ms + crate::law::spec::PIN_SWEEP_MS <= m.ended_ms.unwrap_or(end_ms).min(end_ms)).count();
+    // first (corpus/rig-fleet-still-one-pin-per-move-13000126982.toml). The
+    // sweep is at most PIN_SWEEP_MS after the move and must come strictly
+    // before the end: a timer due at the run's last instant fires as the run
+    // stops, and its task never runs (fresh seeds 13870000000:
+    // corpus/fleet-migrate-sweep-due-at-the-end-13870153974.toml).
+    let moves_swept = s.stats.moves.iter().filter(|m| m.at_ms + crate::law::spec::PIN_SWEEP_MS < m.ended_ms.unwrap_or(end_ms).min(end_ms)).count();
     match routing {
         Routing::Forward => {
             let pin = Check {
