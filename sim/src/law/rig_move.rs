@@ -85,6 +85,12 @@ pub fn failed_rounds(fates: &[Fate], rig: &[RigPath], to: SocketAddr, from: u64,
             }
             return Err(format!("the probe sent at {} ms to {to} was {:?}, not lost to a fault", ms(p.sent), p.outcome));
         };
+        // A probe that reaches the client only at or after the end (its idle-out)
+        // is a round still pending then: no answer could have come in time (fresh
+        // seeds 13880000000: corpus/rig-quic-echo-probe-after-the-end-2255817472848038902.toml).
+        if ms(d) >= end {
+            continue;
+        }
         let next = probes.get(i + 1).map_or(end, |n| ms(n.sent));
         let lost = answers.iter().any(|a| a.sent >= d && ms(a.sent) < next && a.outcome == Outcome::Fault);
         let held = rig.iter().any(|r| r.event == RigPathEvent::AnswerHeld && r.remote.ip() == client && r.at >= d && ms(r.at) < next);
@@ -184,6 +190,16 @@ mod tests {
 
     fn window(delivered_ms: &[u64]) -> MoveWindow<'_> {
         MoveWindow { t1: 980, until: 9_000, bound: 2_000, delivered_ms }
+    }
+
+    /// A round whose probe reaches the client only after the end is pending,
+    /// not failed to the client; one that reached it before the end and got no
+    /// lost answer still fails the excuse.
+    #[test]
+    fn a_probe_arriving_after_the_end_is_a_pending_round() {
+        let (fates, rig) = (vec![fate(1_000, false, Outcome::Fault), fate(9_000, false, delivered(9_300)), fate(9_010, true, delivered(9_200))], vec![]);
+        assert_eq!(failed_rounds(&fates, &rig, NEW, 1_000, 9_250), Ok(2));
+        assert!(failed_rounds(&fates, &rig, NEW, 1_000, 9_400).is_err(), "delivered before the end, answered, not lost");
     }
 
     #[test]
