@@ -266,39 +266,29 @@ impl Topology {
         }
     }
 
-    // Move messages from any network links to the `dst` host.
     /// ftw-sim patch (PATCH.md, 8): whether [`Self::deliver_messages`] has
     /// anything for `dst` now (a hooked datagram due, or a link with something
     /// deliverable that `dst` is an end of).
     pub(crate) fn has_due_for(&self, dst: IpAddr) -> bool {
-        let now = self.now();
-        let hooked = self.hooked.iter().take_while(|(k, _)| k.0 <= now).any(|(_, e)| e.dst.ip() == dst);
-        hooked || self.links.iter().any(|(pair, link)| (pair.0 == dst || pair.1 == dst) && link.deliverable.values().any(|q| !q.is_empty()))
+        self.hooked_due(dst).next().is_some() || self.links.iter().any(|(pair, link)| link.has_due_for(pair, dst))
     }
 
-    pub(crate) fn deliver_messages(&mut self, rand: &mut dyn RngCore, dst: &mut Host) {
-        // ftw-sim patch: hooked datagrams due by now, in delivery order.
+    /// ftw-sim patch: the hooked datagrams due by now for `dst`, in delivery
+    /// order (none looked through unless the earliest is due: PATCH.md, 7).
+    fn hooked_due(&self, dst: IpAddr) -> impl Iterator<Item = (Instant, u64)> + '_ {
         let now = self.now();
-        // ftw-sim patch (PATCH.md, 7): nothing to look through, and no list to
-        // build, unless the earliest hooked datagram is due.
-        if self.hooked.keys().next().is_some_and(|k| k.0 <= now) {
-            let due: Vec<(Instant, u64)> = self
-                .hooked
-                .iter()
-                .take_while(|(k, _)| k.0 <= now)
-                .filter(|(_, e)| e.dst.ip() == dst.addr)
-                .map(|(k, _)| *k)
-                .collect();
-            for k in due {
-                let envelope = self.hooked.remove(&k).expect("due datagram");
-                let _ = dst.receive_from_network(envelope);
-            }
+        self.hooked.iter().take_while(move |(k, _)| k.0 <= now).filter(move |(_, e)| e.dst.ip() == dst).map(|(k, _)| *k)
+    }
+
+    // Move messages from any network links to the `dst` host.
+    pub(crate) fn deliver_messages(&mut self, rand: &mut dyn RngCore, dst: &mut Host) {
+        let due: Vec<(Instant, u64)> = self.hooked_due(dst.addr).collect();
+        for k in due {
+            let envelope = self.hooked.remove(&k).expect("due datagram");
+            let _ = dst.receive_from_network(envelope);
         }
         for (pair, link) in &mut self.links {
-            // ftw-sim patch (PATCH.md, 7): a link with nothing deliverable
-            // has nothing for `dst` (and needs no empty queue made for it).
-            let any = link.deliverable.values().any(|q| !q.is_empty());
-            if any && (pair.0 == dst.addr || pair.1 == dst.addr) {
+            if link.has_due_for(pair, dst.addr) {
                 link.deliver_messages(&self.config, rand, dst);
             }
         }
@@ -409,6 +399,13 @@ enum DeliveryStatus {
 }
 
 impl Link {
+    /// ftw-sim patch (PATCH.md, 7 and 8): whether this link (`pair`) has
+    /// something deliverable and `dst` is one of its ends (a link with nothing
+    /// deliverable needs no empty queue made for `dst`).
+    fn has_due_for(&self, pair: &Pair, dst: IpAddr) -> bool {
+        (pair.0 == dst || pair.1 == dst) && self.deliverable.values().any(|q| !q.is_empty())
+    }
+
     fn new(now: Instant) -> Link {
         Link {
             state_a_b: State::Healthy,
