@@ -30,14 +30,43 @@ const BLOCK: u64 = 1 << 32;
 /// `limit_s`, by the guided search or the unguided one.
 pub fn catch(switch: Switch, blocks: u64, limit_s: u64, jobs: usize, guided: bool) -> Catch {
     let scenarios = crate::laws::scenarios_for([switch.name()]);
-    let (found, cases): (Vec<Option<f64>>, Vec<Option<u64>>) =
-        (1..=blocks).map(|b| first_find(switch, &scenarios, b * BLOCK, limit_s, jobs, guided).unzip()).unzip();
+    let finds = (1..=blocks).map(|b| first_find(switch, &scenarios, b * BLOCK, limit_s, jobs, guided)).collect();
+    of_finds(switch, scenarios, finds)
+}
+
+/// Both searches' catches of `switch`, `(guided, unguided)`, block by block:
+/// the two run one after the other on the same block, the guided one first in
+/// odd blocks and second in even ones, so whatever drifts over the run (the
+/// machine's clock speed, its other load, the process warming up) falls on both
+/// alike instead of on whichever search runs its blocks last.
+pub fn catch_pair(switch: Switch, blocks: u64, limit_s: u64, jobs: usize) -> (Catch, Catch) {
+    let scenarios = crate::laws::scenarios_for([switch.name()]);
+    let (mut guided, mut unguided) = (Vec::new(), Vec::new());
+    for b in 1..=blocks {
+        let run = |g: bool| first_find(switch, &scenarios, b * BLOCK, limit_s, jobs, g);
+        let (g, u) = if b % 2 == 1 {
+            let g = run(true);
+            (g, run(false))
+        } else {
+            let u = run(false);
+            (run(true), u)
+        };
+        guided.push(g);
+        unguided.push(u);
+    }
+    (of_finds(switch, scenarios.clone(), guided), of_finds(switch, scenarios, unguided))
+}
+
+/// One search's catch from its blocks' first failures.
+fn of_finds(switch: Switch, scenarios: Vec<&'static str>, finds: Vec<Option<(f64, u64)>>) -> Catch {
+    let (found, cases): (Vec<Option<f64>>, Vec<Option<u64>>) = finds.into_iter().map(Option::unzip).unzip();
     let median_cases = median(&cases.iter().map(|c| c.map(|c| c as f64)).collect::<Vec<_>>()).map(|m| m as u64);
     Catch { switch: switch.name(), scenarios, median_s: median(&found), found_after_s: found, cases, median_cases }
 }
 
 /// The first failure of one block: its wall seconds and its case number + 1.
 fn first_find(switch: Switch, scenarios: &[&str], seed_from: u64, limit_s: u64, jobs: usize, guided: bool) -> Option<(f64, u64)> {
+    let out_dir = std::env::temp_dir().join(format!("ftwsim-catch-found-{}", std::process::id()));
     let opts = FuzzOpts {
         stop: Stop::Time(limit_s),
         property: None,
@@ -46,15 +75,16 @@ fn first_find(switch: Switch, scenarios: &[&str], seed_from: u64, limit_s: u64, 
         quic: Default::default(),
         shard: (0, 1),
         seed_from,
-        out_dir: std::env::temp_dir().join("ftwsim-catch-found"),
+        out_dir: out_dir.clone(),
         determinism_every: u64::MAX,
         jobs,
         progress: false,
         first_only: true,
         guide: crate::fuzz::Guide { on: guided, ..Default::default() },
     };
-    let s = fuzz(&opts).ok()?;
-    s.failures.iter().map(|f| (f.found_after_s, f.case + 1)).min_by(|a, b| a.0.total_cmp(&b.0))
+    let s = fuzz(&opts);
+    let _ = std::fs::remove_dir_all(&out_dir); // a catch's entries are not kept: only its time counts
+    s.ok()?.failures.iter().map(|f| (f.found_after_s, f.case + 1)).min_by(|a, b| a.0.total_cmp(&b.0))
 }
 
 /// The median of the catches, counting a miss as longer than any catch.

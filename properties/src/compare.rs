@@ -6,7 +6,7 @@
 use ftw_sim::switch::Switch;
 use serde::Serialize;
 
-use crate::catch::{catch, Catch};
+use crate::catch::{catch_pair, Catch};
 use crate::coverage::Growth;
 use crate::fuzz::{fuzz, FuzzOpts, Guide, Stop};
 
@@ -70,7 +70,10 @@ pub fn keys_at(r: &Reach, at: f64, by_cases: bool) -> usize {
 pub fn catches(switches: &[Switch], blocks: u64, limit_s: u64, jobs: usize) -> Vec<Catches> {
     switches
         .iter()
-        .map(|&w| Catches { switch: w.name(), guided: catch(w, blocks, limit_s, jobs, true), unguided: catch(w, blocks, limit_s, jobs, false) })
+        .map(|&w| {
+            let (guided, unguided) = catch_pair(w, blocks, limit_s, jobs);
+            Catches { switch: w.name(), guided, unguided }
+        })
         .collect()
 }
 
@@ -102,9 +105,9 @@ pub fn render_reach(g: &Reach, u: &Reach, stop: Stop) -> String {
 /// One line a switch: both medians and their blocks.
 pub fn render_catch(c: &Catches, limit_s: u64) -> String {
     let med = |c: &Catch| match (c.median_s, c.median_cases) {
-        (Some(s), Some(n)) => format!("{s:.1} s {n:>4} cases"),
+        (Some(s), Some(n)) => format!("{s:.2} s {n:>4} cases"),
         _ => format!("> {limit_s} s"),
     };
     let blocks = |c: &Catch| c.found_after_s.iter().map(|f| f.map_or(format!(">{limit_s}"), |s| format!("{s:.1}"))).collect::<Vec<_>>().join(", ");
-    format!("{:<28} guided {:<16} [{}]  unguided {:<16} [{}]", c.switch, med(&c.guided), blocks(&c.guided), med(&c.unguided), blocks(&c.unguided))
+    format!("{:<28} guided {:<17} [{}]  unguided {:<17} [{}]", c.switch, med(&c.guided), blocks(&c.guided), med(&c.unguided), blocks(&c.unguided))
 }

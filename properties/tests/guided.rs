@@ -3,17 +3,16 @@
 //! finds the same failures, on one thread or two; a kept plan replays with the
 //! bytes it recorded (`cargo sim replay` on the kept folder).
 
+mod common;
+
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use ftw_properties::fuzz::{fuzz, FuzzOpts, Guide, Stop, Summary};
 use ftw_sim::switch::Switches;
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ftw-guided-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
+fn scratch(name: &str) -> common::Scratch {
+    common::scratch("guided", name)
 }
 
 fn session(dir: &Path, scenarios: &[&str], switches: &[&str], cases: u64, jobs: usize) -> Summary {

@@ -5,6 +5,8 @@
 //! The tshark tests skip, saying so, only where tshark is not installed
 //! (`.ci/run` installs it from Debian).
 
+mod common;
+
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -13,11 +15,8 @@ fn ftwsim(args: &[&str]) -> (i32, String, String) {
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ftw-tools-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
+fn scratch(name: &str) -> common::Scratch {
+    common::scratch("tools", name)
 }
 
 fn s(p: &Path) -> &str {
@@ -295,7 +294,7 @@ fn a_fuzz_failure_leaves_its_pcapng_beside_its_entry() {
     let dir = scratch("fuzz");
     let (code, out, err) = ftwsim(&["fuzz", "--cases", "2", "--scenario", "fleet-migrate", "--switch", "no-routing", "--out", s(&dir)]);
     assert_eq!(code, 1, "{out}{err}");
-    let entries = ftw_properties::corpus::collect(std::slice::from_ref(&dir)).expect("entries");
+    let entries = ftw_properties::corpus::collect(&[dir.to_path_buf()]).expect("entries");
     assert_eq!(entries.len(), 1, "{out}");
     let pcap = entries[0].with_extension("pcapng");
     assert!(pcap.exists(), "no {}", pcap.display());

@@ -9,7 +9,9 @@
 //! step (seeds 300.. and 400..: new), and `same-connection` (seeds 100..:
 //! known, as `corpus/fleet-migrate-no-routing.toml`).
 
-use std::path::{Path, PathBuf};
+mod common;
+
+use std::path::Path;
 use std::process::Command;
 
 fn ftwsim(args: &[&str]) -> (i32, String, String) {
@@ -17,11 +19,8 @@ fn ftwsim(args: &[&str]) -> (i32, String, String) {
     (out.status.code().unwrap_or(-1), String::from_utf8_lossy(&out.stdout).into(), String::from_utf8_lossy(&out.stderr).into())
 }
 
-fn scratch(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("ftw-triage-{}-{name}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    std::fs::create_dir_all(&dir).expect("scratch dir");
-    dir
+fn scratch(name: &str) -> common::Scratch {
+    common::scratch("triage", name)
 }
 
 fn s(p: &Path) -> &str {
