@@ -593,25 +593,30 @@ fn keep_plan(sh: &Mutex<Shared>, opts: &FuzzOpts, p: &Planned, out: &CaseOut) {
 }
 
 /// The guided search: cases proposed [`WINDOW`] ahead of the merge, run on
-/// `jobs` threads, merged into their engines in case order.
+/// `jobs` threads, merged into their engines in case order. The calling thread
+/// is one of the workers, as in the unguided search (a fresh thread's first
+/// case pays for its allocator's arena; `bench --search` compares the two in
+/// one process), and the coordinator has a thread of its own.
 fn guided(sh: &Mutex<Shared>, opts: &FuzzOpts, start: Instant, bar: &indicatif::ProgressBar) -> Result<(), String> {
     let (work_tx, work_rx) = mpsc::channel::<Planned>();
     let (done_tx, done_rx) = mpsc::channel::<(Planned, Option<CaseOut>)>();
     let work_rx = Mutex::new(work_rx);
-    std::thread::scope(|scope| {
-        for _ in 0..opts.jobs.max(1) {
-            let (done_tx, work_rx) = (done_tx.clone(), &work_rx);
-            scope.spawn(move || loop {
-                let next = work_rx.lock().expect("lock").recv();
-                let Ok(p) = next else { break };
-                let out = run_one(sh, opts, p.k, p.which, &p.proposal.case, p.drawn, start);
-                if done_tx.send((p, out)).is_err() {
-                    break;
-                }
-            });
+    let worker = |done_tx: mpsc::Sender<(Planned, Option<CaseOut>)>| loop {
+        let next = work_rx.lock().expect("lock").recv();
+        let Ok(p) = next else { break };
+        let out = run_one(sh, opts, p.k, p.which, &p.proposal.case, p.drawn, start);
+        if done_tx.send((p, out)).is_err() {
+            break;
         }
-        drop(done_tx);
-        coordinate(sh, opts, start, bar, work_tx, done_rx)
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..opts.jobs.max(1) {
+            let done_tx = done_tx.clone();
+            scope.spawn(move || worker(done_tx));
+        }
+        let coordinator = scope.spawn(move || coordinate(sh, opts, start, bar, work_tx, done_rx));
+        worker(done_tx);
+        coordinator.join().expect("the coordinator ran")
     })
 }
 
