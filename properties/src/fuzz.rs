@@ -18,7 +18,7 @@ use ftw_sim::RunSeed;
 use serde::{Deserialize, Serialize};
 
 use crate::coverage::{Coverage, Growth};
-use crate::guide::engine::{Engine, Proposal};
+use crate::guide::engine::{Engine, Proposal, FIRST_FRESH};
 use crate::guide::kept;
 use crate::guide::keys::{self, Keys};
 use crate::harness::{self, only_property, run_command, Check, Failure};
@@ -527,12 +527,12 @@ fn over(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, start: Instant) -> bool {
 
 /// The engine of scenario `which`, made on first use; its random source is
 /// seeded from the session's first seed, shard and the scenario's name.
-fn engine<'a>(engines: &'a mut [Option<Engine>], opts: &FuzzOpts, which: usize) -> Result<&'a mut Engine, String> {
+fn engine<'a>(engines: &'a mut [Option<Engine>], opts: &FuzzOpts, drawn: &[u64], which: usize) -> Result<&'a mut Engine, String> {
     if engines[which].is_none() {
         let tag = format!("ftw.guide.engine.v1|{}|{:?}|{}", opts.seed_from, opts.shard, opts.scenarios[which]);
         let d = <sha2::Sha256 as sha2::Digest>::digest(tag.as_bytes());
         let seed = u64::from_be_bytes(d[..8].try_into().expect("8 bytes"));
-        engines[which] = Some(Engine::new(&Check::new(&opts.scenarios[which]).domain, seed)?);
+        engines[which] = Some(Engine::new(&Check::new(&opts.scenarios[which]).domain, seed, drawn[which])?);
     }
     Ok(engines[which].as_mut().expect("made"))
 }
@@ -560,11 +560,21 @@ fn weights(yields: &[VecDeque<bool>]) -> Vec<f64> {
         .collect()
 }
 
-/// Case `k`: a kept plan to start from, else its scenario engine's proposal.
+/// What the guided search planned before its coordinator started: the kept
+/// plans still to run first (`--kept-from`), each scenario's fresh draws so
+/// far, and the next case number.
+struct Early {
+    preload: Vec<VecDeque<Case>>,
+    drawn: Vec<u64>,
+    next: u64,
+}
+
+/// Case `k`: a kept plan to start from, else `propose`'s proposal for the
+/// scenario picked (by number) with the seed of case `k`.
 fn plan_case(
     sh: &Mutex<Shared>,
     opts: &FuzzOpts,
-    engines: &mut [Option<Engine>],
+    propose: impl FnOnce(usize, RunSeed) -> Result<Proposal, String>,
     preload: &mut [VecDeque<Case>],
     yields: &[VecDeque<bool>],
     k: u64,
@@ -573,9 +583,32 @@ fn plan_case(
     if let Some(case) = preload[which].pop_front() {
         return Ok(Planned { k, which, proposal: Proposal { case, parent: None }, drawn: false });
     }
-    let proposal = engine(engines, opts, which)?.propose(case_seed(opts, k))?;
+    let proposal = propose(which, case_seed(opts, k))?;
     let drawn = proposal.parent.is_none();
     Ok(Planned { k, which, proposal, drawn })
+}
+
+/// The first cases, planned on the calling thread before any other starts, so
+/// that the workers find their cases waiting and the coordinator has nothing
+/// to do until the first case ends (a third busy thread on two cores delays the
+/// first cases by a millisecond or more): the whole look-ahead, at most
+/// [`FIRST_FRESH`], each a kept plan or a fresh draw, as the engine (not `Send`,
+/// so made on the coordinator's thread) would have proposed it.
+fn plan_first(sh: &Mutex<Shared>, opts: &FuzzOpts, start: Instant, work: &mpsc::Sender<Planned>) -> Result<Early, String> {
+    let preload = kept::load(&opts.guide.kept_from, &opts.scenarios, opts.shard)?;
+    let mut early = Early { preload, drawn: vec![0; opts.scenarios.len()], next: 0 };
+    let yields: Vec<VecDeque<bool>> = opts.scenarios.iter().map(|_| VecDeque::new()).collect();
+    let n = lookahead(opts).0.min(FIRST_FRESH);
+    while early.next < n && !over(sh, opts, early.next, start) {
+        let drawn = &mut early.drawn;
+        let fresh = |which: usize, seed: RunSeed| {
+            drawn[which] += 1;
+            Ok(Engine::fresh(&Check::new(&opts.scenarios[which]).domain, seed))
+        };
+        work.send(plan_case(sh, opts, fresh, &mut early.preload, &yields, early.next)?).expect("the channel is open");
+        early.next += 1;
+    }
+    Ok(early)
 }
 
 /// A kept plan: counted, and written under `--kept` if given.
@@ -609,12 +642,13 @@ fn guided(sh: &Mutex<Shared>, opts: &FuzzOpts, start: Instant, bar: &indicatif::
             break;
         }
     };
+    let early = plan_first(sh, opts, start, &work_tx)?;
     std::thread::scope(|scope| {
         for _ in 1..opts.jobs.max(1) {
             let done_tx = done_tx.clone();
             scope.spawn(move || worker(done_tx));
         }
-        let coordinator = scope.spawn(move || coordinate(sh, opts, start, bar, work_tx, done_rx));
+        let coordinator = scope.spawn(move || coordinate(sh, opts, start, bar, work_tx, done_rx, early));
         worker(done_tx);
         coordinator.join().expect("the coordinator ran")
     })
@@ -629,17 +663,19 @@ fn coordinate(
     bar: &indicatif::ProgressBar,
     work: mpsc::Sender<Planned>,
     done: mpsc::Receiver<(Planned, Option<CaseOut>)>,
+    early: Early,
 ) -> Result<(), String> {
+    let Early { mut preload, drawn, next: first } = early;
     let mut engines: Vec<Option<Engine>> = opts.scenarios.iter().map(|_| None).collect();
-    let mut preload = kept::load(&opts.guide.kept_from, &opts.scenarios, opts.shard)?;
-    let (mut next, mut merged, mut in_flight) = (0u64, 0u64, 0u64);
+    let (mut next, mut merged, mut in_flight) = (first, 0u64, first);
     let mut arrived: BTreeMap<u64, (Planned, Option<CaseOut>)> = BTreeMap::new();
     let mut yields: Vec<VecDeque<bool>> = opts.scenarios.iter().map(|_| VecDeque::new()).collect();
     let (ahead, in_order) = lookahead(opts);
     // Under `--cases` every proposal is made right after the merge of case `k - WINDOW`, never later.
     let mut fill = |next: &mut u64, merged: u64, in_flight: &mut u64, engines: &mut [Option<Engine>], yields: &[VecDeque<bool>]| -> Result<(), String> {
         while *next < merged + ahead && !over(sh, opts, *next, start) {
-            work.send(plan_case(sh, opts, engines, &mut preload, yields, *next)?).expect("the threads run");
+            let propose = |which: usize, seed: RunSeed| engine(engines, opts, &drawn, which)?.propose(seed);
+            work.send(plan_case(sh, opts, propose, &mut preload, yields, *next)?).expect("the threads run");
             (*next, *in_flight) = (*next + 1, *in_flight + 1);
         }
         Ok(())
@@ -651,7 +687,7 @@ fn coordinate(
         while let Some((p, out)) = if in_order { arrived.remove(&merged) } else { arrived.pop_first().map(|(_, v)| v) } {
             (merged, in_flight) = (merged + 1, in_flight - 1);
             if let Some(out) = out {
-                let (kept, new) = engine(&mut engines, opts, p.which)?.merge(&p.proposal, &out.keys)?;
+                let (kept, new) = engine(&mut engines, opts, &drawn, p.which)?.merge(&p.proposal, &out.keys)?;
                 if kept {
                     keep_plan(sh, opts, &p, &out);
                 }

@@ -237,8 +237,10 @@ fn err(e: Error) -> String {
 }
 
 impl Engine {
-    /// A new engine for `domain`, its random source seeded with `seed`.
-    pub fn new(domain: &Domain, seed: u64) -> Result<Engine, String> {
+    /// A new engine for `domain`, its random source seeded with `seed`;
+    /// `proposed` fresh draws (see [`Engine::fresh`]) were made for its scenario
+    /// before it was built, and count among its first [`FIRST_FRESH`].
+    pub fn new(domain: &Domain, seed: u64, proposed: u64) -> Result<Engine, String> {
         assert_eq!(MUTATIONS.len(), 9, "the mutator tuple lists every mutation");
         let observer = StdMapObserver::owned("keys", vec![0u8; MAP_SIZE]);
         let mut feedback = MaxMapFeedback::new(&observer);
@@ -249,7 +251,12 @@ impl Engine {
         let fuzzer = StdFuzzer::new(scheduler, feedback, objective);
         let mutator = HavocScheduledMutator::with_max_stack_pow(mutations(domain), STACK_POW);
         let executor = Replayed { observers: (observer, ()), pending: vec![] };
-        Ok(Engine { domain: domain.clone(), state, fuzzer, executor, mutator, mgr: NopEventManager::new(), entries: BTreeMap::new(), proposed: 0 })
+        Ok(Engine { domain: domain.clone(), state, fuzzer, executor, mutator, mgr: NopEventManager::new(), entries: BTreeMap::new(), proposed })
+    }
+
+    /// The swarm draw of seed `fresh`: what the engine proposes as a fresh draw.
+    pub fn fresh(domain: &Domain, fresh: ftw_sim::RunSeed) -> Proposal {
+        Proposal { case: crate::strategy::draw(domain, fresh).current(), parent: None }
     }
 
     /// Plans kept so far.
@@ -268,7 +275,7 @@ impl Engine {
     pub fn propose(&mut self, fresh: ftw_sim::RunSeed) -> Result<Proposal, String> {
         self.proposed += 1;
         if self.proposed <= FIRST_FRESH || self.kept() == 0 || self.state.rand_mut().coinflip(FRESH_SHARE) {
-            return Ok(Proposal { case: crate::strategy::draw(&self.domain, fresh).current(), parent: None });
+            return Ok(Engine::fresh(&self.domain, fresh));
         }
         let id = HasScheduler::<PlanInput, State>::scheduler_mut(&mut self.fuzzer).next(&mut self.state).map_err(err)?;
         let mut input = self.state.corpus().cloned_input_for_id(id).map_err(err)?;
