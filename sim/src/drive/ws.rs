@@ -126,6 +126,16 @@ impl WsDoor {
     }
 }
 
+/// What the reason of a dial whose TCP handshake failed starts with.
+const TCP_FAILED: &str = "tcp: ";
+
+/// Whether a WebSocket dial failed in its TCP handshake without a refusal: the
+/// stack gave up, as Linux's `connect` does when its SYN retransmissions
+/// (`tcp_syn_retries` = 6, 127 s) all went unanswered.
+pub fn tcp_gave_up(e: &DialError) -> bool {
+    matches!(e, DialError::Closed(c) if c.reason.starts_with(TCP_FAILED))
+}
+
 /// Dial the door at `remote`: TCP, TLS 1.3 to `server_name`, the upgrade to
 /// `target` (path and query). A door with no listener refuses at once
 /// ([`DialError::Refused`]).
@@ -134,7 +144,7 @@ pub async fn dial(client: &WsClient, remote: SocketAddrV4, server_name: &str, ta
     trace::record(&host, "ws.dial", format!("{remote}{target}"));
     let tcp = client.tcp.connect(remote).await.map_err(|e| match e.kind() {
         io::ErrorKind::ConnectionRefused => DialError::Refused,
-        _ => DialError::Closed(CloseInfo { code: close::ABNORMAL, reason: format!("tcp: {e}"), by_peer: true }),
+        _ => DialError::Closed(CloseInfo { code: close::ABNORMAL, reason: format!("{TCP_FAILED}{e}"), by_peer: true }),
     })?;
     let conn = tcp.id();
     let name = rustls::pki_types::ServerName::try_from(server_name.to_string()).map_err(|e| DialError::Other(e.to_string()))?;

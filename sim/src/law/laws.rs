@@ -160,7 +160,7 @@ pub const FORGED_MOVES_KEEP_CONNECTIONS: Law =
         .checks(&[&rules::PIN_CEILING]);
 pub const DEATH_NEEDS_A_FAULT: Law = Law::new(
     "death-needs-a-fault",
-    "a WebSocket dies (a heartbeat 1006 or a reset) only when the plan has loss or an outage that could kill it: never on a clean link",
+    "a WebSocket dies (a heartbeat 1006 or a reset), or never opens because TCP gave up its handshake, only when the plan has loss or an outage that could kill it: never on a clean link",
 )
 .checks(&[&rules::WS_DEATH_NEEDS_FAULT]);
 /// Whether a QUIC session's end demotes QUIC (SPEC section 4, judged from the

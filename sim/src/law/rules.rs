@@ -71,7 +71,7 @@ rules! {
     NO_SESSION_PAST_MAPPING = ("SPEC §6", "a session is never used across a silence longer than the 30 s NAT mapping: a return from the background after more than 30 s hidden, a clock jump of more than 30 s and a relaunch each connect afresh"),
     LANE0_TICK_DELTA = ("SPEC §2", "lane 0 carries tick and delta: a delta the subscribed fields that changed, a tick that nothing did, so the phone's picture is the site's current values after each frame"),
     CMD_ACK_RESULT = ("seed 000", "a command gets cmd.ack then cmd.result, both echoing its id"),
-    WS_DEATH_NEEDS_FAULT = ("seed 000", "a WebSocket dies only when the network could kill it (a heartbeat 1006 or a reset needs loss or an outage)"),
+    WS_DEATH_NEEDS_FAULT = ("seed 000", "a WebSocket dies, or its dial fails, only when the network could kill it (a heartbeat 1006, a reset or a TCP handshake given up after every SYN was lost needs loss or an outage)"),
     NAT_BEHAVIOUR = ("network-and-tcp.md", "a NAT keeps one mapping per inside address and port whatever the remote (RFC 4787 REQ-1), lets in only what comes from remotes a mapping sent to, forgets a UDP mapping idle past 30 s and a TCP one past 2 h 4 min established or 4 min transitory (RFC 5382 REQ-5), and a rebind moves every flow of the host to a new outside port"),
     LEG_PLAN = ("fault-plans.md", "each direction of a leg applies its plan: outages in their windows, the MTU, the one-way delay plus the jitter (in order if asked), and loss, duplication and reordering at the plan's rates"),
     HOST_SERVICE_TIME = ("fault-plans.md", "a host pays a service time per datagram it receives, uniform within the spread of the plan's UDP or TCP median, pipelined, ten times the profile while it is slow"),

@@ -13,6 +13,10 @@
 //! learn of the death, and that only a plan with loss or an outage kills a link.
 //! Likewise the phone's close frame may be lost until the cloud's heartbeat
 //! ends the link (1006); the cloud must learn that the link is over either way.
+//! And the dial itself fails when every SYN is lost (seven over 127 s, as
+//! Linux's connect: corpus/ws-echo-every-syn-lost-13910018809.toml): the phone
+//! gives up, the door accepted nothing, and only a plan with loss or an outage
+//! may do that.
 
 use std::cell::RefCell;
 use std::net::{IpAddr, Ipv4Addr, SocketAddrV4};
@@ -25,7 +29,7 @@ use super::def::{RunReport, ScenarioDef};
 use crate::drive::link::{accept_ws, dial_ws, CloseInfo, LinkEvent, TransportKind};
 use crate::drive::rig::Rig;
 use crate::drive::tcp::{tcp_config_for, TcpHost};
-use crate::drive::ws::{client_tls, door_tls, WsClient, WsDoor};
+use crate::drive::ws::{client_tls, door_tls, tcp_gave_up, WsClient, WsDoor};
 use crate::kinds;
 use crate::law::laws;
 use crate::law::reference;
@@ -73,6 +77,8 @@ struct Tally {
     cloud_closed: Rc<tokio::sync::Notify>,
     /// The close the phone saw before it closed (the link died under it).
     phone_saw_death: Option<CloseInfo>,
+    /// The dial's TCP handshake gave up (ws-echo does not dial again).
+    dial_failed: Option<String>,
 }
 
 /// Wait until the cloud's side has seen the link end, or CLOSE_LINGER.
@@ -150,7 +156,15 @@ async fn phone_echoes(seed: crate::world::seed::RunSeed, phone_tcp: ftw_tcp::Tcp
     let tcp = TcpHost::bind_with(PHONE, v4(addr::PHONE), seed, phone_tcp).await?;
     let client = WsClient::new(tcp, client_tls(seed, PHONE, ClientResumption::Disabled), seed);
     let door = SocketAddrV4::new(v4(addr::CLOUD), addr::CLOUD_PORT);
-    let mut link = dial_ws(&client, door, ftw_crypto::consts::CLOUD_SERVER_NAME, TARGET).await.map_err(|e| format!("dial: {e:?}"))?;
+    let mut link = match dial_ws(&client, door, ftw_crypto::consts::CLOUD_SERVER_NAME, TARGET).await {
+        Ok(link) => link,
+        Err(e) if tcp_gave_up(&e) => {
+            trace::record(PHONE, "app.dial_failed", format!("{e:?}"));
+            t.borrow_mut().dial_failed = Some(format!("{e:?}"));
+            return Ok(());
+        }
+        Err(e) => return Err(format!("dial: {e:?}").into()),
+    };
     t.borrow_mut().transport = Some(link.transport());
     let mut next_send = time::now();
     let mut sent = 0;
@@ -203,16 +217,17 @@ async fn phone_echoes(seed: crate::world::seed::RunSeed, phone_tcp: ftw_tcp::Tcp
 fn judge_echoes(t: &Tally, can_kill: bool) -> (Vec<Check>, Seen) {
     let expected: Vec<String> = (0..MESSAGES).map(|i| format!("m{i};")).collect();
     let expected_d: Vec<String> = (0..MESSAGES).map(|i| format!("d{i}")).collect();
-    let died = t.phone_saw_death.is_some();
-    // A death is judged by `death-needs-a-fault`: the echo it cut is excused.
-    let cut = died.then(|| Cut { why: "then the link died".into(), excused: true });
-    let wrong_target = t.target.as_deref() != Some(TARGET) || t.transport != Some(TransportKind::WebSocket);
+    let (died, never_opened) = (t.phone_saw_death.is_some() || t.dial_failed.is_some(), t.dial_failed.is_some());
+    // A death or a failed dial is judged by `death-needs-a-fault`: the echo it cut is excused.
+    let why = if never_opened { "the phone's TCP gave up the dial" } else { "then the link died" };
+    let cut = died.then(|| Cut { why: why.into(), excused: true });
+    let wrong_target = !never_opened && (t.target.as_deref() != Some(TARGET) || t.transport != Some(TransportKind::WebSocket));
     let seen = Seen {
         echo: Some(Echo { sent: expected, back: t.echoes.clone(), cut }),
         accepted: Some(Accepted {
             accepted: t.accepted as u64,
-            expected: 1,
-            why: "the door: one WebSocket".into(),
+            expected: u64::from(!never_opened),
+            why: if never_opened { "the door: none, the dial's SYNs were all lost".into() } else { "the door: one WebSocket".into() },
             wrong: wrong_target.then(|| format!("target {:?}, transport {:?}", t.target, t.transport)),
         }),
         // Under loss or a blackhole the close frame may be lost until the
@@ -224,10 +239,15 @@ fn judge_echoes(t: &Tally, can_kill: bool) -> (Vec<Check>, Seen) {
     let checks = vec![
         Check {
             law: &laws::DEATH_NEEDS_A_FAULT,
-            ok: !died || (can_kill && t.closed_with.as_ref().is_some_and(|c| c.code != 1000)),
+            ok: match (never_opened, died) {
+                (true, _) => can_kill,
+                (false, false) => true,
+                (false, true) => can_kill && t.closed_with.as_ref().is_some_and(|c| c.code != 1000),
+            },
             detail: format!(
-                "the phone saw {:?}, the cloud {:?}; the plan {} loss or an outage",
+                "the phone saw {:?}{}, the cloud {:?}; the plan {} loss or an outage",
                 t.phone_saw_death,
+                t.dial_failed.as_ref().map(|d| format!(" (its dial failed: {d})")).unwrap_or_default(),
                 t.closed_with,
                 if can_kill { "has" } else { "has no" }
             ),
@@ -263,3 +283,30 @@ pub const WS_ECHO: ScenarioDef = ScenarioDef {
     catches: &[],
     run,
 };
+
+#[cfg(test)]
+mod tests {
+    //! A dial whose TCP handshake gave up (every SYN lost) is judged as a link's
+    //! death: allowed only under a plan with loss or an outage, and then the door
+    //! accepted nothing.
+
+    use super::*;
+
+    fn death_needs_a_fault(t: &Tally, can_kill: bool) -> bool {
+        let (checks, _) = judge_echoes(t, can_kill);
+        checks.iter().find(|c| c.law.name == laws::DEATH_NEEDS_A_FAULT.name).expect("judged").ok
+    }
+
+    #[test]
+    fn a_dial_given_up_needs_loss_or_an_outage() {
+        let failed = Tally { dial_failed: Some("tcp: TimedOut".into()), ..Tally::default() };
+        assert!(death_needs_a_fault(&failed, true));
+        assert!(!death_needs_a_fault(&failed, false));
+        let accepted = judge_echoes(&failed, true).1.accepted.expect("the door's count");
+        assert_eq!((accepted.expected, accepted.wrong), (0, None));
+        // A dial that opened: one WebSocket, and a clean link needs no fault.
+        let opened = Tally { accepted: 1, target: Some(TARGET.into()), transport: Some(TransportKind::WebSocket), ..Tally::default() };
+        assert!(death_needs_a_fault(&opened, false));
+        assert_eq!(judge_echoes(&opened, false).1.accepted.expect("the door's count").expected, 1);
+    }
+}
