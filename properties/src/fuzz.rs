@@ -627,9 +627,8 @@ fn keep_plan(sh: &Mutex<Shared>, opts: &FuzzOpts, p: &Planned, out: &CaseOut) {
 
 /// The guided search: cases proposed [`WINDOW`] ahead of the merge, run on
 /// `jobs` threads, merged into their engines in case order. The calling thread
-/// is one of the workers, as in the unguided search (a fresh thread's first
-/// case pays for its allocator's arena; `bench --search` compares the two in
-/// one process), and the coordinator has a thread of its own.
+/// is one of the workers, as in the unguided search (`bench --search` compares
+/// the two in one process), and the coordinator has a thread of its own.
 fn guided(sh: &Mutex<Shared>, opts: &FuzzOpts, start: Instant, bar: &indicatif::ProgressBar) -> Result<(), String> {
     let (work_tx, work_rx) = mpsc::channel::<Planned>();
     let (done_tx, done_rx) = mpsc::channel::<(Planned, Option<CaseOut>)>();

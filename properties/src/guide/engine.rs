@@ -242,6 +242,7 @@ impl Engine {
     /// before it was built, and count among its first [`FIRST_FRESH`].
     pub fn new(domain: &Domain, seed: u64, proposed: u64) -> Result<Engine, String> {
         assert_eq!(MUTATIONS.len(), 9, "the mutator tuple lists every mutation");
+        assert!(proposed <= FIRST_FRESH, "only an engine's first {FIRST_FRESH} proposals are fresh draws whatever it keeps");
         let observer = StdMapObserver::owned("keys", vec![0u8; MAP_SIZE]);
         let mut feedback = MaxMapFeedback::new(&observer);
         let mut objective = ConstFeedback::new(false);
