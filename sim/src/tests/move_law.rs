@@ -7,13 +7,13 @@
 use std::net::IpAddr;
 use std::time::Duration;
 
-use crate::drive::app::phone::SessionRecord;
+use crate::drive::app::phone::{End, SessionRecord};
 use crate::drive::system::SessionSummary;
 use crate::host::addr;
 use crate::net::MoveSeen;
 use crate::plan::kind;
 use crate::plan::{FaultKind, FaultPlan, LinkPlan, TimedFault};
-use crate::scenario::session::{move_bound_ms, move_recovers_within_pto, run_moves};
+use crate::scenario::session::{move_bound_ms, move_recovers_within_pto, moves_keep_the_session, run_moves};
 use crate::switch::Switches;
 use crate::RunSeed;
 use crate::RunSpec;
@@ -62,7 +62,7 @@ fn judge(loss_pct: f64, len: usize, gap: (u64, u64)) -> crate::scenario::Check {
         first_udp_len: len,
         first_reply_arrival: None,
     }];
-    let seen = crate::scenario::session::MovesSeen { moves: &moves, fates: &[], rig_paths: &[] };
+    let seen = crate::scenario::session::MovesSeen { moves: &moves, fates: &[], rig_paths: &[], idle_outs: &[] };
     move_recovers_within_pto(&s, &plan, &seen, Duration::from_secs(60))
 }
 
@@ -105,4 +105,44 @@ fn upstream_quinn_proto_fails_the_corpus_plan_and_the_patch_passes_it() {
     assert!(!upstream.ok, "{}", upstream.detail);
     let patched = check(&[]);
     assert!(patched.ok, "{}", patched.detail);
+}
+
+/// `moves-keep-the-session` on made-up logs: the phone switches networks at 10 s
+/// under 5 % loss with a QUIC session open, which ends with 1006 at 40 s, when
+/// the phone's connection idled out. Before the move the cloud's answers arrive;
+/// after it, the phone's datagrams from its new address reach the cloud and the
+/// cloud's answers are lost to a fault, or (`stale`) go on to its old address,
+/// where the NAT drops them (the `no-routing` switch's doing).
+fn judge_end(stale: bool, idled_out: bool) -> crate::scenario::Check {
+    use crate::net::fate::{Fate, IdleOut, Outcome};
+    let plan = FaultPlan {
+        phone: LinkPlan { loss_pct: 5.0, ..LinkPlan::default() },
+        faults: vec![TimedFault { at_ms: 10_000, fault: FaultKind::SwitchNetwork(kind::SwitchNetwork { host: crate::host::Host::Phone }) }],
+        ..FaultPlan::default()
+    };
+    let mut s = SessionSummary::default();
+    s.phone.sessions.push(SessionRecord { ended_at_ms: Some(40_000), end: Some(End::Code(1006)), ..quic_session() });
+    let (cloud, ms) = ("203.0.113.10:443".parse().expect("cloud"), Duration::from_millis);
+    let out = |t: u64| if t < 10_000 { "192.0.2.1:49152" } else { "198.51.100.1:49152" }.parse().expect("address");
+    let up = |t: u64| Fate { sent: ms(t), from_host: addr::PHONE, from: out(t), to: cloud, to_host: Some(cloud.ip()), outcome: Outcome::Delivered(ms(t + 20)), bytes: t };
+    let to = |t: u64| out(if stale { 0 } else { t });
+    let down = |t: u64, outcome| Fate { sent: ms(t), from_host: cloud.ip(), from: cloud, to: to(t), to_host: Some(addr::PHONE), outcome, bytes: t | 1 << 40 };
+    let answer = if stale { Outcome::Nat } else { Outcome::Fault };
+    let fates = [up(9_000), down(9_020, Outcome::Delivered(ms(9_040))), up(10_500), down(10_520, answer), up(13_000), down(13_020, answer)];
+    let idle_outs = [IdleOut { at: ms(40_000), local: std::net::SocketAddr::new(addr::PHONE, 49152), peer: cloud }];
+    let idle_outs: &[IdleOut] = if idled_out { &idle_outs } else { &[] };
+    let seen = crate::scenario::session::MovesSeen { moves: &[], fates: &fates, rig_paths: &[], idle_outs };
+    moves_keep_the_session(&s, &plan, &seen, Duration::from_secs(60))
+}
+
+#[test]
+fn a_session_ended_after_a_move_fails_unless_the_network_idled_it_out() {
+    let lost = judge_end(false, true);
+    assert!(lost.ok && lost.detail.contains("excused: 10.0.1.2 idled out"), "{}", lost.detail);
+    // The cloud's answers to the phone's old address after it heard the new one: the cloud's doing.
+    let dropped = judge_end(true, true);
+    assert!(!dropped.ok && dropped.detail.contains("not the network's doing"), "{}", dropped.detail);
+    // Ended without an idle-out (a close, a reset): nothing to excuse.
+    let closed = judge_end(false, false);
+    assert!(!closed.ok && closed.detail.contains("ended at 40000 ms"), "{}", closed.detail);
 }
