@@ -302,77 +302,91 @@ impl PhoneSession {
     }
 
     fn handle_in(&mut self, now_ms: u64, bytes: &[u8], arrival: Arrival) {
-        let broken = |opened| Received { at_ms: now_ms, arrival, opened, id: None, msg: None, live_table: None, inner_seq: None };
         match self.state {
             PhoneState::Idle | PhoneState::Closed { .. } => {}
-            PhoneState::AwaitTunnel => {
-                // The cloud's message 2 is a stream message: a datagram here is not it and
-                // must not use the handshake up. A stream message that did not read as
-                // message 2 did: what follows cannot open either (the carrier has ended
-                // the session on it).
-                if arrival == Arrival::Datagram {
-                    return self.report(broken(Opened::Broken));
+            PhoneState::AwaitTunnel => self.tunnel_msg2(now_ms, bytes, arrival),
+            PhoneState::AwaitBox => self.box_msg2(now_ms, bytes, arrival),
+            PhoneState::Open => self.open_msg(now_ms, bytes, arrival),
+        }
+    }
+
+    /// What a message that did not open reports.
+    fn broken(now_ms: u64, arrival: Arrival, opened: Opened) -> Received {
+        Received { at_ms: now_ms, arrival, opened, id: None, msg: None, live_table: None, inner_seq: None }
+    }
+
+    /// The cloud's message 2 of the outer handshake. It is a stream message: a
+    /// datagram here is not it and must not use the handshake up. A stream message
+    /// that did not read as message 2 did: what follows cannot open either (the
+    /// carrier has ended the session on it).
+    fn tunnel_msg2(&mut self, now_ms: u64, bytes: &[u8], arrival: Arrival) {
+        let broken = || Self::broken(now_ms, arrival, Opened::Broken);
+        if arrival == Arrival::Datagram {
+            return self.report(broken());
+        }
+        let Some(hs) = self.outer_hs.take() else { return self.report(broken()) };
+        match hs.read_msg2(bytes) {
+            Ok((_, mut s)) => {
+                if self.keep_judged {
+                    s.keep_judged();
                 }
-                let Some(hs) = self.outer_hs.take() else { return self.report(broken(Opened::Broken)) };
-                match hs.read_msg2(bytes) {
-                    Ok((_, mut s)) => {
-                        if self.keep_judged {
-                            s.keep_judged();
-                        }
-                        self.outer = Some(s);
-                        self.state = PhoneState::AwaitBox;
-                        self.events.push_back(PhoneEvent::TunnelUp);
-                    }
-                    Err(_) => self.report(broken(Opened::Broken)),
-                }
+                self.outer = Some(s);
+                self.state = PhoneState::AwaitBox;
+                self.events.push_back(PhoneEvent::TunnelUp);
             }
-            PhoneState::AwaitBox => {
-                let outer = self.outer.as_mut().expect("outer session");
-                let m2 = match outer.open_raw(bytes) {
-                    Ok(m2) => m2,
-                    Err(e) => return self.report(broken(opened_of(&e))),
-                };
-                // The box's message 2 is a stream message: a datagram here is not it (a
-                // hostile relay's or a stranger's) and must not use the handshake up, as
-                // the carrier drops a broken datagram and the session goes on.
-                if arrival == Arrival::Datagram {
-                    return self.report(broken(Opened::Broken));
+            Err(_) => self.report(broken()),
+        }
+    }
+
+    /// The box's message 2 of the inner handshake, inside the tunnel. It is a
+    /// stream message: a datagram here is not it (a hostile relay's or a
+    /// stranger's) and must not use the handshake up, as the carrier drops a
+    /// broken datagram and the session goes on.
+    fn box_msg2(&mut self, now_ms: u64, bytes: &[u8], arrival: Arrival) {
+        let outer = self.outer.as_mut().expect("outer session");
+        let m2 = match outer.open_raw(bytes) {
+            Ok(m2) => m2,
+            Err(e) => return self.report(Self::broken(now_ms, arrival, opened_of(&e))),
+        };
+        if arrival == Arrival::Datagram {
+            return self.report(Self::broken(now_ms, arrival, Opened::Broken));
+        }
+        let Some(hs) = self.inner_hs.take() else { return self.report(Self::broken(now_ms, arrival, Opened::Broken)) };
+        match hs.read_msg2(&m2) {
+            Ok((_, mut s)) => {
+                if self.keep_judged {
+                    s.keep_judged();
                 }
-                let Some(hs) = self.inner_hs.take() else { return self.report(broken(Opened::Broken)) };
-                match hs.read_msg2(&m2) {
-                    Ok((_, mut s)) => {
-                        if self.keep_judged {
-                            s.keep_judged();
-                        }
-                        self.inner = Some(s);
-                        self.state = PhoneState::Open;
-                        self.events.push_back(PhoneEvent::SessionOpen);
-                        let sub = self.cfg.sub.clone();
-                        self.send_hello(sub);
-                    }
-                    Err(_) => self.report(broken(Opened::Broken)),
-                }
+                self.inner = Some(s);
+                self.state = PhoneState::Open;
+                self.events.push_back(PhoneEvent::SessionOpen);
+                let sub = self.cfg.sub.clone();
+                self.send_hello(sub);
             }
-            PhoneState::Open => {
-                let outer = self.outer.as_mut().expect("outer session");
-                let plain = match outer.open_raw(bytes) {
-                    Ok(p) => p,
-                    Err(e) => return self.report(broken(opened_of(&e))),
-                };
-                let inner_seq = plain.get(..8).map(|s| u64::from_be_bytes(s.try_into().expect("8 bytes")));
-                let inner = self.inner.as_mut().expect("inner session");
-                let frame = match inner.open(&plain) {
-                    Ok(f) => f,
-                    Err(e) => return self.report(Received { inner_seq, ..broken(opened_of(&e)) }),
-                };
-                match Msg::decode(&frame.payload) {
-                    Ok((id, msg)) => {
-                        let live_table = if matches!(msg, Msg::Live(_)) { ftw_box::live_table(&frame.payload) } else { None };
-                        self.report(Received { at_ms: now_ms, arrival, opened: Opened::Ok, id, msg: Some(msg), live_table, inner_seq });
-                    }
-                    Err(_) => self.report(Received { inner_seq, ..broken(Opened::Broken) }),
-                }
+            Err(_) => self.report(Self::broken(now_ms, arrival, Opened::Broken)),
+        }
+    }
+
+    /// A message of the open session: both layers opened, then decoded.
+    fn open_msg(&mut self, now_ms: u64, bytes: &[u8], arrival: Arrival) {
+        let broken = |opened| Self::broken(now_ms, arrival, opened);
+        let outer = self.outer.as_mut().expect("outer session");
+        let plain = match outer.open_raw(bytes) {
+            Ok(p) => p,
+            Err(e) => return self.report(broken(opened_of(&e))),
+        };
+        let inner_seq = plain.get(..8).map(|s| u64::from_be_bytes(s.try_into().expect("8 bytes")));
+        let inner = self.inner.as_mut().expect("inner session");
+        let frame = match inner.open(&plain) {
+            Ok(f) => f,
+            Err(e) => return self.report(Received { inner_seq, ..broken(opened_of(&e)) }),
+        };
+        match Msg::decode(&frame.payload) {
+            Ok((id, msg)) => {
+                let live_table = if matches!(msg, Msg::Live(_)) { ftw_box::live_table(&frame.payload) } else { None };
+                self.report(Received { at_ms: now_ms, arrival, opened: Opened::Ok, id, msg: Some(msg), live_table, inner_seq });
             }
+            Err(_) => self.report(Received { inner_seq, ..broken(Opened::Broken) }),
         }
     }
 

@@ -100,112 +100,138 @@ impl World {
 
     /// Move everything until nothing moves.
     fn pump(&mut self) {
-        let now = self.now;
         for _ in 0..10_000 {
-            let mut moved = false;
-            while let Some(o) = self.bx.poll_output() {
-                moved = true;
-                match o {
-                    BoxOutput::Dial { target } => {
-                        if self.box_reachable {
-                            self.cloud.handle_accept(now, UPLINK, &target, self.datagrams);
-                            self.uplink_open = true;
-                            self.bx.handle_uplink_up(now, self.datagrams);
-                        } else {
-                            self.bx.handle_uplink_failed(now);
-                        }
-                    }
-                    BoxOutput::Link(LinkOp::Send { .. }) if self.box_mute => {}
-                    BoxOutput::Link(LinkOp::Send { kind, bytes }) => {
-                        assert!(self.uplink_open);
-                        self.cloud_saw.push(bytes.clone());
-                        match kind {
-                            SendKind::Datagram => self.cloud.handle_datagram(now, UPLINK, &bytes),
-                            _ => self.cloud.handle_message(now, UPLINK, &bytes),
-                        }
-                    }
-                    BoxOutput::Link(LinkOp::Close { code, .. }) => {
-                        self.uplink_open = false;
-                        self.cloud.handle_closed(now, UPLINK, code);
-                    }
-                }
-            }
-            while let Some(t) = self.cloud.poll_transmit() {
-                moved = true;
-                if t.link == UPLINK {
-                    match t.op {
-                        LinkOp::Send { kind, bytes } => {
-                            self.cloud_saw.push(bytes.clone());
-                            match kind {
-                                SendKind::Datagram => self.bx.handle_datagram(now, &bytes),
-                                _ => self.bx.handle_message(now, &bytes),
-                            }
-                        }
-                        LinkOp::Close { code, .. } => {
-                            self.uplink_open = false;
-                            self.bx.handle_closed(now, code);
-                        }
-                    }
-                    continue;
-                }
-                let i = (t.link - 100) as usize;
-                if !self.phone_link_open[i] {
-                    continue;
-                }
-                match t.op {
-                    LinkOp::Send { kind, bytes } => {
-                        if kind == SendKind::Datagram {
-                            assert!(self.datagrams, "a datagram on a link without them");
-                        }
-                        self.cloud_saw.push(bytes.clone());
-                        if self.taps.hold {
-                            self.taps.held.push((i, kind, bytes));
-                            continue;
-                        }
-                        self.deliver_to_phone(i, kind, &bytes);
-                        let dup = match kind {
-                            SendKind::Datagram => self.taps.dup_datagrams,
-                            _ => self.taps.dup_messages,
-                        };
-                        if dup {
-                            self.deliver_to_phone(i, kind, &bytes);
-                        }
-                    }
-                    LinkOp::Close { code, .. } => {
-                        self.phone_link_open[i] = false;
-                        self.phones[i].handle_closed(now, code);
-                    }
-                }
-            }
-            for i in 0..self.phones.len() {
-                while let Some(op) = self.phones[i].poll_transmit() {
-                    moved = true;
-                    if !self.phone_link_open[i] {
-                        continue;
-                    }
-                    match op {
-                        LinkOp::Send { kind, bytes } => {
-                            self.cloud_saw.push(bytes.clone());
-                            match kind {
-                                SendKind::Datagram => self.cloud.handle_datagram(now, Self::phone_link(i), &bytes),
-                                _ => self.cloud.handle_message(now, Self::phone_link(i), &bytes),
-                            }
-                        }
-                        LinkOp::Close { code, .. } => {
-                            self.phone_link_open[i] = false;
-                            self.cloud.handle_closed(now, Self::phone_link(i), code);
-                        }
-                    }
-                }
-                while let Some(e) = self.phones[i].poll_event() {
-                    self.events[i].push(e);
-                }
-            }
-            if !moved {
+            let moved = [self.pump_box(), self.pump_cloud(), self.pump_phones()];
+            if !moved.contains(&true) {
                 return;
             }
         }
         panic!("the harness did not settle");
+    }
+
+    /// The box's outputs, to the cloud; whether there were any.
+    fn pump_box(&mut self) -> bool {
+        let now = self.now;
+        let mut moved = false;
+        while let Some(o) = self.bx.poll_output() {
+            moved = true;
+            match o {
+                BoxOutput::Dial { target } => {
+                    if self.box_reachable {
+                        self.cloud.handle_accept(now, UPLINK, &target, self.datagrams);
+                        self.uplink_open = true;
+                        self.bx.handle_uplink_up(now, self.datagrams);
+                    } else {
+                        self.bx.handle_uplink_failed(now);
+                    }
+                }
+                BoxOutput::Link(LinkOp::Send { .. }) if self.box_mute => {}
+                BoxOutput::Link(LinkOp::Send { kind, bytes }) => {
+                    assert!(self.uplink_open);
+                    self.cloud_saw.push(bytes.clone());
+                    match kind {
+                        SendKind::Datagram => self.cloud.handle_datagram(now, UPLINK, &bytes),
+                        _ => self.cloud.handle_message(now, UPLINK, &bytes),
+                    }
+                }
+                BoxOutput::Link(LinkOp::Close { code, .. }) => {
+                    self.uplink_open = false;
+                    self.cloud.handle_closed(now, UPLINK, code);
+                }
+            }
+        }
+        moved
+    }
+
+    /// The cloud's transmits, to the box and the phones (through the taps);
+    /// whether there were any.
+    fn pump_cloud(&mut self) -> bool {
+        let now = self.now;
+        let mut moved = false;
+        while let Some(t) = self.cloud.poll_transmit() {
+            moved = true;
+            if t.link == UPLINK {
+                match t.op {
+                    LinkOp::Send { kind, bytes } => {
+                        self.cloud_saw.push(bytes.clone());
+                        match kind {
+                            SendKind::Datagram => self.bx.handle_datagram(now, &bytes),
+                            _ => self.bx.handle_message(now, &bytes),
+                        }
+                    }
+                    LinkOp::Close { code, .. } => {
+                        self.uplink_open = false;
+                        self.bx.handle_closed(now, code);
+                    }
+                }
+                continue;
+            }
+            let i = (t.link - 100) as usize;
+            if self.phone_link_open[i] {
+                self.cloud_op_on_phone(i, t.op);
+            }
+        }
+        moved
+    }
+
+    /// One op of the cloud on phone `i`'s open link: a send goes through the taps.
+    fn cloud_op_on_phone(&mut self, i: usize, op: LinkOp) {
+        match op {
+            LinkOp::Send { kind, bytes } => {
+                if kind == SendKind::Datagram {
+                    assert!(self.datagrams, "a datagram on a link without them");
+                }
+                self.cloud_saw.push(bytes.clone());
+                if self.taps.hold {
+                    self.taps.held.push((i, kind, bytes));
+                    return;
+                }
+                self.deliver_to_phone(i, kind, &bytes);
+                let dup = match kind {
+                    SendKind::Datagram => self.taps.dup_datagrams,
+                    _ => self.taps.dup_messages,
+                };
+                if dup {
+                    self.deliver_to_phone(i, kind, &bytes);
+                }
+            }
+            LinkOp::Close { code, .. } => {
+                self.phone_link_open[i] = false;
+                self.phones[i].handle_closed(self.now, code);
+            }
+        }
+    }
+
+    /// The phones' transmits, to the cloud, and their events kept; whether any
+    /// phone transmitted.
+    fn pump_phones(&mut self) -> bool {
+        let now = self.now;
+        let mut moved = false;
+        for i in 0..self.phones.len() {
+            while let Some(op) = self.phones[i].poll_transmit() {
+                moved = true;
+                if !self.phone_link_open[i] {
+                    continue;
+                }
+                match op {
+                    LinkOp::Send { kind, bytes } => {
+                        self.cloud_saw.push(bytes.clone());
+                        match kind {
+                            SendKind::Datagram => self.cloud.handle_datagram(now, Self::phone_link(i), &bytes),
+                            _ => self.cloud.handle_message(now, Self::phone_link(i), &bytes),
+                        }
+                    }
+                    LinkOp::Close { code, .. } => {
+                        self.phone_link_open[i] = false;
+                        self.cloud.handle_closed(now, Self::phone_link(i), code);
+                    }
+                }
+            }
+            while let Some(e) = self.phones[i].poll_event() {
+                self.events[i].push(e);
+            }
+        }
+        moved
     }
 
     /// Run every deadline up to and including `t`.

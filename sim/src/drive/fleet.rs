@@ -138,6 +138,46 @@ struct DoorState {
 }
 
 impl DoorState {
+    /// A door's state before any datagram: its fleet (recording its events) and
+    /// empty counts for each of its `cfg.reactor_count` reactors.
+    fn new(host: &str, cfg: FleetConfig) -> DoorState {
+        let n = cfg.reactor_count;
+        DoorState {
+            host: host.to_string(),
+            fleet: Fleet::new(FleetConfig { record_events: true, ..cfg }),
+            arrived: BTreeMap::new(),
+            stats: DoorStats {
+                accepted_by_reactor: vec![0; n],
+                delivered_by_reactor: vec![0; n],
+                pins_open_max: vec![0; n],
+                drained_by_reactor: vec![0; n],
+                ..DoorStats::default()
+            },
+            peers: BTreeMap::new(),
+            ever_peers: std::collections::BTreeMap::new(),
+            client_forwards: Vec::new(),
+            notes: VecDeque::new(),
+            last_counters: Counters::default(),
+            minted: Vec::with_capacity(n),
+            events_journaled: 0,
+            journaled_counters: vec![Counters::default(); n],
+        }
+    }
+
+    /// Journals the fleet's configuration, the first step of its reference model.
+    fn journal_config(&self) {
+        let c = self.fleet.config();
+        let step = FleetStep::Config {
+            reactors: c.reactor_count,
+            routing: c.routing,
+            pins_per_reactor_max: c.pins_per_reactor_max,
+            pin_sweep_ms: c.pin_sweep_ms,
+            recv_buffer_bytes: c.recv_buffer_bytes,
+            forward_queue_len_max: c.forward_queue_len_max,
+        };
+        self.journal(now_ms(), step);
+    }
+
     /// Journal a step of the fleet at `now_ms` (never traced, never hashed).
     fn journal(&self, now_ms: u64, step: FleetStep) {
         journal::record_at(std::time::Duration::from_millis(now_ms), &self.host, Step::Fleet(step));
@@ -198,39 +238,8 @@ impl FleetDoor {
         let n = cfg.reactor_count;
         let accept_notify = Rc::new(Notify::new());
         let note_notify = Rc::new(Notify::new());
-        let st = Rc::new(RefCell::new(DoorState {
-            host: host.to_string(),
-            fleet: Fleet::new(FleetConfig { record_events: true, ..cfg }),
-            arrived: BTreeMap::new(),
-            stats: DoorStats {
-                accepted_by_reactor: vec![0; n],
-                delivered_by_reactor: vec![0; n],
-                pins_open_max: vec![0; n],
-                drained_by_reactor: vec![0; n],
-                ..DoorStats::default()
-            },
-            peers: BTreeMap::new(),
-            ever_peers: std::collections::BTreeMap::new(),
-            client_forwards: Vec::new(),
-            notes: VecDeque::new(),
-            last_counters: Counters::default(),
-            minted: Vec::with_capacity(n),
-            events_journaled: 0,
-            journaled_counters: vec![Counters::default(); n],
-        }));
-        {
-            let st = st.borrow();
-            let c = st.fleet.config();
-            let step = FleetStep::Config {
-                reactors: c.reactor_count,
-                routing: c.routing,
-                pins_per_reactor_max: c.pins_per_reactor_max,
-                pin_sweep_ms: c.pin_sweep_ms,
-                recv_buffer_bytes: c.recv_buffer_bytes,
-                forward_queue_len_max: c.forward_queue_len_max,
-            };
-            st.journal(now_ms(), step);
-        }
+        let st = Rc::new(RefCell::new(DoorState::new(host, cfg)));
+        st.borrow().journal_config();
         let mut gens = ShardCidGenerator::for_fleet(n, cid_seed);
         let mut reactors = Vec::with_capacity(n);
         for r in 0..n {

@@ -26,77 +26,83 @@ struct Log {
     stale_write_ok: Option<bool>,
 }
 
+/// The cloud: accepts two connections on one endpoint; when the second comes,
+/// tries the first's (stale) handle; reads each with a reader of its own.
+async fn cloud(seed: RunSeed, l: Rc<RefCell<Log>>) -> turmoil::Result {
+    let ep = cloud_quic_endpoint(seed).await?;
+    let mut first = None;
+    for n in 0..2usize {
+        let conn = ep.accept().await;
+        l.borrow_mut().handles.push(conn.id());
+        if n == 0 {
+            first = Some(conn.clone());
+        } else if let Some(old) = &first {
+            // The old handle names a gone connection, not the new one.
+            let stream = conn.open_uni();
+            l.borrow_mut().stale_remote = Some(old.remote());
+            l.borrow_mut().stale_write_ok = Some(stream.is_some_and(|s| old.write(s, b"stale").is_ok()));
+        }
+        tokio::task::spawn_local(read_for_ever(n, conn, l.clone()));
+    }
+    std::future::pending::<()>().await;
+    Ok(())
+}
+
+/// Each reader keeps polling its own handle for ever, as a link does.
+async fn read_for_ever(n: usize, conn: crate::drive::quic::QuicConn, l: Rc<RefCell<Log>>) {
+    if n == 1 {
+        // The new connection's own reader starts late: whatever
+        // arrives meanwhile must wait for it, not go to the old one.
+        time::sleep(Duration::from_secs(1)).await;
+    }
+    loop {
+        match conn.next_event().await {
+            QuicEvent::Data { data, .. } => l.borrow_mut().seen_by.push((n, String::from_utf8_lossy(&data).into_owned())),
+            // A gone connection answers at once: poll again every millisecond,
+            // as eagerly as a link task would be woken.
+            QuicEvent::Lost(_) => time::sleep(Duration::from_millis(1)).await,
+            _ => {}
+        }
+    }
+}
+
+/// The phone: two connections one after the other from the same socket, each
+/// sending one word and closing, both ends drained before the next.
+async fn phone(seed: RunSeed) -> turmoil::Result {
+    let rng = seed.crypto("phone");
+    let provider = crypto_provider(&rng.sub("tls"));
+    let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
+    let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
+    for (i, word) in ["first", "second"].into_iter().enumerate() {
+        let client = quic_client_config(
+            &provider,
+            &sim_clock("phone"),
+            &cloud_certs(),
+            ClientResumption::Disabled,
+            rng.sub_seed(&format!("quic/initial-dcid/{i}")),
+            &QuicTransportParams::default(),
+        );
+        let conn = ep.connect(client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME)?;
+        while conn.next_event().await != QuicEvent::Connected {}
+        let s = conn.open_bi().ok_or("stream")?;
+        conn.write(s, word.as_bytes())?;
+        time::sleep(Duration::from_secs(2)).await;
+        conn.close(1000, "done");
+        let _ = conn.send_datagram(Bytes::new());
+        // Long enough for both ends to drain, so the cloud frees the handle.
+        time::sleep(Duration::from_secs(5)).await;
+    }
+    Ok(())
+}
+
 #[test]
 fn a_stale_connection_handle_never_reads_its_successor() {
     let seed = RunSeed(4);
     let mut world = World::new(WorldConfig::new(seed));
     let log: Rc<RefCell<Log>> = Rc::default();
     let l = log.clone();
-    world.host("cloud", addr::CLOUD, move || {
-        let l = l.clone();
-        async move {
-            let ep = cloud_quic_endpoint(seed).await?;
-            let mut first = None;
-            for n in 0..2usize {
-                let conn = ep.accept().await;
-                l.borrow_mut().handles.push(conn.id());
-                if n == 0 {
-                    first = Some(conn.clone());
-                } else if let Some(old) = &first {
-                    // The old handle names a gone connection, not the new one.
-                    let stream = conn.open_uni();
-                    l.borrow_mut().stale_remote = Some(old.remote());
-                    l.borrow_mut().stale_write_ok = Some(stream.is_some_and(|s| old.write(s, b"stale").is_ok()));
-                }
-                let l = l.clone();
-                // Each reader keeps polling its own handle for ever, as a link does.
-                tokio::task::spawn_local(async move {
-                    if n == 1 {
-                        // The new connection's own reader starts late: whatever
-                        // arrives meanwhile must wait for it, not go to the old one.
-                        time::sleep(Duration::from_secs(1)).await;
-                    }
-                    loop {
-                        match conn.next_event().await {
-                            QuicEvent::Data { data, .. } => l.borrow_mut().seen_by.push((n, String::from_utf8_lossy(&data).into_owned())),
-                            // A gone connection answers at once: poll again every millisecond,
-                            // as eagerly as a link task would be woken.
-                            QuicEvent::Lost(_) => time::sleep(Duration::from_millis(1)).await,
-                            _ => {}
-                        }
-                    }
-                });
-            }
-            std::future::pending::<()>().await;
-            Ok(())
-        }
-    });
-    world.client("phone", addr::PHONE, async move {
-        let rng = seed.crypto("phone");
-        let provider = crypto_provider(&rng.sub("tls"));
-        let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
-        let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
-        for (i, word) in ["first", "second"].into_iter().enumerate() {
-            let client = quic_client_config(
-                &provider,
-                &sim_clock("phone"),
-                &cloud_certs(),
-                ClientResumption::Disabled,
-                rng.sub_seed(&format!("quic/initial-dcid/{i}")),
-                &QuicTransportParams::default(),
-            );
-            let conn = ep.connect(client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME)?;
-            while conn.next_event().await != QuicEvent::Connected {}
-            let s = conn.open_bi().ok_or("stream")?;
-            conn.write(s, word.as_bytes())?;
-            time::sleep(Duration::from_secs(2)).await;
-            conn.close(1000, "done");
-            let _ = conn.send_datagram(Bytes::new());
-            // Long enough for both ends to drain, so the cloud frees the handle.
-            time::sleep(Duration::from_secs(5)).await;
-        }
-        Ok(())
-    });
+    world.host("cloud", addr::CLOUD, move || cloud(seed, l.clone()));
+    world.client("phone", addr::PHONE, phone(seed));
     let out = world.run();
     assert!(out.result.is_ok(), "{:?}", out.result);
     let log = log.borrow();

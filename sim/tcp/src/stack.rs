@@ -178,6 +178,39 @@ struct Conn {
     last_syn_answer: Option<Duration>,
 }
 
+impl Conn {
+    /// Why a connection that just closed ended, from the state it left
+    /// (`rst_here`: the segment of this step was a reset for it): none for a
+    /// close of its own or an orderly one, else refused, reset or timed out.
+    fn close_error(&self, rst_here: bool) -> Option<ConnError> {
+        match self.last_state {
+            _ if self.aborted_locally => None,
+            State::TimeWait => None,
+            State::LastAck if !rst_here => None,
+            State::SynSent if rst_here => Some(ConnError::Refused),
+            _ if rst_here => Some(ConnError::Reset),
+            _ => Some(ConnError::TimedOut),
+        }
+    }
+
+    /// Keeps when the connection entered a state with a FIN unacknowledged and
+    /// FIN-WAIT-2 (the clocks of their give-ups), and its state, after a step.
+    fn track(&mut self, st: State, now: Duration) {
+        let fin_unacked = matches!(st, State::FinWait1 | State::Closing | State::LastAck);
+        self.fin_unacked_since = match (fin_unacked, self.fin_unacked_since) {
+            (true, None) => Some(now),
+            (true, since) => since,
+            (false, _) => None,
+        };
+        self.fin_wait2_since = match (st == State::FinWait2, self.fin_wait2_since) {
+            (true, None) => Some(now),
+            (true, since) => since,
+            (false, _) => None,
+        };
+        self.last_state = st;
+    }
+}
+
 #[derive(Debug, Default)]
 struct Listener {
     /// The socket in LISTEN state, if the backlog leaves room for one.
@@ -565,27 +598,9 @@ impl TcpStack {
             }
             if st == State::Closed && c.last_state != State::Closed && c.error.is_none() {
                 let rst_here = ingress.is_some_and(|i| i.rst && c.tuple == Some((i.dst.port(), i.src)));
-                c.error = match c.last_state {
-                    _ if c.aborted_locally => None,
-                    State::TimeWait => None,
-                    State::LastAck if !rst_here => None,
-                    State::SynSent if rst_here => Some(ConnError::Refused),
-                    _ if rst_here => Some(ConnError::Reset),
-                    _ => Some(ConnError::TimedOut),
-                };
+                c.error = c.close_error(rst_here);
             }
-            let fin_unacked = matches!(st, State::FinWait1 | State::Closing | State::LastAck);
-            c.fin_unacked_since = match (fin_unacked, c.fin_unacked_since) {
-                (true, None) => Some(now),
-                (true, since) => since,
-                (false, _) => None,
-            };
-            c.fin_wait2_since = match (st == State::FinWait2, c.fin_wait2_since) {
-                (true, None) => Some(now),
-                (true, since) => since,
-                (false, _) => None,
-            };
-            c.last_state = st;
+            c.track(st, now);
             if let (Some(port), false) = (c.listener_port, c.queued_for_accept) {
                 match st {
                     State::Listen | State::Closed => {

@@ -155,6 +155,24 @@ impl RaceDriver {
     /// Feed results and timers to the model; carry out its actions.
     fn step(&self) {
         let now = now_ms();
+        self.feed_results(now);
+        if self.inner.borrow().race.poll_timeout().is_some_and(|d| d <= now) {
+            let mut i = self.inner.borrow_mut();
+            i.journal(now, RaceInput::Timeout);
+            i.race.handle_timeout(now);
+        }
+        let mut actions = Vec::new();
+        loop {
+            let action = self.inner.borrow_mut().race.poll_action();
+            let Some(action) = action else { break };
+            actions.push(action);
+            self.carry_out(action);
+        }
+        self.report(now, actions);
+    }
+
+    /// Each dial's result that came in, to the model, in the order they came.
+    fn feed_results(&self, now: u64) {
         loop {
             let next = self.inner.borrow_mut().results.pop_front();
             let Some((t, r)) = next else { break };
@@ -177,41 +195,39 @@ impl RaceDriver {
                 }
             }
         }
-        if self.inner.borrow().race.poll_timeout().is_some_and(|d| d <= now) {
-            let mut i = self.inner.borrow_mut();
-            i.journal(now, RaceInput::Timeout);
-            i.race.handle_timeout(now);
-        }
-        let mut actions = Vec::new();
-        loop {
-            let action = self.inner.borrow_mut().race.poll_action();
-            let Some(action) = action else { break };
-            actions.push(action);
-            match action {
-                Action::StartDial(t) => self.spawn_dial(t),
-                Action::CloseDial(t) => {
-                    let mut i = self.inner.borrow_mut();
-                    if let Some(h) = i.dials.remove(&t) {
-                        h.abort();
-                    }
-                    if let Some(mut link) = i.open.remove(&t) {
-                        link.close(crate::drive::link::close::NORMAL, "race");
-                    }
+    }
+
+    /// One action of the model, carried out.
+    fn carry_out(&self, action: Action) {
+        match action {
+            Action::StartDial(t) => self.spawn_dial(t),
+            Action::CloseDial(t) => {
+                let mut i = self.inner.borrow_mut();
+                if let Some(h) = i.dials.remove(&t) {
+                    h.abort();
                 }
-                Action::UseSession(t) => {
-                    let mut i = self.inner.borrow_mut();
-                    if let Some(link) = i.open.remove(&t) {
-                        i.chosen = Some((t, link));
-                    }
-                    drop(i);
-                    self.ready.notify_one();
-                }
-                Action::RaceFailed => {
-                    self.inner.borrow_mut().failed = true;
-                    self.ready.notify_one();
+                if let Some(mut link) = i.open.remove(&t) {
+                    link.close(crate::drive::link::close::NORMAL, "race");
                 }
             }
+            Action::UseSession(t) => {
+                let mut i = self.inner.borrow_mut();
+                if let Some(link) = i.open.remove(&t) {
+                    i.chosen = Some((t, link));
+                }
+                drop(i);
+                self.ready.notify_one();
+            }
+            Action::RaceFailed => {
+                self.inner.borrow_mut().failed = true;
+                self.ready.notify_one();
+            }
         }
+    }
+
+    /// The model's decisions traced, and the step journaled when anything was fed,
+    /// done or decided.
+    fn report(&self, now: u64, actions: Vec<Action>) {
         let mut i = self.inner.borrow_mut();
         let host = i.host.clone();
         let mut decisions = Vec::new();

@@ -238,41 +238,7 @@ impl Leg {
         // A copy out at once surely passed the reorder piece unless a hold of the
         // same bytes was waiting (it may be that hold let go), or it is a stranger's.
         let sure = out.iter().filter(|o| o.hash == sent.hash && self.dirs[d].held.get(&o.hash).is_none_or(|h| h.is_empty())).count();
-        // What came out: this datagram's copies, held ones let go behind it, and the attacker's.
-        let mut own = Vec::new();
-        let mut extra = 0;
-        let mut let_go = 0;
-        for o in out {
-            // Identical bytes sent again (a retransmission) may let go a held
-            // earlier copy of themselves: an earlier hold is let go before this
-            // datagram counts a second copy.
-            let held = self.dirs[d].held_copy(o).is_some();
-            // ... if the countdown lets one go now (else it is this datagram's duplicate).
-            let due = held
-                && self.dirs[d]
-                    .held_copies(o)
-                    .any(|i| hold::behind_one(&self.dirs[d].held[&o.hash][i], at, self.dirs[d].passes, out.len(), self.plan.reorder_k).is_ok());
-            if o.hash == sent.hash && o.src == sent.src && (own.is_empty() || (own.len() < 2 && !due)) {
-                own.push(o);
-            } else if held {
-                self.delay_fits(at, o.delay, &self.dirs[d])?;
-                self.let_go(d, at, o, Some(out.len()))?;
-                let_go += 1;
-            } else if !attacker_port(o.hash == sent.hash, o.src) {
-                return differs(
-                    format!("a datagram from {} beside one from {}", o.src, sent.src),
-                    "a forged copy from a port from 20,000 to 49,151, a stranger's from ports 10,000 to 19,999 (docs/fleet.md)",
-                );
-            } else {
-                extra += 1;
-            }
-        }
-        if extra > 0 && !(up && ((!sent.tcp && Self::open(&self.forged, at)) || self.strangers_near(at))) {
-            return differs(
-                format!("{extra} datagrams that are neither this one nor one held"),
-                "copies from forged ports or strangers only while those act on the host's way up, and never for TCP",
-            );
-        }
+        let (own, let_go) = self.sort_out(d, at, up, sent, out)?;
         self.dirs[d].passes.step(sure.min(out.len() - let_go), out.len() - let_go);
         if drops {
             return match own.is_empty() {
@@ -306,18 +272,66 @@ impl Leg {
             self.dirs[d].jitter.1 += 1;
         }
         for o in own {
-            self.delay_fits(at, o.delay, &self.dirs[d])?;
-            if ordered_check && at + o.delay < self.dirs[d].last_arrival {
-                return differs(
-                    format!("arrives at {} µs", (at + o.delay).as_micros()),
-                    format!("not ahead of the one sent before it ({} µs): jitter_ordered", self.dirs[d].last_arrival.as_micros()),
-                );
-            }
-            let dir = &mut self.dirs[d];
-            dir.last_arrival = dir.last_arrival.max(at + o.delay);
-            dir.copies[idx] += 1;
+            self.arrives(d, idx, at, o.delay, ordered_check)?;
         }
         self.may_hold(d, (idx, maybe_before), at, up, sent, out);
+        Ok(())
+    }
+
+    /// What came out beside datagram `sent` crossing way `d`: its own copies (at
+    /// most two, a held copy of the same bytes that is due going first), held ones
+    /// let go behind it (judged here, counted in the second value), and the
+    /// attacker's copies, which only forged ports or strangers may send.
+    fn sort_out<'o>(&mut self, d: usize, at: Duration, up: bool, sent: &Sent, out: &'o [Out]) -> Result<(Vec<&'o Out>, usize), (String, String)> {
+        let mut own = Vec::new();
+        let mut extra = 0;
+        let mut let_go = 0;
+        for o in out {
+            // Identical bytes sent again (a retransmission) may let go a held
+            // earlier copy of themselves: an earlier hold is let go before this
+            // datagram counts a second copy.
+            let held = self.dirs[d].held_copy(o).is_some();
+            // ... if the countdown lets one go now (else it is this datagram's duplicate).
+            let due = held
+                && self.dirs[d]
+                    .held_copies(o)
+                    .any(|i| hold::behind_one(&self.dirs[d].held[&o.hash][i], at, self.dirs[d].passes, out.len(), self.plan.reorder_k).is_ok());
+            if o.hash == sent.hash && o.src == sent.src && (own.is_empty() || (own.len() < 2 && !due)) {
+                own.push(o);
+            } else if held {
+                self.delay_fits(at, o.delay, &self.dirs[d])?;
+                self.let_go(d, at, o, Some(out.len()))?;
+                let_go += 1;
+            } else if !attacker_port(o.hash == sent.hash, o.src) {
+                let model = format!("a datagram from {} beside one from {}", o.src, sent.src);
+                return differs(model, "a forged copy from a port from 20,000 to 49,151, a stranger's from ports 10,000 to 19,999 (docs/fleet.md)")
+                    .map(|()| (own, let_go));
+            } else {
+                extra += 1;
+            }
+        }
+        if extra > 0 && !(up && ((!sent.tcp && Self::open(&self.forged, at)) || self.strangers_near(at))) {
+            let model = format!("{extra} datagrams that are neither this one nor one held");
+            return differs(model, "copies from forged ports or strangers only while those act on the host's way up, and never for TCP")
+                .map(|()| (own, let_go));
+        }
+        Ok((own, let_go))
+    }
+
+    /// One of the datagram's own copies (sent at `at`, number `idx` on way `d`)
+    /// arrived after `delay`: within the link's delay, and in order when jitter
+    /// is ordered and nothing else reorders (`ordered_check`).
+    fn arrives(&mut self, d: usize, idx: usize, at: Duration, delay: Duration, ordered_check: bool) -> R {
+        self.delay_fits(at, delay, &self.dirs[d])?;
+        if ordered_check && at + delay < self.dirs[d].last_arrival {
+            return differs(
+                format!("arrives at {} µs", (at + delay).as_micros()),
+                format!("not ahead of the one sent before it ({} µs): jitter_ordered", self.dirs[d].last_arrival.as_micros()),
+            );
+        }
+        let dir = &mut self.dirs[d];
+        dir.last_arrival = dir.last_arrival.max(at + delay);
+        dir.copies[idx] += 1;
         Ok(())
     }
 
