@@ -109,6 +109,8 @@ struct Slot {
     timeout: Option<std::time::Instant>,
     /// When (ms of simulated time) the handshake was first seen confirmed.
     confirmed: Confirmed,
+    /// When the slot was made (a client's dial, a server's first Initial).
+    since: Duration,
 }
 
 /// When a connection's handshake was confirmed (RFC 9001 section 4.1.2), in ms
@@ -188,6 +190,7 @@ impl EpState {
             remote,
             timeout: None,
             confirmed: Confirmed::default(),
+            since: time::now(),
         };
         self.conns.insert(h, slot);
         self.dirty.insert(h);
@@ -425,6 +428,7 @@ impl QuicEndpoint {
             }
             if s.confirmed.get().is_none() && s.conn.ftw_handshake_confirmed() {
                 s.confirmed.set(Some(time::now().as_millis() as u64));
+                fate::confirmed(time::now(), &host, s.conn.remote_address());
             }
             // Datagrams to send.
             let mut refused = false;
@@ -492,7 +496,7 @@ fn app_events(s: &mut Slot, h: ConnectionHandle, host: &str, local: SocketAddr) 
                 let lost = Lost::from_error(&reason);
                 trace::record(host, "quic.lost", format!("h={} {lost:?}", h.0));
                 if lost == Lost::TimedOut {
-                    fate::idle_out(time::now(), host, local, s.conn.remote_address());
+                    fate::idle_out(time::now(), host, local, s.conn.remote_address(), s.since);
                 }
                 s.events.push_back(QuicEvent::Lost(lost));
                 s.done = true;

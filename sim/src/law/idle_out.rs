@@ -81,7 +81,7 @@ pub fn judge(fates: &[Fate], o: &IdleOut, rig: &[RigPath]) -> Result<String, Str
         // arrival; a later copy is a duplicate packet, which needs no answer
         // (quic-go and quinn drop it unread).
         let a = f.first_arrival(fates);
-        if a < at || overtaken_while_held(fates, f, me, peer) {
+        if a < at || overtaken_while_held(fates, f, me, peer) || unreadable(f, o.peer_confirmed, a) {
             continue;
         }
         if a + ANSWER_WITHIN <= o.at && !after.iter().any(|x| x.sent >= a && x.sent <= a + ANSWER_WITHIN) {
@@ -116,6 +116,20 @@ fn overtaken_while_held(fates: &[Fate], f: &Fate, me: IpAddr, peer: IpAddr) -> b
     let Some(arrived) = f.arrival().filter(|_| sent < f.sent) else { return false };
     let later = |x: &&Fate| x.from_host == me && x.to_host == Some(peer) && x.first_sent(fates) >= sent && !x.is_copy(f);
     fates.iter().filter(later).filter_map(Fate::arrival).any(|a| a < arrived)
+}
+
+/// Whether the peer could no longer read `f` when it arrived at `a`: only
+/// long-header packets (Initial or Handshake keys), after the peer's end of the
+/// connection confirmed the handshake, which discards those keys (RFC 9001
+/// section 4.9.2; quinn-proto and quic-go drop such packets unread). A client
+/// still without HANDSHAKE_DONE sends its probe timeouts in the Handshake space
+/// (RFC 9002 section 6.2.2.1 and appendix A.8: no Application Data probe before
+/// the handshake is confirmed). Fresh seeds 13950000000: the cloud's
+/// HANDSHAKE_DONE and everything after it lost, the phone's only datagrams that
+/// reached the cloud were such probes
+/// (corpus/rig-quic-echo-handshake-probes-unreadable-13950023227.toml).
+fn unreadable(f: &Fate, peer_confirmed: Option<Duration>, a: Duration) -> bool {
+    f.long_only && peer_confirmed.is_some_and(|c| c < a)
 }
 
 /// Whether the peer, sending `f`, could not have learnt that the endpoint `me`
@@ -260,16 +274,25 @@ mod tests {
     fn up(t: u64) -> Fate {
         let to = a(CLOUD);
         let outcome = Outcome::Delivered(ms(t + 20));
-        Fate { sent: ms(t), from_host: a(PHONE).ip(), from: a(PHONE_OUT), to, to_host: Some(to.ip()), outcome, bytes: t }
+        Fate { sent: ms(t), from_host: a(PHONE).ip(), from: a(PHONE_OUT), to, to_host: Some(to.ip()), outcome, bytes: t, long_only: false }
     }
 
     /// The cloud to the phone at `t`, with `outcome`.
     fn down(t: u64, outcome: Outcome) -> Fate {
-        Fate { sent: ms(t), from_host: a(CLOUD).ip(), from: a(CLOUD), to: a(PHONE_OUT), to_host: Some(a(PHONE).ip()), outcome, bytes: t | DOWN }
+        Fate {
+            sent: ms(t),
+            from_host: a(CLOUD).ip(),
+            from: a(CLOUD),
+            to: a(PHONE_OUT),
+            to_host: Some(a(PHONE).ip()),
+            outcome,
+            bytes: t | DOWN,
+            long_only: false,
+        }
     }
 
     fn phone_idles_at(t: u64) -> IdleOut {
-        IdleOut { at: ms(t), local: a(PHONE), peer: a(CLOUD) }
+        IdleOut { at: ms(t), local: a(PHONE), peer: a(CLOUD), since: ms(0), peer_confirmed: None }
     }
 
     #[test]
@@ -389,12 +412,33 @@ mod tests {
         assert!(judge(&fates, &phone_idles_at(31_020), &[]).is_err());
     }
 
+    /// The phone's handshake probes (long headers only) reach the cloud at 17.72
+    /// and 25.42 s unanswered, and the cloud's answers to its other datagrams
+    /// are lost; `confirmed`: when the cloud confirmed the handshake.
+    fn handshake_probes(long_only: bool, confirmed: Option<u64>) -> Result<String, String> {
+        let probe = |t| Fate { long_only, ..up(t) };
+        let fates = [down(1_000, Outcome::Delivered(ms(1_020))), up(2_000), down(2_020, Outcome::Fault), probe(17_700), probe(25_400)];
+        let o = IdleOut { peer_confirmed: confirmed.map(ms), ..phone_idles_at(31_020) };
+        judge(&fates, &o, &[])
+    }
+
+    #[test]
+    fn handshake_probes_a_confirmed_peer_cannot_read_need_no_answer() {
+        let why = handshake_probes(true, Some(1_500)).expect("excused");
+        assert!(why.contains("lost all 1"), "{why}");
+        // Before the cloud confirmed, it holds the Handshake keys and must answer.
+        assert!(handshake_probes(true, Some(20_000)).expect_err("not excused").contains("of 17.700000s"));
+        assert!(handshake_probes(true, None).is_err());
+        // A 1-RTT datagram it can read.
+        assert!(handshake_probes(false, Some(1_500)).is_err());
+    }
+
     #[test]
     fn a_peer_that_holds_its_ack_back_is_not_excused() {
         // The cloud's end idles out; the phone heard the cloud's probe at
         // 23.09 s and sent nothing back (quinn-proto without PATCH.md section
         // 7): its probes lost in the outage do not excuse that.
-        let o = IdleOut { at: ms(33_740), local: a(CLOUD), peer: a(PHONE_OUT) };
+        let o = IdleOut { at: ms(33_740), local: a(CLOUD), peer: a(PHONE_OUT), since: ms(0), peer_confirmed: None };
         let probe = Fate { sent: ms(22_850), to: a(PHONE_OUT), ..down(22_850, Outcome::Delivered(ms(23_090))) };
         let lost = |t| Fate { outcome: Outcome::Fault, ..up(t) };
         let fates = [up(3_700), lost(14_440), probe];
@@ -612,7 +656,7 @@ mod tests {
     #[test]
     fn an_idle_out_of_the_cloud_side_is_judged_for_the_phone_host() {
         // The cloud's end idles out; its peer is the phone's public address.
-        let o = IdleOut { at: ms(31_000), local: a(CLOUD), peer: a(PHONE_OUT) };
+        let o = IdleOut { at: ms(31_000), local: a(CLOUD), peer: a(PHONE_OUT), since: ms(0), peer_confirmed: None };
         let up_lost = Fate { outcome: Outcome::Fault, ..up(9_000) };
         let fates = [up(900), up_lost];
         assert!(excused(&fates, &[o], &[], a(PHONE).ip()).is_some_and(|r| r.is_ok()));

@@ -157,7 +157,7 @@ mod tests {
 
     fn fate(sent: u64, up: bool, outcome: Outcome) -> Fate {
         let (from_host, from, to) = if up { (addr::PHONE, NEW, CLOUD) } else { (addr::CLOUD, CLOUD, NEW) };
-        Fate { sent: Duration::from_millis(sent), from_host, from, to, to_host: None, outcome, bytes: sent * 2 + u64::from(up) }
+        Fate { sent: Duration::from_millis(sent), from_host, from, to, to_host: None, outcome, bytes: sent * 2 + u64::from(up), long_only: false }
     }
 
     fn note(at: u64, event: RigPathEvent) -> RigPath {

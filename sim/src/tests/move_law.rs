@@ -124,12 +124,30 @@ fn judge_end(stale: bool, idled_out: bool) -> crate::scenario::Check {
     s.phone.sessions.push(SessionRecord { ended_at_ms: Some(40_000), end: Some(End::Code(1006)), ..quic_session() });
     let (cloud, ms) = ("203.0.113.10:443".parse().expect("cloud"), Duration::from_millis);
     let out = |t: u64| if t < 10_000 { "192.0.2.1:49152" } else { "198.51.100.1:49152" }.parse().expect("address");
-    let up = |t: u64| Fate { sent: ms(t), from_host: addr::PHONE, from: out(t), to: cloud, to_host: Some(cloud.ip()), outcome: Outcome::Delivered(ms(t + 20)), bytes: t };
+    let up = |t: u64| Fate {
+        sent: ms(t),
+        from_host: addr::PHONE,
+        from: out(t),
+        to: cloud,
+        to_host: Some(cloud.ip()),
+        outcome: Outcome::Delivered(ms(t + 20)),
+        bytes: t,
+        long_only: false,
+    };
     let to = |t: u64| out(if stale { 0 } else { t });
-    let down = |t: u64, outcome| Fate { sent: ms(t), from_host: cloud.ip(), from: cloud, to: to(t), to_host: Some(addr::PHONE), outcome, bytes: t | 1 << 40 };
+    let down = |t: u64, outcome| Fate {
+        sent: ms(t),
+        from_host: cloud.ip(),
+        from: cloud,
+        to: to(t),
+        to_host: Some(addr::PHONE),
+        outcome,
+        bytes: t | 1 << 40,
+        long_only: false,
+    };
     let answer = if stale { Outcome::Nat } else { Outcome::Fault };
     let fates = [up(9_000), down(9_020, Outcome::Delivered(ms(9_040))), up(10_500), down(10_520, answer), up(13_000), down(13_020, answer)];
-    let idle_outs = [IdleOut { at: ms(40_000), local: std::net::SocketAddr::new(addr::PHONE, 49152), peer: cloud }];
+    let idle_outs = [IdleOut { at: ms(40_000), local: std::net::SocketAddr::new(addr::PHONE, 49152), peer: cloud, since: ms(0), peer_confirmed: None }];
     let idle_outs: &[IdleOut] = if idled_out { &idle_outs } else { &[] };
     let seen = crate::scenario::session::MovesSeen { moves: &[], fates: &fates, rig_paths: &[], idle_outs };
     moves_keep_the_session(&s, &plan, &seen, Duration::from_secs(60))

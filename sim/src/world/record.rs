@@ -49,7 +49,7 @@ pub struct Ended {
 
 /// End every recorder of the run into its outcome.
 pub fn finish(ended: Ended, net: NetKept) -> RunOutcome {
-    let idle_outs = fate::end(&net.names);
+    let idle_outs = fate::end(&net.names, &net.fates);
     let rig_paths = fate::end_rig_paths(&net.names);
     let (keylog, qlog) = (ftw_crypto::keylog::end(), ftw_crypto::qlog::end());
     let trace = trace::end();

@@ -42,6 +42,10 @@ pub struct Fate {
     /// The payload's hash (the journal's FNV-1a): a datagram's identity across its
     /// copies (the link's duplicates, a forged copy, a held one let go later).
     pub bytes: u64,
+    /// Every QUIC packet in it has a long header (Initial, 0-RTT, Handshake:
+    /// [`super::quic_header::long_headers_only`]), so a receiver that has
+    /// confirmed its handshake cannot read it; `false` for TCP.
+    pub long_only: bool,
 }
 
 impl Fate {
@@ -123,6 +127,13 @@ pub struct IdleOut {
     pub local: SocketAddr,
     /// Its peer's address as it last knew it.
     pub peer: SocketAddr,
+    /// When the endpoint's connection began (its driver made its slot).
+    pub since: Duration,
+    /// When the peer's end of the connection confirmed its handshake (RFC 9001
+    /// section 4.1.2), which discards its Initial and Handshake keys (section
+    /// 4.9.2): the first confirmation its host's driver noted ([`confirmed`]) of a
+    /// connection from the endpoint's address since `since`; `None`: none.
+    pub peer_confirmed: Option<Duration>,
 }
 
 /// What the rig's QUIC server did with an address a client's packets came
@@ -140,6 +151,8 @@ pub struct RigPath {
 #[derive(Default)]
 struct QuicNotes {
     idle_outs: Vec<(String, IdleOut)>,
+    /// Each connection's handshake confirmed: its driver's host, when, and its peer's address.
+    confirmed: Vec<(String, Duration, SocketAddr)>,
     /// The notes, a client's own with its host's name (its address is resolved at the end).
     rig_paths: Vec<(Option<String>, RigPath)>,
 }
@@ -180,20 +193,45 @@ pub fn rig_path(at: Duration, host: &str, remote: SocketAddr, event: quinn_proto
 
 /// The run's idle-outs, in the order they happened. An endpoint bound to
 /// 0.0.0.0 is given its host's address, by the host's name in `names` (a
-/// reactor's driver is named `host.rN`).
-pub(crate) fn end(names: &BTreeMap<IpAddr, String>) -> Vec<IdleOut> {
-    let raw = QUIC_NOTES.with(|v| std::mem::take(&mut v.borrow_mut().idle_outs));
+/// reactor's driver is named `host.rN`), and each its peer's confirmation,
+/// matched by the addresses `fates` show the endpoint sending from.
+pub(crate) fn end(names: &BTreeMap<IpAddr, String>, fates: &[Fate]) -> Vec<IdleOut> {
+    let (raw, confirmed) = QUIC_NOTES.with(|v| {
+        let mut v = v.borrow_mut();
+        (std::mem::take(&mut v.idle_outs), std::mem::take(&mut v.confirmed))
+    });
     let own = |host: &str, local: SocketAddr| match (local.ip().is_unspecified(), ip_of(names, host)) {
         (true, Some(ip)) => SocketAddr::new(ip, local.port()),
         _ => local,
     };
-    raw.into_iter().map(|(host, o)| IdleOut { local: own(&host, o.local), ..o }).collect()
+    let confirmed: Vec<(Option<IpAddr>, Duration, SocketAddr)> = confirmed.into_iter().map(|(host, at, peer)| (ip_of(names, &host), at, peer)).collect();
+    let resolve = |(host, o): (String, IdleOut)| {
+        let o = IdleOut { local: own(&host, o.local), ..o };
+        IdleOut { peer_confirmed: peer_confirmed(&o, &confirmed, fates), ..o }
+    };
+    raw.into_iter().map(resolve).collect()
 }
 
-/// The QUIC driver of `host` saw a connection of its socket at `local` idle
-/// out.
-pub fn idle_out(at: Duration, host: &str, local: SocketAddr, peer: SocketAddr) {
-    QUIC_NOTES.with(|v| v.borrow_mut().idle_outs.push((host.to_string(), IdleOut { at, local, peer })));
+/// The first confirmation, since `o` began, of a connection on the host of
+/// `o`'s peer whose own peer was `o`'s endpoint (an address `fates` show it
+/// sending from, or its own).
+fn peer_confirmed(o: &IdleOut, confirmed: &[(Option<IpAddr>, Duration, SocketAddr)], fates: &[Fate]) -> Option<Duration> {
+    let host_of = |a: SocketAddr| fates.iter().find(|f| f.from == a).map_or(a.ip(), |f| f.from_host);
+    let (me, peer) = (o.local.ip(), host_of(o.peer));
+    let mine = |c: &&(Option<IpAddr>, Duration, SocketAddr)| c.0 == Some(peer) && c.1 >= o.since && host_of(c.2) == me;
+    confirmed.iter().filter(mine).map(|c| c.1).min()
+}
+
+/// The QUIC driver of `host` saw a connection of its socket at `local`, begun
+/// at `since`, idle out.
+pub fn idle_out(at: Duration, host: &str, local: SocketAddr, peer: SocketAddr, since: Duration) {
+    let o = IdleOut { at, local, peer, since, peer_confirmed: None };
+    QUIC_NOTES.with(|v| v.borrow_mut().idle_outs.push((host.to_string(), o)));
+}
+
+/// The QUIC driver of `host` saw a connection with `peer` confirm its handshake.
+pub fn confirmed(at: Duration, host: &str, peer: SocketAddr) {
+    QUIC_NOTES.with(|v| v.borrow_mut().confirmed.push((host.to_string(), at, peer)));
 }
 
 #[cfg(test)]
@@ -210,7 +248,37 @@ mod tests {
             to_host: None,
             outcome,
             bytes,
+            long_only: false,
         }
+    }
+
+    /// A phone idles out of a connection begun at 10 s; its peer's confirmation is
+    /// the cloud's first for a connection from the phone's NAT address since then.
+    #[test]
+    fn the_peers_confirmation_is_its_hosts_for_the_endpoint_since_it_began() {
+        let (cloud, phone, nat) = (IpAddr::from([203, 0, 113, 10]), IpAddr::from([10, 0, 1, 2]), SocketAddr::from(([192, 0, 2, 1], 49152)));
+        let ms = Duration::from_millis;
+        let from_phone = Fate {
+            sent: ms(1),
+            from_host: phone,
+            from: nat,
+            to: SocketAddr::new(cloud, 443),
+            to_host: Some(cloud),
+            outcome: Outcome::Fault,
+            bytes: 1,
+            long_only: false,
+        };
+        let o = IdleOut { at: ms(50_000), local: SocketAddr::new(phone, 49152), peer: SocketAddr::new(cloud, 443), since: ms(10_000), peer_confirmed: None };
+        let stranger = SocketAddr::from(([192, 0, 2, 1], 10_001));
+        let notes = [
+            (Some(cloud), ms(2_000), nat),
+            (Some(cloud), ms(12_000), stranger),
+            (Some(phone), ms(12_500), SocketAddr::new(cloud, 443)),
+            (Some(cloud), ms(13_000), nat),
+        ];
+        let fates = [from_phone];
+        assert_eq!(peer_confirmed(&o, &notes, &fates), Some(ms(13_000)));
+        assert_eq!(peer_confirmed(&o, &notes[..3], &fates), None);
     }
 
     /// A datagram held (a fault's fate) keeps its sender and address for its

@@ -20,6 +20,7 @@ pub mod fault;
 pub mod log;
 pub mod nat;
 pub mod processing;
+pub mod quic_header;
 
 use std::cell::RefCell;
 use std::collections::BTreeMap;
@@ -543,7 +544,8 @@ impl Network {
         let bytes = self.hashed.fnv(payload);
         let held = (*payload != sent.payload).then(|| self.fates.held(bytes)).flatten();
         let (from_host, to) = held.unwrap_or((sent.src.ip(), sent.dst));
-        let f = fate::Fate { sent: now, from_host, from: seen_from, to, to_host, outcome, bytes };
+        let long_only = !sent.is_tunnelled_tcp() && quic_header::long_headers_only(payload);
+        let f = fate::Fate { sent: now, from_host, from: seen_from, to, to_host, outcome, bytes, long_only };
         self.fates.push(f);
     }
 
@@ -612,7 +614,8 @@ impl Network {
                 let from_host = self.nat_of_public(o.src.ip()).and_then(|n| self.fates.served_by(n)).unwrap_or(o.src.ip());
                 let (to, outcome) = (o.dst, fate::Outcome::Delivered(now + o.delay));
                 let bytes = self.hashed.fnv(&o.payload);
-                let f = fate::Fate { sent: now, from_host, from: o.src, to, to_host: Some(o.dst.ip()), outcome, bytes };
+                let long_only = quic_header::long_headers_only(&o.payload);
+                let f = fate::Fate { sent: now, from_host, from: o.src, to, to_host: Some(o.dst.ip()), outcome, bytes, long_only };
                 self.fates.push(f);
             }
             let h = self.hashed.short(&o.payload);
