@@ -324,18 +324,26 @@ impl PhoneSession {
         if arrival == Arrival::Datagram {
             return self.report(broken());
         }
-        let Some(hs) = self.outer_hs.take() else { return self.report(broken()) };
-        match hs.read_msg2(bytes) {
-            Ok((_, mut s)) => {
-                if self.keep_judged {
-                    s.keep_judged();
-                }
+        let hs = self.outer_hs.take();
+        match self.finish(hs, bytes) {
+            Some(s) => {
                 self.outer = Some(s);
                 self.state = PhoneState::AwaitBox;
                 self.events.push_back(PhoneEvent::TunnelUp);
             }
-            Err(_) => self.report(broken()),
+            None => self.report(broken()),
         }
+    }
+
+    /// The session a handshake's message 2 opens (keeping the judged copies
+    /// when asked to), or `None` when there is no handshake waiting or the
+    /// message does not read.
+    fn finish(&self, hs: Option<InitiatorAwaitingMsg2>, msg2: &[u8]) -> Option<Session> {
+        let (_, mut s) = hs?.read_msg2(msg2).ok()?;
+        if self.keep_judged {
+            s.keep_judged();
+        }
+        Some(s)
     }
 
     /// The box's message 2 of the inner handshake, inside the tunnel. It is a
@@ -351,19 +359,16 @@ impl PhoneSession {
         if arrival == Arrival::Datagram {
             return self.report(Self::broken(now_ms, arrival, Opened::Broken));
         }
-        let Some(hs) = self.inner_hs.take() else { return self.report(Self::broken(now_ms, arrival, Opened::Broken)) };
-        match hs.read_msg2(&m2) {
-            Ok((_, mut s)) => {
-                if self.keep_judged {
-                    s.keep_judged();
-                }
+        let hs = self.inner_hs.take();
+        match self.finish(hs, &m2) {
+            Some(s) => {
                 self.inner = Some(s);
                 self.state = PhoneState::Open;
                 self.events.push_back(PhoneEvent::SessionOpen);
                 let sub = self.cfg.sub.clone();
                 self.send_hello(sub);
             }
-            Err(_) => self.report(Self::broken(now_ms, arrival, Opened::Broken)),
+            None => self.report(Self::broken(now_ms, arrival, Opened::Broken)),
         }
     }
 
