@@ -31,7 +31,10 @@
 //!   answer; after that the endpoint, hearing nothing, sends only probes,
 //!   data and PINGs, which RFC 9000 section 13.2.1 wants acknowledged within
 //!   max_ack_delay). A peer that drops what reaches it, or holds its ACK
-//!   back, is not the network.
+//!   back, is not the network; one that cannot read it is not asked to
+//!   answer (a packet under keys it has discarded: the old keys after a key
+//!   update, or Initial and Handshake packets once its handshake is
+//!   confirmed, RFC 9001 sections 6.5 and 4.9.2).
 
 use std::net::IpAddr;
 use std::time::Duration;
