@@ -197,12 +197,17 @@ impl EpState {
         gen
     }
 
-    /// Drop a drained connection and its timer.
+    /// Drop a drained connection and its timer, and wake the task waiting on
+    /// it: a connection the app closed itself drains without an event (quinn
+    /// reports only a peer's or an error's end), so without the wake its
+    /// `next_event` would wait on a slot that is gone
+    /// (corpus/rig-quic-echo-backoff-after-blackout-14020023638.toml).
     fn remove(&mut self, h: ConnectionHandle) {
         if let Some(s) = self.conns.remove(&h) {
             if let Some(t) = s.timeout {
                 self.timers.remove(&(t, h));
             }
+            s.notify.notify_one();
         }
     }
 }

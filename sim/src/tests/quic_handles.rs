@@ -10,7 +10,7 @@ use std::rc::Rc;
 use std::time::Duration;
 
 use crate::drive::build::cloud_quic_endpoint;
-use crate::drive::quic::{QuicEndpoint, QuicEvent};
+use crate::drive::quic::{Lost, QuicEndpoint, QuicEvent};
 use crate::host::{addr, cloud_certs, sim_clock};
 use crate::time;
 use crate::{RunSeed, World, WorldConfig};
@@ -111,4 +111,65 @@ fn a_stale_connection_handle_never_reads_its_successor() {
     assert_eq!(log.seen_by, vec![(0, "first".to_string()), (1, "second".to_string())], "each reader sees only its own connection");
     assert_eq!(log.stale_remote, Some(None), "the old handle has no remote: its connection is gone");
     assert_eq!(log.stale_write_ok, Some(false), "writing through the old handle fails instead of reaching the new connection");
+}
+
+/// The phone: connect, close, then wait on the closed connection's next event
+/// for at most 60 s; how it ended, and when (simulated), from the close on.
+async fn close_and_wait(seed: RunSeed, got: Rc<RefCell<Option<(Lost, Duration)>>>) -> turmoil::Result {
+    let rng = seed.crypto("phone");
+    let provider = crypto_provider(&rng.sub("tls"));
+    let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
+    let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
+    let client = quic_client_config(
+        &provider,
+        &sim_clock("phone"),
+        &cloud_certs(),
+        ClientResumption::Disabled,
+        rng.sub_seed("quic/initial-dcid"),
+        &QuicTransportParams::default(),
+    );
+    let conn = ep.connect(client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME)?;
+    while conn.next_event().await != QuicEvent::Connected {}
+    conn.close(1000, "done");
+    let closed = time::now();
+    let give_up = time::now() + Duration::from_secs(60);
+    loop {
+        let ev = tokio::select! {
+            biased;
+            ev = conn.next_event() => ev,
+            _ = time::sleep_until(give_up) => return Ok(()),
+        };
+        if let QuicEvent::Lost(l) = ev {
+            *got.borrow_mut() = Some((l, time::now() - closed));
+            return Ok(());
+        }
+    }
+}
+
+/// quinn-proto tells the application nothing when a connection it closed itself
+/// drains (only a peer's close or an error is an event), so the driver must wake
+/// a task waiting on it when it drops the drained slot. Before, the task slept
+/// until its own give-up: the quic-echo phone lingered 20 s after every close,
+/// and one run whose echoes took 100 s hit the 120 s limit
+/// (corpus/rig-quic-echo-backoff-after-blackout-14020023638.toml).
+#[test]
+fn a_task_waiting_on_a_connection_it_closed_wakes_when_it_drains() {
+    let seed = RunSeed(4);
+    let mut world = World::new(WorldConfig::new(seed));
+    let got: Rc<RefCell<Option<(Lost, Duration)>>> = Rc::default();
+    let g = got.clone();
+    world.host("cloud", addr::CLOUD, move || async move {
+        let ep = cloud_quic_endpoint(seed).await?;
+        let conn = ep.accept().await;
+        while !matches!(conn.next_event().await, QuicEvent::Lost(_)) {}
+        std::future::pending::<()>().await;
+        Ok(())
+    });
+    world.client("phone", addr::PHONE, close_and_wait(seed, g));
+    let out = world.run();
+    assert!(out.result.is_ok(), "{:?}", out.result);
+    let (lost, after) = got.borrow_mut().take().expect("the wait ended with the connection's end, not the 60 s give-up");
+    assert_eq!(lost, Lost::Other("gone".into()), "the closed connection reports it is gone");
+    // Draining takes three probe timeouts (RFC 9000 section 10.2): well under a second here.
+    assert!(after < Duration::from_secs(2), "woken {after:?} after the close");
 }
