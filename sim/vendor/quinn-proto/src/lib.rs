@@ -109,6 +109,7 @@ pub mod ftw_sim_patch {
         static UPSTREAM_MIGRATION_IN_RIG: Cell<bool> = const { Cell::new(false) };
         static UPSTREAM_ACKS_IN_RIG: Cell<bool> = const { Cell::new(false) };
         static UPSTREAM_PROBES_IN_RIG: Cell<bool> = const { Cell::new(false) };
+        static PROBE_ACK_UNCOUNTED_IN_RIG: Cell<bool> = const { Cell::new(false) };
     }
 
     /// Every toggle of one run, set together (`false` everywhere, the default:
@@ -130,6 +131,7 @@ pub mod ftw_sim_patch {
         pub upstream_migration_in_rig: bool,
         pub upstream_acks_in_rig: bool,
         pub upstream_probes_in_rig: bool,
+        pub probe_ack_uncounted_in_rig: bool,
     }
 
     /// On this thread, every toggle at once: the simulation sets them for each
@@ -150,6 +152,7 @@ pub mod ftw_sim_patch {
             (&UPSTREAM_MIGRATION_IN_RIG, t.upstream_migration_in_rig),
             (&UPSTREAM_ACKS_IN_RIG, t.upstream_acks_in_rig),
             (&UPSTREAM_PROBES_IN_RIG, t.upstream_probes_in_rig),
+            (&PROBE_ACK_UNCOUNTED_IN_RIG, t.probe_ack_uncounted_in_rig),
         ];
         for (toggle, on) in all {
             toggle.with(|c| c.set(on));
@@ -233,6 +236,21 @@ pub mod ftw_sim_patch {
     /// quic-go does (`false`, the default; PATCH.md section 15).
     pub fn set_upstream_probes_in_rig(on: bool) {
         UPSTREAM_PROBES_IN_RIG.with(|c| c.set(on));
+    }
+
+    /// Whether an ACK of a candidate path's probe counts as an acknowledged packet, as
+    /// quic-go's does (PATCH.md section 11, "The probe's acknowledgement"): it restarts
+    /// the probe-timeout backoff. `set_probe_ack_uncounted_in_rig` turns it off.
+    pub(crate) fn rig_probe_ack_counted() -> bool {
+        rig() && !PROBE_ACK_UNCOUNTED_IN_RIG.with(|c| c.get())
+    }
+
+    /// On this thread, in the rig's profile, let an ACK that covers only a candidate
+    /// path's probe leave the probe-timeout backoff as it was (`true`: section 11 as
+    /// first written, the probe untracked) instead of restarting it as quic-go does
+    /// (`false`, the default; PATCH.md section 11).
+    pub fn set_probe_ack_uncounted_in_rig(on: bool) {
+        PROBE_ACK_UNCOUNTED_IN_RIG.with(|c| c.set(on));
     }
 
     /// On this thread, in the rig's profile, migrate as upstream quinn-proto does

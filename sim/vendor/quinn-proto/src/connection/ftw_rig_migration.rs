@@ -206,13 +206,33 @@ impl Connection {
         Some(Transmit { destination, size: buf.len(), ecn: None, segment_size: None, src_ip: self.local_ip })
     }
 
-    /// An ACK of the Data space: the candidates' probes it covers are acknowledged.
-    pub(super) fn ftw_rig_on_ack(&mut self, ack: &frame::Ack) {
+    /// An ACK of the Data space: the candidates' probes it covers are acknowledged;
+    /// whether it newly acknowledged one not yet lost (quic-go counts that probe among
+    /// the ACK's acknowledged packets: `detectAndRemoveAckedPackets`, "the probe packet
+    /// might already have been declared lost").
+    pub(super) fn ftw_rig_on_ack(&mut self, now: Instant, ack: &frame::Ack) -> bool {
+        let mut newly = false;
         for c in self.ftw_candidates.iter_mut() {
-            if let Some(pn) = c.probe_pn {
-                c.probe_acked |= ack.iter().any(|r| r.contains(&pn));
+            let Some(pn) = c.probe_pn else { continue };
+            if !c.probe_acked && ack.iter().any(|r| r.contains(&pn)) {
+                newly |= !c.probe_lost(now);
+                c.probe_acked = true;
             }
         }
+        newly && crate::ftw_sim_patch::rig_probe_ack_counted()
+    }
+
+    /// An ACK that acknowledged a candidate's probe and no packet of `sent_packets`
+    /// (the probe is not kept there): what quic-go's `ReceivedAck` still does with
+    /// an acknowledged probe, loss detection, the probe-timeout backoff restarted
+    /// ("Reset the pto_count unless the client is unsure if the server has
+    /// validated the client's address"), the timer set again.
+    pub(super) fn ftw_rig_probe_acked(&mut self, now: Instant, space: SpaceId) {
+        self.detect_lost_packets(now, space, true);
+        if self.peer_completed_address_validation() {
+            self.pto_count = 0;
+        }
+        self.set_loss_detection_timer(now);
     }
 
     /// Move the connection to `remote`, validated, as quic-go's `MigratedPath`.

@@ -1622,9 +1622,7 @@ impl Connection {
             return Err(TransportError::PROTOCOL_VIOLATION("unsent packet acked"));
         }
         // ftw-sim patch (rig-migration): a candidate path's probe acknowledged (PATCH.md section 11).
-        if space == SpaceId::Data && !self.ftw_candidates.is_empty() {
-            self.ftw_rig_on_ack(&ack);
-        }
+        let probe_acked = space == SpaceId::Data && !self.ftw_candidates.is_empty() && self.ftw_rig_on_ack(now, &ack);
         let new_largest = {
             let space = &mut self.spaces[space];
             if space.largest_acked_packet.is_none_or(|pn| ack.largest > pn) {
@@ -1651,6 +1649,9 @@ impl Connection {
         }
 
         if newly_acked.is_empty() {
+            if probe_acked {
+                self.ftw_rig_probe_acked(now, space);
+            }
             return Ok(());
         }
 
