@@ -128,12 +128,39 @@ impl WsDoor {
 
 /// What the reason of a dial whose TCP handshake failed starts with.
 const TCP_FAILED: &str = "tcp: ";
+/// What the reason of a dial whose TCP, connected, aborted starts with.
+const TCP_ABORTED: &str = "tcp aborted: ";
 
-/// Whether a WebSocket dial failed in its TCP handshake without a refusal: the
-/// stack gave up, as Linux's `connect` does when its SYN retransmissions
-/// (`tcp_syn_retries` = 6, 127 s) all went unanswered.
-pub fn tcp_gave_up(e: &DialError) -> bool {
-    matches!(e, DialError::Closed(c) if c.reason.starts_with(TCP_FAILED))
+/// Where a WebSocket dial's TCP gave up (never a refusal).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum TcpGaveUp {
+    /// In its handshake, as Linux's `connect` does when its SYN retransmissions
+    /// (`tcp_syn_retries` = 6, 127 s) all went unanswered: no connection.
+    Connecting,
+    /// Connected, with its TLS or upgrade bytes unacknowledged until it aborted,
+    /// as Linux does `tcp_retries2` = 15 (924.6 s) after the last segment heard.
+    Connected,
+}
+
+/// Where a WebSocket dial's TCP gave up, if that is how it failed.
+pub fn tcp_gave_up(e: &DialError) -> Option<TcpGaveUp> {
+    match e {
+        DialError::Closed(c) if c.reason.starts_with(TCP_ABORTED) => Some(TcpGaveUp::Connected),
+        DialError::Closed(c) if c.reason.starts_with(TCP_FAILED) => Some(TcpGaveUp::Connecting),
+        _ => None,
+    }
+}
+
+/// A dial's failure after TCP connected, in `stage` (TLS or the upgrade): TCP's
+/// own abort when the error is its time-out, else the stage's error.
+fn failed_in(stage: &str, e: &dyn std::fmt::Display, timed_out: bool) -> DialError {
+    let reason = if timed_out { format!("{TCP_ABORTED}{stage}: {e}") } else { format!("{stage}: {e}") };
+    DialError::Closed(CloseInfo { code: close::ABNORMAL, reason, by_peer: true })
+}
+
+/// Whether a tungstenite error is the TCP connection's time-out.
+fn ws_timed_out(e: &tokio_tungstenite::tungstenite::Error) -> bool {
+    matches!(e, tokio_tungstenite::tungstenite::Error::Io(io) if io.kind() == io::ErrorKind::TimedOut)
 }
 
 /// Dial the door at `remote`: TCP, TLS 1.3 to `server_name`, the upgrade to
@@ -148,8 +175,7 @@ pub async fn dial(client: &WsClient, remote: SocketAddrV4, server_name: &str, ta
     })?;
     let conn = tcp.id();
     let name = rustls::pki_types::ServerName::try_from(server_name.to_string()).map_err(|e| DialError::Other(e.to_string()))?;
-    let tls =
-        client.tls.connect(name, tcp).await.map_err(|e| DialError::Closed(CloseInfo { code: close::ABNORMAL, reason: format!("tls: {e}"), by_peer: true }))?;
+    let tls = client.tls.connect(name, tcp).await.map_err(|e| failed_in("tls", &e, e.kind() == io::ErrorKind::TimedOut))?;
     let resumed = tls.get_ref().1.handshake_kind() == Some(rustls::HandshakeKind::Resumed);
     let (key, mask_rng) = {
         let mut rng = client.rng.borrow_mut();
@@ -170,9 +196,7 @@ pub async fn dial(client: &WsClient, remote: SocketAddrV4, server_name: &str, ta
         .body(())
         .map_err(|e| DialError::Other(e.to_string()))?;
     let masked = SeededMask { inner: tls, framing: false, state: MaskState::new(mask_rng) };
-    let (mut ws, _resp) = tokio_tungstenite::client_async(request, masked)
-        .await
-        .map_err(|e| DialError::Closed(CloseInfo { code: close::ABNORMAL, reason: format!("upgrade: {e}"), by_peer: true }))?;
+    let (mut ws, _resp) = tokio_tungstenite::client_async(request, masked).await.map_err(|e| failed_in("upgrade", &e, ws_timed_out(&e)))?;
     // Everything written from now on is frames.
     ws.get_mut().framing = true;
     trace::record(&host, "ws.open", format!("{remote}{target} tls={}", if resumed { "resumed" } else { "full" }));

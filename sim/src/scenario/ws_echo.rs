@@ -16,7 +16,10 @@
 //! And the dial itself fails when every SYN is lost (seven over 127 s, as
 //! Linux's connect: corpus/ws-echo-every-syn-lost-13910018809.toml): the phone
 //! gives up, the door accepted nothing, and only a plan with loss or an outage
-//! may do that.
+//! may do that. Once connected, a dial whose TLS or upgrade bytes go
+//! unacknowledged is given up by TCP's abort (`tcp_retries2`, 924.6 s after the
+//! last segment heard: corpus/ws-echo-dial-bytes-lost-14030096348.toml): the
+//! door accepted the TCP connection and no WebSocket, under the same law.
 
 use std::cell::RefCell;
 use std::net::{IpAddr, Ipv4Addr, SocketAddrV4};
@@ -29,7 +32,7 @@ use super::def::{RunReport, ScenarioDef};
 use crate::drive::link::{accept_ws, dial_ws, CloseInfo, LinkEvent, TransportKind};
 use crate::drive::rig::Rig;
 use crate::drive::tcp::{tcp_config_for, TcpHost};
-use crate::drive::ws::{client_tls, door_tls, tcp_gave_up, WsClient, WsDoor};
+use crate::drive::ws::{client_tls, door_tls, tcp_gave_up, TcpGaveUp, WsClient, WsDoor};
 use crate::kinds;
 use crate::law::laws;
 use crate::law::reference;
@@ -49,6 +52,11 @@ const INTERVAL: Duration = Duration::from_secs(1);
 /// How long a run may take past its messages (TCP's 1 s minimum RTO and
 /// backoff under loss need more room than QUIC).
 const SLACK: Duration = Duration::from_secs(170);
+/// How long the dial may take: ws-echo's phone has no dial time-out of its own,
+/// so its TCP's give-ups are the phone's, and a run must reach them before its
+/// limit (`ftw_tcp::consts`: every SYN unanswered, 127 s; then bytes
+/// unacknowledged, 924.6 s after the last segment heard).
+const DIAL_GIVE_UP: Duration = ftw_tcp::consts::CONNECT_TIMEOUT_DEFAULT.saturating_add(ftw_tcp::consts::RETRANSMIT_TIMEOUT_DEFAULT);
 /// How long the phone stays up after its close for the cloud to see it: TCP's
 /// backoff caps at 60 s (Linux `TCP_RTO_MAX` is 120 s; smoltcp's is 60 s), so a
 /// close frame lost once more is still retransmitted within it.
@@ -77,8 +85,8 @@ struct Tally {
     cloud_closed: Rc<tokio::sync::Notify>,
     /// The close the phone saw before it closed (the link died under it).
     phone_saw_death: Option<CloseInfo>,
-    /// The dial's TCP handshake gave up (ws-echo does not dial again).
-    dial_failed: Option<String>,
+    /// The dial's TCP gave up, and where (ws-echo does not dial again).
+    dial_failed: Option<(TcpGaveUp, String)>,
 }
 
 /// Wait until the cloud's side has seen the link end, or CLOSE_LINGER.
@@ -94,7 +102,7 @@ async fn linger_for_cloud(t: &Rc<RefCell<Tally>>) {
 }
 
 pub fn run(spec: &RunSpec) -> RunReport {
-    let mut world = Rig::new(spec, SLACK + INTERVAL * MESSAGES as u32);
+    let mut world = Rig::new(spec, DIAL_GIVE_UP + SLACK + INTERVAL * MESSAGES as u32);
     let seed = spec.seed;
     let (cloud_tcp, phone_tcp) = (tcp_config_for(&spec.plan, 0), tcp_config_for(&spec.plan, spec.plan.phone.mtu));
     let tally = Rc::new(RefCell::new(Tally::default()));
@@ -158,12 +166,14 @@ async fn phone_echoes(seed: crate::world::seed::RunSeed, phone_tcp: ftw_tcp::Tcp
     let door = SocketAddrV4::new(v4(addr::CLOUD), addr::CLOUD_PORT);
     let mut link = match dial_ws(&client, door, ftw_crypto::consts::CLOUD_SERVER_NAME, TARGET).await {
         Ok(link) => link,
-        Err(e) if tcp_gave_up(&e) => {
-            trace::record(PHONE, "app.dial_failed", format!("{e:?}"));
-            t.borrow_mut().dial_failed = Some(format!("{e:?}"));
-            return Ok(());
-        }
-        Err(e) => return Err(format!("dial: {e:?}").into()),
+        Err(e) => match tcp_gave_up(&e) {
+            Some(at) => {
+                trace::record(PHONE, "app.dial_failed", format!("{e:?}"));
+                t.borrow_mut().dial_failed = Some((at, format!("{e:?}")));
+                return Ok(());
+            }
+            None => return Err(format!("dial: {e:?}").into()),
+        },
     };
     t.borrow_mut().transport = Some(link.transport());
     let mut next_send = time::now();
@@ -217,17 +227,24 @@ async fn phone_echoes(seed: crate::world::seed::RunSeed, phone_tcp: ftw_tcp::Tcp
 fn judge_echoes(t: &Tally, can_kill: bool) -> (Vec<Check>, Seen) {
     let expected: Vec<String> = (0..MESSAGES).map(|i| format!("m{i};")).collect();
     let expected_d: Vec<String> = (0..MESSAGES).map(|i| format!("d{i}")).collect();
-    let (died, never_opened) = (t.phone_saw_death.is_some() || t.dial_failed.is_some(), t.dial_failed.is_some());
+    let gave_up = t.dial_failed.as_ref().map(|(at, _)| *at);
+    let (died, never_opened) = (t.phone_saw_death.is_some() || gave_up.is_some(), gave_up.is_some());
     // A death or a failed dial is judged by `death-needs-a-fault`: the echo it cut is excused.
     let why = if never_opened { "the phone's TCP gave up the dial" } else { "then the link died" };
+    // The door accepted the TCP connection of a dial that got that far, and no WebSocket.
+    let (door_expected, door) = match gave_up {
+        None => (1, "the door: one WebSocket"),
+        Some(TcpGaveUp::Connecting) => (0, "the door: none, the dial's SYNs were all lost"),
+        Some(TcpGaveUp::Connected) => (1, "the door: the dial's TCP connection, its TLS or upgrade bytes then all lost"),
+    };
     let cut = died.then(|| Cut { why: why.into(), excused: true });
     let wrong_target = !never_opened && (t.target.as_deref() != Some(TARGET) || t.transport != Some(TransportKind::WebSocket));
     let seen = Seen {
         echo: Some(Echo { sent: expected, back: t.echoes.clone(), cut }),
         accepted: Some(Accepted {
             accepted: t.accepted as u64,
-            expected: u64::from(!never_opened),
-            why: if never_opened { "the door: none, the dial's SYNs were all lost".into() } else { "the door: one WebSocket".into() },
+            expected: door_expected,
+            why: door.into(),
             wrong: wrong_target.then(|| format!("target {:?}, transport {:?}", t.target, t.transport)),
         }),
         // Under loss or a blackhole the close frame may be lost until the
@@ -247,7 +264,7 @@ fn judge_echoes(t: &Tally, can_kill: bool) -> (Vec<Check>, Seen) {
             detail: format!(
                 "the phone saw {:?}{}, the cloud {:?}; the plan {} loss or an outage",
                 t.phone_saw_death,
-                t.dial_failed.as_ref().map(|d| format!(" (its dial failed: {d})")).unwrap_or_default(),
+                t.dial_failed.as_ref().map(|(_, d)| format!(" (its dial failed: {d})")).unwrap_or_default(),
                 t.closed_with,
                 if can_kill { "has" } else { "has no" }
             ),
@@ -299,11 +316,17 @@ mod tests {
 
     #[test]
     fn a_dial_given_up_needs_loss_or_an_outage() {
-        let failed = Tally { dial_failed: Some("tcp: TimedOut".into()), ..Tally::default() };
+        let failed = Tally { dial_failed: Some((TcpGaveUp::Connecting, "tcp: TimedOut".into())), ..Tally::default() };
         assert!(death_needs_a_fault(&failed, true));
         assert!(!death_needs_a_fault(&failed, false));
         let accepted = judge_echoes(&failed, true).1.accepted.expect("the door's count");
         assert_eq!((accepted.expected, accepted.wrong), (0, None));
+        // A dial given up once connected: the door accepted its TCP connection, no WebSocket.
+        let aborted = Tally { accepted: 1, dial_failed: Some((TcpGaveUp::Connected, "tcp aborted: tls: TimedOut".into())), ..Tally::default() };
+        assert!(death_needs_a_fault(&aborted, true));
+        assert!(!death_needs_a_fault(&aborted, false));
+        let accepted = judge_echoes(&aborted, true).1.accepted.expect("the door's count");
+        assert_eq!((accepted.expected, accepted.wrong), (1, None));
         // A dial that opened: one WebSocket, and a clean link needs no fault.
         let opened = Tally { accepted: 1, target: Some(TARGET.into()), transport: Some(TransportKind::WebSocket), ..Tally::default() };
         assert!(death_needs_a_fault(&opened, false));

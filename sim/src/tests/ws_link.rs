@@ -11,7 +11,7 @@ use crate::drive::link::{accept_quic, accept_ws, close, dial_quic, dial_ws, Clos
 use crate::drive::quic::QuicEndpoint;
 use crate::drive::rig::Rig;
 use crate::drive::tcp::TcpHost;
-use crate::drive::ws::{client_tls, door_tls, WsClient, WsDoor, BEATS_MISSED_MAX, CLOSE_REPLY_WAIT, PING_INTERVAL};
+use crate::drive::ws::{client_tls, door_tls, tcp_gave_up, TcpGaveUp, WsClient, WsDoor, BEATS_MISSED_MAX, CLOSE_REPLY_WAIT, PING_INTERVAL};
 use crate::host::{addr, cloud_certs, sim_clock};
 use crate::plan::kind;
 use crate::plan::{FaultKind, FaultPlan, TimedFault};
@@ -64,8 +64,13 @@ async fn serve(mut link: Link, ends: Ends) {
 
 /// A world with the standard topology and a cloud serving QUIC and/or the WebSocket door.
 fn world(seed: u64, plan: FaultPlan, quic: bool, door: bool, ends: Ends) -> Rig {
+    world_until(seed, plan, quic, door, ends, Duration::from_secs(900))
+}
+
+/// [`world`] with the run's limit.
+fn world_until(seed: u64, plan: FaultPlan, quic: bool, door: bool, ends: Ends, limit: Duration) -> Rig {
     let spec = RunSpec { plan, ..RunSpec::new(&crate::OwnWorld("ws-test"), RunSeed(seed)) };
-    let mut world = Rig::new(&spec, Duration::from_secs(900));
+    let mut world = Rig::new(&spec, limit);
     let seed = spec.seed;
     world.host("cloud", addr::CLOUD, move || {
         let ends = ends.clone();
@@ -378,6 +383,33 @@ fn a_door_that_is_not_listening_refuses_at_once() {
     let (err, took) = got.borrow().clone().expect("dial returned");
     assert_eq!(err, Some(DialError::Refused));
     assert!(took <= Duration::from_millis(45), "refused after {took:?}");
+}
+
+/// A dial whose TCP connected and whose TLS bytes then never got an answer is
+/// given up by TCP's abort (`tcp_retries2`: 924.6 s after the last segment
+/// heard), and says so: ws-echo's phone, with no dial time-out of its own, sat
+/// in TCP's backoff past its run's limit (corpus/ws-echo-dial-bytes-lost-14030096348.toml).
+#[test]
+fn a_dial_whose_tls_bytes_go_unanswered_is_given_up_by_tcps_abort() {
+    let mut plan = FaultPlan::default();
+    // After the SYN-ACK reached the phone (40 ms), before the cloud's first flight (80 ms).
+    plan.faults.push(TimedFault { at_ms: 50, fault: FaultKind::Blackhole(kind::Blackhole { host: crate::host::Host::Phone, for_ms: 2_000_000 }) });
+    let mut w = world_until(43, plan, false, true, Ends::default(), Duration::from_secs(1_200));
+    let got = Rc::new(RefCell::new(None));
+    let g = got.clone();
+    let rs = RunSeed(43);
+    w.client("phone", addr::PHONE, async move {
+        let client = phone_ws(rs, ClientResumption::Disabled).await?;
+        let err = dial_phone_ws(&client).await.err();
+        *g.borrow_mut() = Some((err, time::now()));
+        Ok(())
+    });
+    assert_eq!(w.run().result, Ok(()));
+    let (err, at) = got.borrow().clone().expect("the dial returned");
+    let err = err.expect("the dial failed");
+    assert_eq!(tcp_gave_up(&err), Some(TcpGaveUp::Connected), "{err:?}");
+    let abort = ftw_tcp::consts::RETRANSMIT_TIMEOUT_DEFAULT;
+    assert!(at >= abort && at <= abort + Duration::from_secs(1), "given up at {at:?}");
 }
 
 /// One exchange through `Link`, whatever the transport: three messages, one datagram.
