@@ -14,7 +14,15 @@ fn cbor(v: &Value) -> Vec<u8> {
     to_cbor(v)
 }
 
+/// One message of every kind, with the edge values of its fields.
 fn all_msgs() -> Vec<(Option<u32>, Msg)> {
+    let mut all = opening_msgs();
+    all.extend(session_msgs());
+    all
+}
+
+/// The messages that open a session: hello, its answers, the snapshot.
+fn opening_msgs() -> Vec<(Option<u32>, Msg)> {
     vec![
         (
             Some(1),
@@ -61,6 +69,12 @@ fn all_msgs() -> Vec<(Option<u32>, Msg)> {
                 )]),
             }),
         ),
+    ]
+}
+
+/// The messages of an open session: deltas, ticks, commands, live values, errors.
+fn session_msgs() -> Vec<(Option<u32>, Msg)> {
+    vec![
         (None, Msg::Delta(Delta { seq: u64::MAX, fields: IdMap::from([(3, i64::MIN), (4, i64::MAX)]) })),
         (None, Msg::Tick { seq: Some(0) }),
         (None, Msg::Tick { seq: None }),

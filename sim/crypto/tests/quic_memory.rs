@@ -372,7 +372,18 @@ fn quic_scenario(run_seed: u64, base: Instant) -> Outcome {
 
 fn quic_scenario_with(run_seed: u64, base: Instant, box_tls: BoxTls) -> Outcome {
     let (mut world, client_config) = build_world(run_seed, base, ClientResumption::Store(new_client_session_store()), box_tls);
+    let (cch, sch) = handshake_and_request(&mut world, &client_config);
+    bulk_and_datagrams(&mut world, cch, sch);
+    rebind(&mut world, cch, sch);
+    idle_then_close(&mut world, cch, sch);
+    resume_with_0rtt(&mut world, client_config);
+    assert!(world.dropped_count > 0 || world.sent_count > 0);
+    Outcome { hash: world.wire.finalize().into(), datagrams_sent: world.sent_count }
+}
 
+/// Steps 1 and 2: the handshake, then a request and its answer on a client-opened
+/// bidirectional stream; the two ends' connection handles.
+fn handshake_and_request(world: &mut World, client_config: &quinn_proto::ClientConfig) -> (ConnectionHandle, ConnectionHandle) {
     // 1. Handshake.
     let now = world.instant();
     let (cch, conn) = world.client.endpoint.connect(now, client_config.clone(), SERVER_ADDR, CLOUD_SERVER_NAME).expect("connect");
@@ -402,6 +413,11 @@ fn quic_scenario_with(run_seed: u64, base: Instant, box_tls: BoxTls) -> Outcome 
     world.run_until("answer read", |w| read_some(w.conn(Host::Client, cch), bi, &mut answer).then_some(()));
     assert_eq!(answer, b"ok");
 
+    (cch, sch)
+}
+
+/// Steps 3 and 4: bulk on a server-opened uni stream, datagrams both ways.
+fn bulk_and_datagrams(world: &mut World, cch: ConnectionHandle, sch: ConnectionHandle) {
     // 3. A server-opened uni stream carrying bulk (several packets' worth).
     let bulk: Vec<u8> = (0..20_000u32).map(|i| (i % 251) as u8).collect();
     let uni = world.conn(Host::Server, sch).streams().open(Dir::Uni).expect("uni stream");
@@ -419,7 +435,10 @@ fn quic_scenario_with(run_seed: u64, base: Instant, box_tls: BoxTls) -> Outcome 
     let at_client = world.run_until("datagram at client", |w| w.conn(Host::Client, cch).datagrams().recv());
     assert_eq!(&at_server[..], b"hb 1");
     assert_eq!(&at_client[..], b"live 1");
+}
 
+/// Step 5: the client's NAT rebinds; the same connection carries on.
+fn rebind(world: &mut World, cch: ConnectionHandle, sch: ConnectionHandle) {
     // 5. Migration: the client's NAT rebinds; it sends from a new address. Same connection.
     world.client_addr = CLIENT_ADDR_B;
     let bi2 = world.conn(Host::Client, cch).streams().open(Dir::Bi).expect("second bi stream");
@@ -435,7 +454,10 @@ fn quic_scenario_with(run_seed: u64, base: Instant, box_tls: BoxTls) -> Outcome 
     assert_eq!(world.conn(Host::Server, sch).remote_address(), CLIENT_ADDR_B);
     assert_eq!(world.server.conns.len(), 1, "a migrated connection is the same connection");
     assert!(world.take_event(Host::Server, |e| matches!(e, Event::Connected)).is_none(), "no new handshake");
+}
 
+/// Steps 6 and 7: idle under keep-alive, then the cloud's 4403 close.
+fn idle_then_close(world: &mut World, cch: ConnectionHandle, sch: ConnectionHandle) {
     // 6. Idle for 45 s: keep-alive (15 s) holds the connection past the 30 s idle timeout.
     world.run_for(Duration::from_secs(45));
     assert!(world.server.conns.contains_key(&sch) && world.client.conns.contains_key(&cch));
@@ -453,7 +475,10 @@ fn quic_scenario_with(run_seed: u64, base: Instant, box_tls: BoxTls) -> Outcome 
         other => panic!("expected ApplicationClosed(4403), got {other:?}"),
     }
     world.run_until("both ends drained", |w| (w.client.conns.is_empty() && w.server.conns.is_empty()).then_some(()));
+}
 
+/// Step 8: a second connection resumes with 0-RTT.
+fn resume_with_0rtt(world: &mut World, client_config: quinn_proto::ClientConfig) {
     // 8. A second connection resumes with 0-RTT: data written before the handshake completes.
     world.run_for(Duration::from_secs(5));
     let now = world.instant();
@@ -473,9 +498,6 @@ fn quic_scenario_with(run_seed: u64, base: Instant, box_tls: BoxTls) -> Outcome 
     let now = world.instant();
     world.conn(Host::Client, cch2).close(now, VarInt::from_u32(0), Bytes::new());
     world.run_until("second connection drained", |w| (w.client.conns.is_empty() && w.server.conns.is_empty()).then_some(()));
-
-    assert!(world.dropped_count > 0 || world.sent_count > 0);
-    Outcome { hash: world.wire.finalize().into(), datagrams_sent: world.sent_count }
 }
 
 /// Connects, waits for both ends, closes from the client and drains; returns whether the

@@ -63,6 +63,47 @@ struct Node {
     conns: BTreeMap<ConnectionHandle, quinn_proto::Connection>,
 }
 
+impl Node {
+    /// Poll every connection until it has nothing more to say at `now`: its
+    /// datagrams, and whether one connected or was lost; drained ones go.
+    fn drain(&mut self, now: Instant) -> (Vec<(SocketAddr, Vec<u8>)>, bool, bool) {
+        let (mut out, mut connected_now, mut lost_now) = (Vec::new(), false, false);
+        for (&h, conn) in self.conns.iter_mut() {
+            loop {
+                let mut busy = false;
+                while let Some(ev) = conn.poll_endpoint_events() {
+                    busy = true;
+                    if let Some(back) = self.endpoint.handle_event(h, ev) {
+                        conn.handle_event(back);
+                    }
+                }
+                while let Some(ev) = conn.poll() {
+                    busy = true;
+                    match ev {
+                        Event::Connected => connected_now = true,
+                        Event::ConnectionLost { .. } => lost_now = true,
+                        _ => {}
+                    }
+                }
+                let mut buf = Vec::new();
+                while let Some(t) = conn.poll_transmit(now, 10, &mut buf) {
+                    busy = true;
+                    let seg = t.segment_size.unwrap_or(t.size);
+                    for chunk in buf[..t.size].chunks(seg) {
+                        out.push((t.destination, chunk.to_vec()));
+                    }
+                    buf.clear();
+                }
+                if !busy {
+                    break;
+                }
+            }
+        }
+        self.conns.retain(|_, c| !c.is_drained());
+        (out, connected_now, lost_now)
+    }
+}
+
 /// What happened, in sim time since the start.
 #[derive(Debug, Default)]
 struct Seen {
@@ -130,80 +171,52 @@ impl Net {
     /// Everything each connection has to say now; applies the two losses.
     fn flush(&mut self) {
         let now = self.instant();
-        for is_client in [true, false] {
-            let node = if is_client { &mut self.client } else { &mut self.server };
-            let mut out = Vec::new();
-            let mut connected_now = false;
-            let mut lost_now = false;
-            for (&h, conn) in node.conns.iter_mut() {
-                loop {
-                    let mut busy = false;
-                    while let Some(ev) = conn.poll_endpoint_events() {
-                        busy = true;
-                        if let Some(back) = node.endpoint.handle_event(h, ev) {
-                            conn.handle_event(back);
-                        }
-                    }
-                    while let Some(ev) = conn.poll() {
-                        busy = true;
-                        match ev {
-                            Event::Connected => connected_now = true,
-                            Event::ConnectionLost { .. } => lost_now = true,
-                            _ => {}
-                        }
-                    }
-                    let mut buf = Vec::new();
-                    while let Some(t) = conn.poll_transmit(now, 10, &mut buf) {
-                        busy = true;
-                        let seg = t.segment_size.unwrap_or(t.size);
-                        for chunk in buf[..t.size].chunks(seg) {
-                            out.push((t.destination, chunk.to_vec()));
-                        }
-                        buf.clear();
-                    }
-                    if !busy {
-                        break;
-                    }
-                }
+        let (out, connected_now, lost_now) = self.client.drain(now);
+        self.client_sends(out, connected_now, lost_now);
+        let (out, connected_now, lost_now) = self.server.drain(now);
+        self.server_sends(out, connected_now, lost_now);
+    }
+
+    /// The client's datagrams onto the wire, but its handshake-completing flight.
+    fn client_sends(&mut self, out: Vec<(SocketAddr, Vec<u8>)>, connected_now: bool, lost_now: bool) {
+        let at = self.now;
+        if lost_now {
+            self.seen.client_lost.get_or_insert(at);
+        }
+        let first_connect = connected_now && self.seen.client_connected.is_none();
+        if first_connect {
+            self.seen.client_connected = Some(at);
+        }
+        for (to, bytes) in out {
+            if starts_with_handshake(&bytes) {
+                self.seen.client_handshake_sends.push(at);
             }
-            node.conns.retain(|_, c| !c.is_drained());
-            let at = self.now;
-            if is_client {
-                if lost_now {
-                    self.seen.client_lost.get_or_insert(at);
-                }
-                let first_connect = connected_now && self.seen.client_connected.is_none();
-                if first_connect {
-                    self.seen.client_connected = Some(at);
-                }
-                for (to, bytes) in out {
-                    if starts_with_handshake(&bytes) {
-                        self.seen.client_handshake_sends.push(at);
-                    }
-                    // Loss 2: what the client sends as its handshake completes (its
-                    // Finished, coalesced with its first 1-RTT packet, and the rest of
-                    // that flight).
-                    if first_connect {
-                        self.seen.finished_flight_lost += 1;
-                        continue;
-                    }
-                    self.put(CLIENT, to, &bytes);
-                }
-            } else {
-                if lost_now {
-                    self.seen.server_lost.get_or_insert(at);
-                }
-                if connected_now {
-                    self.seen.server_connected.get_or_insert(at);
-                }
-                for (to, bytes) in out {
-                    // Loss 1: the server's answers, until the client has backed off 4 times.
-                    if at < SERVER_LOST_UNTIL {
-                        continue;
-                    }
-                    self.put(SERVER, to, &bytes);
-                }
+            // Loss 2: what the client sends as its handshake completes (its
+            // Finished, coalesced with its first 1-RTT packet, and the rest of
+            // that flight).
+            if first_connect {
+                self.seen.finished_flight_lost += 1;
+                continue;
             }
+            self.put(CLIENT, to, &bytes);
+        }
+    }
+
+    /// The server's datagrams onto the wire, but those before [`SERVER_LOST_UNTIL`].
+    fn server_sends(&mut self, out: Vec<(SocketAddr, Vec<u8>)>, connected_now: bool, lost_now: bool) {
+        let at = self.now;
+        if lost_now {
+            self.seen.server_lost.get_or_insert(at);
+        }
+        if connected_now {
+            self.seen.server_connected.get_or_insert(at);
+        }
+        for (to, bytes) in out {
+            // Loss 1: the server's answers, until the client has backed off 4 times.
+            if at < SERVER_LOST_UNTIL {
+                continue;
+            }
+            self.put(SERVER, to, &bytes);
         }
     }
 

@@ -58,8 +58,8 @@ const SLACK: Duration = Duration::from_secs(170);
 /// unacknowledged, 924.6 s after the last segment heard).
 const DIAL_GIVE_UP: Duration = ftw_tcp::consts::CONNECT_TIMEOUT_DEFAULT.saturating_add(ftw_tcp::consts::RETRANSMIT_TIMEOUT_DEFAULT);
 /// How long the phone stays up after its close for the cloud to see it: TCP's
-/// backoff caps at 60 s (Linux `TCP_RTO_MAX` is 120 s; smoltcp's is 60 s), so a
-/// close frame lost once more is still retransmitted within it.
+/// backoff caps at 120 s (Linux `TCP_RTO_MAX`, `ftw_tcp::consts::LINUX_RTO_MAX`),
+/// so a close frame still unacknowledged is retransmitted at least once within it.
 const CLOSE_LINGER: Duration = Duration::from_secs(120);
 /// The target the phone opens (path and query).
 pub const TARGET: &str = "/v1/app?site=demo";
