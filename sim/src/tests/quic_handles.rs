@@ -9,7 +9,7 @@ use std::net::SocketAddr;
 use std::rc::Rc;
 use std::time::Duration;
 
-use crate::drive::build::cloud_quic_endpoint;
+use crate::drive::build::{client_quic, cloud_quic_endpoint};
 use crate::drive::quic::{Lost, QuicEndpoint, QuicEvent};
 use crate::host::{addr, cloud_certs, sim_clock};
 use crate::time;
@@ -116,18 +116,7 @@ fn a_stale_connection_handle_never_reads_its_successor() {
 /// The phone: connect, close, then wait on the closed connection's next event
 /// for at most 60 s; how it ended, and when (simulated), from the close on.
 async fn close_and_wait(seed: RunSeed, got: Rc<RefCell<Option<(Lost, Duration)>>>) -> turmoil::Result {
-    let rng = seed.crypto("phone");
-    let provider = crypto_provider(&rng.sub("tls"));
-    let ep_cfg = quic_endpoint_config(rng.sub_seed("quic/reset-key"), rng.sub_seed("quic/endpoint"), seeded_cid_factory(rng.sub_seed("quic/cid"), 8));
-    let ep = QuicEndpoint::bind("phone", "0.0.0.0:0".parse().expect("addr"), ep_cfg, None).await?;
-    let client = quic_client_config(
-        &provider,
-        &sim_clock("phone"),
-        &cloud_certs(),
-        ClientResumption::Disabled,
-        rng.sub_seed("quic/initial-dcid"),
-        &QuicTransportParams::default(),
-    );
+    let (ep, client) = client_quic(seed, "phone").await?;
     let conn = ep.connect(client, addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME)?;
     while conn.next_event().await != QuicEvent::Connected {}
     conn.close(1000, "done");
