@@ -382,7 +382,8 @@ fn rig_excuse(plan: &FaultPlan, seen: &MovesSeen, delivered_ms: &[u64], (t1, unt
 /// out (docs/findings/rig-migration-under-loss.md, findings 3 and 4; fresh seeds
 /// 13930000000, `corpus/rig-session-moves-six-switches-answers-held-13930135369.toml`).
 /// An answer the cloud sent to an address the phone had left after hearing the
-/// new one (the `no-routing` switch) is not excused.
+/// new one (the `no-routing` switch) is not excused. A session ended for a
+/// replay on a stream the plan's relay made is the plan's end, not judged.
 pub fn moves_keep_the_session(s: &SessionSummary, plan: &FaultPlan, seen: &MovesSeen, length: Duration) -> Check {
     let law = &laws::MOVES_KEEP_THE_SESSION;
     if plan.phone.loss_pct >= MOVE_LAW_LOSS_PCT_BELOW || plan.box_.loss_pct >= MOVE_LAW_LOSS_PCT_BELOW {
@@ -414,7 +415,14 @@ pub fn moves_keep_the_session(s: &SessionSummary, plan: &FaultPlan, seen: &Moves
         // packet (a stateless reset: 1006). Found on fresh seeds (session 12300005324).
         let cloud_closed =
             plan.faults.iter().any(|f| f.fault.def().swarm() == Kind::CloudClose && f.at_ms < m.at_ms && r.first_message_ms.is_some_and(|fm| f.at_ms >= fm));
-        if box_away || cloud_closed {
+        // The session ended for a replay on a stream, and the plan's relay made
+        // stream copies (`replay_stream_message` repeats the first control-lane
+        // message at or after its time, which may come after the move): an end by
+        // design (SPEC section 7: only dropping such a replay is the bug), not the
+        // move's; `no-false-replay` judges that every replay refused was a copy the
+        // relay made. Found on fresh seeds (session 27, 14070065675).
+        let replayed = r.end == Some(End::Replay) && s.cloud.repeated_stream > 0;
+        if box_away || cloud_closed || replayed {
             continue;
         }
         judged += 1;

@@ -164,3 +164,27 @@ fn a_session_ended_after_a_move_fails_unless_the_network_idled_it_out() {
     let closed = judge_end(false, false);
     assert!(!closed.ok && closed.detail.contains("ended at 40000 ms"), "{}", closed.detail);
 }
+
+/// `moves-keep-the-session` when the session ended for a replay on a stream
+/// 600 ms after a move at 10 s: the plan's relay copied a control message
+/// (`relay_copies`), an end by design and not judged; with no copy made, the end
+/// is the move's to answer for (fresh seeds 14070065675).
+fn judge_replay_end(relay_copies: u64) -> crate::scenario::Check {
+    let plan = FaultPlan {
+        faults: vec![TimedFault { at_ms: 10_000, fault: FaultKind::Rebind(kind::Rebind { host: crate::host::Host::Phone }) }],
+        ..FaultPlan::default()
+    };
+    let mut s = SessionSummary::default();
+    s.phone.sessions.push(SessionRecord { ended_at_ms: Some(10_600), end: Some(End::Replay), ..quic_session() });
+    s.cloud.repeated_stream = relay_copies;
+    let seen = crate::scenario::session::MovesSeen { moves: &[], fates: &[], rig_paths: &[], idle_outs: &[] };
+    moves_keep_the_session(&s, &plan, &seen, Duration::from_secs(60))
+}
+
+#[test]
+fn a_session_ended_for_a_replay_the_relay_made_is_the_plans_end() {
+    let replayed = judge_replay_end(1);
+    assert!(replayed.ok && replayed.detail.starts_with("0 moves judged"), "{}", replayed.detail);
+    let unexplained = judge_replay_end(0);
+    assert!(!unexplained.ok && unexplained.detail.contains("ended at 10600 ms (Some(Replay))"), "{}", unexplained.detail);
+}
