@@ -39,6 +39,17 @@ fn box_rebind(plan: &FaultPlan, from: u64, to: u64) -> bool {
     plan.faults.iter().any(|f| f.fault.host() == Host::Box && f.fault.def().swarm() == crate::world::domain::Kind::Rebind && f.at_ms >= from && f.at_ms <= to)
 }
 
+/// Whether the cloud's service restarts in `[from, to]` ms (plan kind
+/// `cloud_restart`): the restart closes the box's uplink at the cloud with 1012,
+/// whether or not the close reaches the box. A close lost on the leg leaves the
+/// box's connection open on its side with no cloud behind it, so a challenge the
+/// cloud sent before the restart and lost is never sent again; the box learns of
+/// the end only at its next keep-alive, from the cloud's stateless reset
+/// (RFC 9000 section 10.3; corpus/box-reconnect-restart-close-lost-14100056803.toml).
+fn cloud_restart(plan: &FaultPlan, from: u64, to: u64) -> bool {
+    plan.faults.iter().any(|f| f.fault.def().swarm() == crate::world::domain::Kind::CloudRestart && f.at_ms >= from && f.at_ms <= to)
+}
+
 /// Whether a slow host (plan kind `slow_host`: a host's processing ten times the
 /// profile's) overlaps `[from, to]` ms: its processing then takes part of the round
 /// trip the law measures (corpus/session-slow-box-challenge-late-9700319541.toml).
@@ -86,7 +97,9 @@ pub fn box_challenge_in_first_flight(s: &SessionSummary, plan: &FaultPlan) -> Ch
 /// cloud gets the target once per connection: every uplink that stays up
 /// [`CHALLENGE_WITHIN_MS`] without an outage gets the cloud's challenge (nothing
 /// lost), and the cloud refuses no proof (a target sent twice would reach it as
-/// the answer to its challenge: nothing doubled). Broken by
+/// the answer to its challenge: nothing doubled). An uplink the cloud's restart
+/// closed within the window did not stay up, whether or not the box heard the
+/// close ([`cloud_restart`]). Broken by
 /// `rejected-0rtt-not-resent`.
 pub fn rejected_0rtt_loses_nothing(s: &SessionSummary, plan: &FaultPlan, length: Duration) -> Check {
     let law = &laws::REJECTED_0RTT_LOSES_NOTHING;
@@ -107,7 +120,8 @@ pub fn rejected_0rtt_loses_nothing(s: &SessionSummary, plan: &FaultPlan, length:
         // Handshake-space probes from the new one could not move the connection
         // (corpus/box-reconnect-rebind-before-handshake-done-13750084904.toml).
         let confirmed = r.confirmed_ms.get().unwrap_or(end);
-        if lossy || r.closed_ms.unwrap_or(end) < until || until > end || box_outage(plan, r.dial_ms, until) || box_rebind(plan, r.dial_ms, confirmed) {
+        let ended = r.closed_ms.unwrap_or(end) < until || cloud_restart(plan, r.dial_ms, until);
+        if lossy || ended || until > end || box_outage(plan, r.dial_ms, until) || box_rebind(plan, r.dial_ms, confirmed) {
             continue;
         }
         judged += 1;

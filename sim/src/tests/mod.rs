@@ -15,4 +15,5 @@ mod session;
 mod session_laws;
 mod table;
 mod tcp_nat;
+mod uplink_law;
 mod ws_link;
