@@ -75,7 +75,8 @@ pub struct FleetSummary {
     /// keeps its address until the handshake is confirmed, RFC 9000 section 9;
     /// the server drops a handshake packet from a new address).
     pub redials: usize,
-    /// Handshakes that succeeded though their host moved during them.
+    /// Moves a handshake crossed, whether it then succeeded or was lost: each can
+    /// have sent the host's Initial to one more reactor, which answered it.
     pub moved_handshakes: usize,
 }
 
@@ -112,28 +113,34 @@ async fn dial_through_moves(
         let from = time::now().as_millis() as u64;
         dials += 1;
         match dial_quic(ep, client.clone(), addr::cloud_door(), ftw_crypto::consts::CLOUD_SERVER_NAME, TARGET).await {
+            // Each move in a handshake, whatever becomes of it, may have sent its
+            // host's Initial to another reactor (long headers stay where the
+            // kernel's hash puts them), which then answered an Initial of its own:
+            // one more handshake at the door (corpus/fleet-still-move-in-handshake.toml;
+            // a handshake lost after it: corpus/fleet-migrate-lost-handshake-crossed-moves-9902830406596968404.toml).
             Ok(l) => {
-                // A handshake its own host moved in may have reached a second
-                // reactor (long headers stay where the kernel's hash puts them), which
-                // then answered an Initial of its own: one more handshake at the door
-                // (corpus/fleet-still-move-in-handshake.toml).
-                let to = time::now().as_millis() as u64;
-                if moves_ms.iter().any(|m| (from..=to).contains(m)) {
-                    t.borrow_mut().moved_handshakes += 1;
-                }
+                t.borrow_mut().moved_handshakes += moves_in(moves_ms, from);
                 return Ok(l);
             }
             Err(e) => {
-                let to = time::now().as_millis() as u64;
-                if dials < DIALS_MAX && moves_ms.iter().any(|m| (from..=to).contains(m)) {
+                let crossed = moves_in(moves_ms, from);
+                if dials < DIALS_MAX && crossed > 0 {
                     trace::record(host, "app.redial", format!("handshake lost to a move: {e:?}"));
-                    t.borrow_mut().redials += 1;
+                    let mut t = t.borrow_mut();
+                    t.redials += 1;
+                    t.moved_handshakes += crossed;
                     continue;
                 }
                 return Err(format!("dial: {e:?}"));
             }
         }
     }
+}
+
+/// How many of `moves_ms` fall between `from` (ms) and now.
+fn moves_in(moves_ms: &[u64], from: u64) -> usize {
+    let to = time::now().as_millis() as u64;
+    moves_ms.iter().filter(|m| (from..=to).contains(m)).count()
 }
 
 /// The times (ms) of the plan's moves of `host`.

@@ -136,6 +136,21 @@ fn wifi_to_cellular_keeps_the_connection() {
     assert!(s.totals.forwards_sent > 0, "seed 1's move to cellular re-hashes the phone");
 }
 
+/// A first handshake lost across the default moves (14.2 % loss, quinn's own
+/// migration): its Initials reached r3 before the switch and r2 after it, each of
+/// which answered, and the redial made a third handshake. Every move the lost
+/// handshake crossed allows one more at the door, as for a handshake that succeeded
+/// (corpus/fleet-migrate-lost-handshake-crossed-moves-9902830406596968404.toml).
+#[test]
+fn a_lost_handshake_that_moves_crossed_may_have_reached_more_reactors() {
+    let mut s = spec("fleet-migrate", 0x896d_ebc9_9026_3fd4, &[]);
+    s.plan.quic = crate::plan::QuicPlan::Patched;
+    s.plan.phone = crate::plan::LinkPlan { one_way_ms: 93, jitter_ms: 34, loss_pct: 14.2, ..crate::plan::LinkPlan::default() };
+    let (report, summary) = fleet_migrate::run_with(&s, &FleetRun::default());
+    assert_eq!((summary.accepted.len(), summary.redials, summary.moved_handshakes), (3, 1, 3), "{:?}", summary.accepted);
+    assert_eq!(report.verdict(), Verdict::Pass, "{:?}", report.checks.iter().filter(|c| !c.ok).map(|c| &c.detail).collect::<Vec<_>>());
+}
+
 #[test]
 fn box_reconnects_with_0rtt_answered_in_one_round_trip_and_the_phone_does_not() {
     let (report, s) = fleet_migrate::run_resume_with(&spec("fleet-resume", 1, &[]));
