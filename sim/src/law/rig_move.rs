@@ -30,6 +30,7 @@ use quinn_proto::RigPathEvent;
 
 use crate::world::host::addr;
 use crate::world::net::fate::{Fate, Outcome, RigPath};
+use crate::world::net::fault::is_forged;
 
 /// The move the law judges: from `t1` (the phone's first datagram from the new
 /// network reached the cloud) to `until`, with the phone's message deliveries.
@@ -113,7 +114,7 @@ pub fn failed_rounds(fates: &[Fate], rig: &[RigPath], to: SocketAddr, from: u64,
 fn left(fates: &[Fate], client: std::net::IpAddr, to: SocketAddr, at: Duration, end: u64) -> bool {
     let mine = |f: &&Fate| f.from_host == client && f.sent >= at && ms(f.sent) < end;
     let stayed = fates.iter().filter(mine).any(|f| f.from == to);
-    !crate::world::net::fault::is_forged(to) && !stayed && fates.iter().filter(mine).any(|f| f.from != to && !crate::world::net::fault::is_forged(f.from))
+    !is_forged(to) && !stayed && fates.iter().filter(mine).any(|f| f.from != to && !is_forged(f.from))
 }
 
 /// Each probe once: a datagram the link duplicated has a fate per copy

@@ -10,6 +10,7 @@ use std::time::Duration;
 use crate::drive::system::SessionSummary;
 use crate::law::laws;
 use crate::law::Check;
+use crate::world::domain::Kind;
 use crate::world::host::Host;
 use crate::world::plan::FaultPlan;
 
@@ -36,7 +37,12 @@ fn box_outage(plan: &FaultPlan, from: u64, to: u64) -> bool {
 /// a stable address for the duration of the handshake"; no migration before then;
 /// corpus/box-reconnect-rebind-during-handshake.toml).
 fn box_rebind(plan: &FaultPlan, from: u64, to: u64) -> bool {
-    plan.faults.iter().any(|f| f.fault.host() == Host::Box && f.fault.def().swarm() == crate::world::domain::Kind::Rebind && f.at_ms >= from && f.at_ms <= to)
+    box_fault_at(plan, Kind::Rebind, from, to)
+}
+
+/// Whether a fault of `kind` on the box's side happens at a time in `[from, to]` ms.
+fn box_fault_at(plan: &FaultPlan, kind: Kind, from: u64, to: u64) -> bool {
+    plan.faults.iter().any(|f| f.fault.host() == Host::Box && f.fault.def().swarm() == kind && (from..=to).contains(&f.at_ms))
 }
 
 /// Whether the cloud's service restarts in `[from, to]` ms (plan kind
@@ -47,17 +53,14 @@ fn box_rebind(plan: &FaultPlan, from: u64, to: u64) -> bool {
 /// the end only at its next keep-alive, from the cloud's stateless reset
 /// (RFC 9000 section 10.3; corpus/box-reconnect-restart-close-lost-14100056803.toml).
 fn cloud_restart(plan: &FaultPlan, from: u64, to: u64) -> bool {
-    plan.faults.iter().any(|f| f.fault.def().swarm() == crate::world::domain::Kind::CloudRestart && f.at_ms >= from && f.at_ms <= to)
+    box_fault_at(plan, Kind::CloudRestart, from, to)
 }
 
 /// Whether a slow host (plan kind `slow_host`: a host's processing ten times the
 /// profile's) overlaps `[from, to]` ms: its processing then takes part of the round
 /// trip the law measures (corpus/session-slow-box-challenge-late-9700319541.toml).
 fn slow_host(plan: &FaultPlan, from: u64, to: u64) -> bool {
-    plan.faults
-        .iter()
-        .filter(|f| f.fault.def().swarm() == crate::world::domain::Kind::SlowHost)
-        .any(|f| f.at_ms <= to && f.at_ms + f.fault.def().lasts_ms() >= from)
+    plan.faults.iter().filter(|f| f.fault.def().swarm() == Kind::SlowHost).any(|f| f.at_ms <= to && f.at_ms + f.fault.def().lasts_ms() >= from)
 }
 
 /// `box-challenge-in-first-flight`: every reconnect of the box that holds a
