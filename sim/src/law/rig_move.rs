@@ -16,14 +16,14 @@
 //!   else goes there before the switch) was lost to a fault, or met a NAT with no
 //!   mapping after the phone had left that address ([`left`]), or it arrived and
 //!   a datagram the phone then sent from the new address, before the next
-//!   probe, was lost to a fault (the one that carried the answer); a probe that
+//!   probe reached it, was lost to a fault (the one that carried the answer); a probe that
 //!   arrived with nothing of the phone's lost after it is the stand-in's or the
 //!   phone's failure, never excused;
 //! * and from the switch on, no wait for a message is longer than the law's
 //!   bound: the RFC's clock starts when quic-go moves ("the time is the path
 //!   probe and switch", seed 000).
 
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
 use quinn_proto::RigPathEvent;
@@ -54,7 +54,9 @@ pub fn excused(fates: &[Fate], rig_paths: &[RigPath], w: &MoveWindow) -> Result<
     // The rounds before the answered one (the last probe before the validation).
     let validated = rig_paths.iter().find(|r| r.event == RigPathEvent::Validated && r.remote == to && ms(r.at) >= w.t1).map(|r| ms(r.at));
     let end = validated.map_or(w.until, |v| answered_probe(fates, to, w.t1, v)).min(w.until);
-    let rounds = failed_rounds(fates, rig_paths, to, w.t1, end)?;
+    // The client behind the new address: the phone, or the box (idle-link).
+    let Some(client) = fates.iter().find(|f| f.from == to).map(|f| f.from_host) else { return Err(format!("no datagram came from {to}")) };
+    let rounds = failed_rounds(fates, rig_paths, client, to, w.t1, end)?;
     let Some(v) = switch.filter(|&v| v <= w.until) else {
         return Ok(format!("under the rig's quic-go the cloud never moved to {to} in the window: {rounds} rounds of validation, each lost to the network or its answer held back by the phone's congestion control"));
     };
@@ -69,18 +71,17 @@ pub fn excused(fates: &[Fate], rig_paths: &[RigPath], w: &MoveWindow) -> Result<
 }
 
 /// The rounds of validation in `[from, end)`, each failed to the network, or the
-/// first that did not. A round fails to the network when its probe is lost, when
-/// something the client (the phone, or the box) sent after it is lost, or when it
-/// held its answer back because congestion control let only an ACK go (finding 4 of
+/// first that did not, of `client`'s address `to`. A round fails to the network when its probe is lost, when
+/// something the client (the phone, or the box) sent after it, before the next
+/// probe reached it, is lost, or when it held its answer back because congestion control let only an ACK go (finding 4 of
 /// docs/findings/rig-migration-under-loss.md: the loss that spent its window is
 /// the network's; quic-go's `SendAck` mode does the same).
-pub fn failed_rounds(fates: &[Fate], rig: &[RigPath], to: SocketAddr, from: u64, end: u64) -> Result<usize, String> {
+pub fn failed_rounds(fates: &[Fate], rig: &[RigPath], client: IpAddr, to: SocketAddr, from: u64, end: u64) -> Result<usize, String> {
     let in_window = |f: &&Fate| ms(f.sent) >= from && ms(f.sent) < end;
-    let probes = probes_once(fates.iter().filter(in_window).filter(|f| f.from_host == addr::CLOUD && f.to == to).collect());
-    // The client behind the new address: the phone, or the box (idle-link).
-    let Some(client) = fates.iter().find(|f| f.from == to).map(|f| f.from_host) else { return Err(format!("no datagram came from {to}")) };
+    // What the client's peer (the cloud) sent there.
+    let probes = probes_once(fates.iter().filter(in_window).filter(|f| f.from_host != client && f.to == to).collect());
     let answers: Vec<&Fate> = fates.iter().filter(in_window).filter(|f| f.from_host == client && f.from == to).collect();
-    for (i, p) in probes.iter().enumerate() {
+    for p in &probes {
         let Outcome::Delivered(d) = p.outcome else {
             if p.outcome == Outcome::Fault || (p.outcome == Outcome::Nat && left(fates, client, to, p.sent, end)) {
                 continue;
@@ -93,7 +94,10 @@ pub fn failed_rounds(fates: &[Fate], rig: &[RigPath], to: SocketAddr, from: u64,
         if ms(d) >= end {
             continue;
         }
-        let next = probes.get(i + 1).map_or(end, |n| ms(n.sent));
+        // The round lasts until the next probe reached the client: until then the
+        // answer it holds is this one's (quinn sends several at once; fresh seeds
+        // 14210000000).
+        let next = probes.iter().filter_map(Fate::arrival).filter(|&a| a > d).min().map_or(end, ms);
         let lost = answers.iter().any(|a| a.sent >= d && ms(a.sent) < next && a.outcome == Outcome::Fault);
         let held = rig.iter().any(|r| r.event == RigPathEvent::AnswerHeld && r.remote.ip() == client && r.at >= d && ms(r.at) < next);
         if !lost && !held {
@@ -111,7 +115,7 @@ pub fn failed_rounds(fates: &[Fate], rig: &[RigPath], to: SocketAddr, from: u64,
 /// (fresh seeds 14190000000,
 /// corpus/rig-quic-echo-probe-after-a-second-move-1557050295451008649.toml). A
 /// probe a NAT dropped while the client still sent from `to` is no such loss.
-fn left(fates: &[Fate], client: std::net::IpAddr, to: SocketAddr, at: Duration, end: u64) -> bool {
+fn left(fates: &[Fate], client: IpAddr, to: SocketAddr, at: Duration, end: u64) -> bool {
     let mine = |f: &&Fate| f.from_host == client && f.sent >= at && ms(f.sent) < end;
     let stayed = fates.iter().filter(mine).any(|f| f.from == to);
     !is_forged(to) && !stayed && fates.iter().filter(mine).any(|f| f.from != to && !is_forged(f.from))
@@ -166,7 +170,7 @@ pub fn longest_wait(delivered_ms: &[u64], from: u64, until: u64) -> (u64, u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::net::{IpAddr, Ipv4Addr};
+    use std::net::Ipv4Addr;
 
     const NEW: SocketAddr = SocketAddr::new(IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1)), 49153);
     const CLOUD: SocketAddr = SocketAddr::new(addr::CLOUD, 443);
@@ -214,8 +218,8 @@ mod tests {
     #[test]
     fn a_probe_arriving_after_the_end_is_a_pending_round() {
         let (fates, rig) = (vec![fate(1_000, false, Outcome::Fault), fate(9_000, false, delivered(9_300)), fate(9_010, true, delivered(9_200))], vec![]);
-        assert_eq!(failed_rounds(&fates, &rig, NEW, 1_000, 9_250), Ok(2));
-        assert!(failed_rounds(&fates, &rig, NEW, 1_000, 9_400).is_err(), "delivered before the end, answered, not lost");
+        assert_eq!(failed_rounds(&fates, &rig, addr::PHONE, NEW, 1_000, 9_250), Ok(2));
+        assert!(failed_rounds(&fates, &rig, addr::PHONE, NEW, 1_000, 9_400).is_err(), "delivered before the end, answered, not lost");
     }
 
     #[test]
@@ -272,13 +276,13 @@ mod tests {
         let elsewhere = SocketAddr::new(IpAddr::V4(Ipv4Addr::new(198, 51, 100, 1)), 49152);
         let from_elsewhere = |t: u64| Fate { from: elsewhere, ..fate(t, true, Outcome::Fault) };
         let fates = vec![fate(900, true, delivered(920)), fate(1_000, false, Outcome::Nat), from_elsewhere(1_500), from_elsewhere(2_500)];
-        assert_eq!(failed_rounds(&fates, &[], NEW, 900, 3_000), Ok(1));
+        assert_eq!(failed_rounds(&fates, &[], addr::PHONE, NEW, 900, 3_000), Ok(1));
         // Still sending from the address the probe went to: the NAT's drop is no loss of the network's.
         let stayed = vec![fate(900, true, delivered(920)), fate(1_000, false, Outcome::Nat), fate(1_500, true, Outcome::Fault), from_elsewhere(2_500)];
-        assert!(failed_rounds(&stayed, &[], NEW, 900, 3_000).is_err());
+        assert!(failed_rounds(&stayed, &[], addr::PHONE, NEW, 900, 3_000).is_err());
         // Nothing sent from anywhere after the probe: nothing says the phone left.
         let silent = vec![fate(900, true, delivered(920)), fate(1_000, false, Outcome::Nat)];
-        assert!(failed_rounds(&silent, &[], NEW, 900, 3_000).is_err());
+        assert!(failed_rounds(&silent, &[], addr::PHONE, NEW, 900, 3_000).is_err());
     }
 
     #[test]
