@@ -285,6 +285,19 @@ mod tests {
         assert!(failed_rounds(&silent, &[], addr::PHONE, NEW, 900, 3_000).is_err());
     }
 
+    /// quinn sends a new address several challenges at once: each round lasts
+    /// until the next probe reached the phone, not until the next was sent
+    /// (fresh seeds 14210000000).
+    #[test]
+    fn probes_sent_together_are_each_a_round_until_the_next_arrives() {
+        let second = Fate { bytes: 7, ..fate(1_000, false, delivered(1_060)) };
+        let fates = vec![fate(900, true, delivered(920)), fate(1_000, false, delivered(1_020)), second];
+        let held = |at| RigPath { at: Duration::from_millis(at), remote: SocketAddr::new(addr::PHONE, 0), event: RigPathEvent::AnswerHeld };
+        assert_eq!(failed_rounds(&fates, &[held(1_020), held(1_060)], addr::PHONE, NEW, 900, 3_000), Ok(2));
+        // The second's answer went: its round is not the network's.
+        assert!(failed_rounds(&fates, &[held(1_020)], addr::PHONE, NEW, 900, 3_000).is_err());
+    }
+
     #[test]
     fn a_duplicated_probe_is_one_round() {
         let (mut fates, notes) = two_lost_rounds();
