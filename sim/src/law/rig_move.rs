@@ -16,9 +16,10 @@
 //!   else goes there before the switch) was lost to a fault, or met a NAT with no
 //!   mapping after the phone had left that address ([`left`]), or it arrived and
 //!   a datagram the phone then sent from the new address, before the next
-//!   probe reached it, was lost to a fault (the one that carried the answer); a probe that
-//!   arrived with nothing of the phone's lost after it is the stand-in's or the
-//!   phone's failure, never excused;
+//!   probe reached it, was lost to a fault (the one that carried the answer), or
+//!   the phone held its answer back behind its congestion control; a probe that
+//!   arrived with nothing of the phone's lost or held after it is the stand-in's
+//!   or the phone's failure, never excused;
 //! * and from the switch on, no wait for a message is longer than the law's
 //!   bound: the RFC's clock starts when quic-go moves ("the time is the path
 //!   probe and switch", seed 000).
@@ -70,10 +71,11 @@ pub fn excused(fates: &[Fate], rig_paths: &[RigPath], w: &MoveWindow) -> Result<
     ))
 }
 
-/// The rounds of validation in `[from, end)`, each failed to the network, or the
-/// first that did not, of `client`'s address `to`. A round fails to the network when its probe is lost, when
-/// something the client (the phone, or the box) sent after it, before the next
-/// probe reached it, is lost, or when it held its answer back because congestion control let only an ACK go (finding 4 of
+/// The rounds of validation of `client`'s address `to` in `[from, end)`, each
+/// failed to the network, or the first that did not. A round fails to the
+/// network when its probe is lost, when something the client (the phone, or the
+/// box) sent after it, before the next probe reached it, is lost, or when it held
+/// its answer back because congestion control let only an ACK go (finding 4 of
 /// docs/findings/rig-migration-under-loss.md: the loss that spent its window is
 /// the network's; quic-go's `SendAck` mode does the same).
 pub fn failed_rounds(fates: &[Fate], rig: &[RigPath], client: IpAddr, to: SocketAddr, from: u64, end: u64) -> Result<usize, String> {
