@@ -1,6 +1,6 @@
 //! sim/vendor/quinn-proto/PATCH.md sections 3 (challenge-budget), 5
 //! (return-to-validated) and 6 (amplification-cap), end to end, each shown
-//! both ways on corpus entries.
+//! both ways on corpus entries (and sections 7, 8, 9 and 17 below them).
 //!
 //! * Section 3: with upstream's padding (every datagram carrying a
 //!   PATH_CHALLENGE padded to 1200 B whatever the anti-amplification budget) a
@@ -74,6 +74,10 @@ const SHORT_FLOOR: &str = "quic-echo-rebind-budget-below-long-header-9600012547.
 /// 1-RTT data the cloud cannot read before its handshake completes.
 const CONFIRMED: &str = "fleet-migrate-forged-moves-lossy-gone-12800090267.toml";
 
+/// A rebind under forged moves: the phone's PATH_RESPONSE for its new port reaches
+/// the cloud first in the attacker's copy, from a forged port (section 17).
+const FORWARDED_ANSWER: &str = "fleet-migrate-forged-copy-carries-the-answer-14180000747.toml";
+
 /// Which of the patches run (`true`: the patch, `false`: upstream or, for
 /// `short_floor`, section 6 as first written).
 #[derive(Clone, Copy)]
@@ -85,6 +89,7 @@ struct Patches {
     ack_alone: bool,
     short_floor: bool,
     pto_after_confirmed: bool,
+    response_any_path: bool,
 }
 
 const BOTH: Patches = Patches {
@@ -95,6 +100,7 @@ const BOTH: Patches = Patches {
     ack_alone: true,
     short_floor: true,
     pto_after_confirmed: true,
+    response_any_path: true,
 };
 
 fn verdict(entry: &str, p: Patches) -> Verdict {
@@ -108,6 +114,7 @@ fn verdict(entry: &str, p: Patches) -> Verdict {
         upstream_ack_blocked_by_congestion: !p.ack_alone,
         upstream_long_header_floor: !p.short_floor,
         upstream_pto_before_confirmed: !p.pto_after_confirmed,
+        upstream_response_same_remote: !p.response_any_path,
         ..Toggles::default()
     };
     ftw_sim::scenario::run(&spec).expect("the entry runs").verdict()
@@ -231,6 +238,20 @@ const RIG_SIX: [&str; 6] = [
 /// before session 16 keep their connection. (Section 11's own difference is
 /// shown with quinn-proto alone: sim/crypto/tests/quinn_return_to_validated_path.rs,
 /// `the_rig_stays_on_the_validated_path_through_forged_moves`.)
+/// Section 17: upstream ignores a PATH_RESPONSE that came from another address than
+/// the path's (RFC 9000 section 8.2.2: MUST NOT be enforced), so an attacker's copy
+/// of the answer, ahead of the original, leaves the new port unvalidated and the
+/// cloud falls back to the port the rebind ended; the token alone validates it.
+#[test]
+fn upstream_ignores_a_forwarded_answer_and_loses_the_connection() {
+    let (upstream, patched) = both_ways(FORWARDED_ANSWER, Patches { response_any_path: false, ..BOTH });
+    match upstream {
+        Verdict::Fail { property, .. } => assert_eq!(property, "same-connection", "{FORWARDED_ANSWER} with upstream's check"),
+        Verdict::Pass => panic!("{FORWARDED_ANSWER} passed with upstream's address check on PATH_RESPONSE"),
+    }
+    assert_eq!(patched, Verdict::Pass, "{FORWARDED_ANSWER} with the patches");
+}
+
 #[test]
 fn the_plans_rig_profile_keeps_the_connections_quinns_migration_lost() {
     for entry in RIG_SIX {

@@ -110,6 +110,7 @@ pub mod ftw_sim_patch {
         static UPSTREAM_ACKS_IN_RIG: Cell<bool> = const { Cell::new(false) };
         static UPSTREAM_PROBES_IN_RIG: Cell<bool> = const { Cell::new(false) };
         static PROBE_ACK_UNCOUNTED_IN_RIG: Cell<bool> = const { Cell::new(false) };
+        static UPSTREAM_RESPONSE_SAME_REMOTE: Cell<bool> = const { Cell::new(false) };
     }
 
     /// Every toggle of one run, set together (`false` everywhere, the default:
@@ -132,6 +133,7 @@ pub mod ftw_sim_patch {
         pub upstream_acks_in_rig: bool,
         pub upstream_probes_in_rig: bool,
         pub probe_ack_uncounted_in_rig: bool,
+        pub upstream_response_same_remote: bool,
     }
 
     /// On this thread, every toggle at once: the simulation sets them for each
@@ -153,10 +155,23 @@ pub mod ftw_sim_patch {
             (&UPSTREAM_ACKS_IN_RIG, t.upstream_acks_in_rig),
             (&UPSTREAM_PROBES_IN_RIG, t.upstream_probes_in_rig),
             (&PROBE_ACK_UNCOUNTED_IN_RIG, t.probe_ack_uncounted_in_rig),
+            (&UPSTREAM_RESPONSE_SAME_REMOTE, t.upstream_response_same_remote),
         ];
         for (toggle, on) in all {
             toggle.with(|c| c.set(on));
         }
+    }
+
+    /// On this thread, take a PATH_RESPONSE as validating the current path only when it
+    /// came from that path's address, as upstream quinn-proto 0.11.19 does (`true`), or
+    /// from any address (`false`, the default: the patch of PATCH.md section 17, RFC 9000
+    /// sections 8.2.2 and 8.2.3).
+    pub fn set_upstream_response_same_remote(on: bool) {
+        UPSTREAM_RESPONSE_SAME_REMOTE.with(|c| c.set(on));
+    }
+
+    pub(crate) fn upstream_response_same_remote() -> bool {
+        UPSTREAM_RESPONSE_SAME_REMOTE.with(|c| c.get())
     }
 
     /// On this thread, take a lost Initial or Handshake packet whose number is the

@@ -3018,7 +3018,12 @@ impl Connection {
                 Frame::PathResponse(token) => {
                     // ftw-sim patch (rig-migration): a candidate's response (PATCH.md section 11).
                     if self.ftw_rig_path_response(now, token) || self.ftw_client_probe_response(token) {
-                    } else if self.path.challenge == Some(token) && remote == self.path.remote {
+                    } else if self.path.challenge == Some(token)
+                        // ftw-sim patch (response-any-path): RFC 9000 section 8.2.2 forbids
+                        // checking where the response came from. See PATCH.md section 17.
+                        && (remote == self.path.remote
+                            || !crate::ftw_sim_patch::upstream_response_same_remote())
+                    {
                         trace!("new path validated");
                         self.timers.stop(Timer::PathValidation);
                         self.path.challenge = None;
