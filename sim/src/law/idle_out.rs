@@ -188,15 +188,15 @@ fn move_unknown(fates: &[Fate], me: IpAddr, peer: IpAddr, f: &Fate) -> bool {
 /// A peer that never answers the new address at all (the `no-routing` switch)
 /// is not excused.
 fn validation_failed(fates: &[Fate], rig: &[RigPath], me: IpAddr, peer: IpAddr, f: &Fate) -> bool {
-    let heard_elsewhere = fates
-        .iter()
-        .filter(|x| x.from_host == me && x.to_host == Some(peer) && x.from != f.to)
-        .filter_map(|x| match x.outcome {
-            Outcome::Delivered(a) if a <= f.sent => Some(a),
-            _ => None,
-        })
-        .min();
-    let Some(since) = heard_elsewhere else { return false };
+    let heard = |x: &&Fate| match x.outcome {
+        Outcome::Delivered(a) if x.from_host == me && x.to_host == Some(peer) && a <= f.sent => Some((a, x.from)),
+        _ => None,
+    };
+    // Newer than `f.to`: heard after the peer last heard `me` from there (an address `me`
+    // used before `f.to` is old news; fresh seeds 14270000000).
+    let last_there = fates.iter().filter_map(|x| heard(&x)).filter(|(_, from)| *from == f.to).map(|(a, _)| a).max();
+    let newer = fates.iter().filter_map(|x| heard(&x)).filter(|(a, from)| *from != f.to && last_there.is_none_or(|t| *a > t));
+    let Some(since) = newer.map(|(a, _)| a).min() else { return false };
     let elsewhere: BTreeSet<SocketAddr> =
         fates.iter().filter(|x| x.from_host == peer && x.to_host == Some(me) && x.to != f.to && (since..=f.sent).contains(&x.sent)).map(|x| x.to).collect();
     let (from, end) = (since.as_millis() as u64, f.sent.as_millis() as u64 + 1);
@@ -574,6 +574,27 @@ mod tests {
         assert!(judge(&fates, &phone_idles_at(35_040), &[]).is_err());
     }
 
+    /// Fresh seeds 14270000000: the phone rebinds to the moved address, and later (in a
+    /// blackhole) to a third; the cloud's one datagram to the third is lost, its
+    /// validation fails, and it goes back to the moved address, which the NAT forgot.
+    /// The address the phone had before the moved one is old news: what the cloud
+    /// sent there was answered long before.
+    #[test]
+    fn only_an_address_heard_after_the_one_gone_back_to_is_newer() {
+        let third = a("192.0.2.1:49154");
+        let fates = [
+            up(900),
+            down(1_000, Outcome::Delivered(ms(1_020))),
+            up_moved(3_000, Outcome::Delivered(ms(3_020))),
+            down_moved(3_020, Outcome::Delivered(ms(3_040))),
+            Fate { from: third, ..up_moved(24_140, Outcome::Delivered(ms(24_160))) },
+            Fate { to: third, ..down_moved(24_165, Outcome::Fault) },
+            down_moved(24_465, Outcome::Nat),
+        ];
+        let why = judge(&fates, &phone_idles_at(39_070), &[]).expect("excused");
+        assert!(why.contains("lost all 2"), "{why}");
+    }
+
     #[test]
     fn a_datagram_that_arrived_twice_is_answered_from_its_first_arrival() {
         // corpus/fleet-migrate-forged-move-validation-lost-9900035825.toml: a
@@ -650,9 +671,12 @@ mod tests {
         fates.push(Fate { to: a("198.51.100.1:49153"), ..down(13_867, Outcome::Fault) });
         let why = judge(&fates, &phone_idles_at(37_119), &[]).expect("excused");
         assert!(why.contains("lost all 3"), "{why}");
-        // Once a datagram from the rebound address had reached the cloud, sending to
-        // the old one is the cloud's mistake.
-        fates.push(to_cell(13_900));
+        // Once the cloud's datagram to the rebound address had reached the phone, with
+        // nothing of the phone's lost or held after it, sending to the old one is the
+        // cloud's mistake (before that, its validation of the rebound address had failed
+        // to the network: the datagram of 13,867 ms lost).
+        fates.push(Fate { to: a("198.51.100.1:49153"), ..down(13_880, Outcome::Delivered(ms(13_900))) });
+        fates.push(to_cell(13_950));
         assert!(judge(&fates, &phone_idles_at(37_119), &[]).is_err());
     }
 
