@@ -188,12 +188,8 @@ fn move_unknown(fates: &[Fate], me: IpAddr, peer: IpAddr, f: &Fate) -> bool {
 /// A peer that never answers the new address at all (the `no-routing` switch)
 /// is not excused.
 fn validation_failed(fates: &[Fate], rig: &[RigPath], me: IpAddr, peer: IpAddr, f: &Fate) -> bool {
-    // What the peer heard from `me`: a datagram's first copy (behind a forged copy or the
-    // link's duplicate it is a duplicate packet, dropped unread), not the attacker's.
     let heard = |x: &&Fate| match x.outcome {
-        Outcome::Delivered(a) if x.from_host == me && x.to_host == Some(peer) && a <= f.sent && !is_forged(x.from) && a == x.first_arrival(fates) => {
-            Some((a, x.from))
-        }
+        Outcome::Delivered(a) if x.from_host == me && x.to_host == Some(peer) && a <= f.sent => Some((a, x.from)),
         _ => None,
     };
     // Newer than `f.to`: heard after the peer last heard `me` from there (an address `me`
