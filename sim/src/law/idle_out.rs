@@ -174,7 +174,8 @@ fn move_unknown(fates: &[Fate], me: IpAddr, peer: IpAddr, f: &Fate) -> bool {
 
 /// Whether the peer sent `f` to an address `me` left while validating (or
 /// after failing to validate) a newer one: it had heard `me` from another
-/// address, and each round of what it sent `me` elsewhere from then until `f`
+/// address since it last heard it from `f.to`, and each round of what it sent
+/// `me` elsewhere from then until `f`
 /// failed to the network ([`super::rig_move::failed_rounds`]: lost to a fault,
 /// or it reached `me` and `me`'s answer was lost to a fault or held back by its
 /// congestion control, RFC 9000 section 8.2.2, finding 4 of
