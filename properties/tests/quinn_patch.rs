@@ -103,10 +103,6 @@ const BOTH: Patches = Patches {
     response_any_path: true,
 };
 
-fn verdict(entry: &str, p: Patches) -> Verdict {
-    run(entry, p).verdict()
-}
-
 /// `entry` run with the patches `p`.
 fn run(entry: &str, p: Patches) -> RunReport {
     let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus").join(entry);
@@ -125,13 +121,20 @@ fn run(entry: &str, p: Patches) -> RunReport {
     ftw_sim::scenario::run(&spec).expect("the entry runs")
 }
 
-/// `entry` run both ways at once (independent worlds, one a thread).
-fn both_ways(entry: &'static str, upstream: Patches) -> (Verdict, Verdict) {
+/// `entry` run both ways at once (independent worlds, one a thread): with
+/// `upstream`'s patches, and with them all.
+fn runs_both_ways(entry: &'static str, upstream: Patches) -> (RunReport, RunReport) {
     std::thread::scope(|s| {
-        let up = s.spawn(move || verdict(entry, upstream));
-        let patched = verdict(entry, BOTH);
+        let up = s.spawn(move || run(entry, upstream));
+        let patched = run(entry, BOTH);
         (up.join().expect("runs"), patched)
     })
+}
+
+/// The verdicts of [`runs_both_ways`].
+fn both_ways(entry: &'static str, upstream: Patches) -> (Verdict, Verdict) {
+    let (up, patched) = runs_both_ways(entry, upstream);
+    (up.verdict(), patched.verdict())
 }
 
 #[test]
@@ -159,7 +162,7 @@ fn upstream_padding_loses_the_connection_the_patch_keeps() {
 #[test]
 fn the_floods_keep_every_client_with_the_patches() {
     for entry in [FLOOD, FLOOD_PING] {
-        assert_eq!(verdict(entry, BOTH), Verdict::Pass, "{entry} with the patches");
+        assert_eq!(run(entry, BOTH).verdict(), Verdict::Pass, "{entry} with the patches");
     }
 }
 
@@ -198,12 +201,7 @@ fn an_ack_held_back_by_congestion_loses_a_connection_the_ack_alone_keeps() {
         // excuse holds that one's loss the network's (the cloud went back to the
         // cellular address after its one challenge of the phone's Wi-Fi address was
         // lost), though with the ACK alone the connection lives.
-        let upstream = Patches { ack_alone: false, short_floor: false, ..BOTH };
-        let (lost, kept) = std::thread::scope(|s| {
-            let up = s.spawn(move || run(entry, upstream));
-            let patched = run(entry, BOTH);
-            (up.join().expect("runs"), patched)
-        });
+        let (lost, kept) = runs_both_ways(entry, Patches { ack_alone: false, short_floor: false, ..BOTH });
         assert!(!lost.outcome.idle_outs.is_empty(), "{entry} kept its connection with upstream's ACK held back by congestion");
         assert!(kept.outcome.idle_outs.is_empty(), "{entry} lost a connection with the patches");
         assert_eq!(kept.verdict(), Verdict::Pass, "{entry} with the patches");
