@@ -24,6 +24,7 @@
 //!   bound: the RFC's clock starts when quic-go moves ("the time is the path
 //!   probe and switch", seed 000).
 
+use std::collections::BTreeSet;
 use std::net::{IpAddr, SocketAddr};
 use std::time::Duration;
 
@@ -98,15 +99,19 @@ pub fn failed_rounds(fates: &[Fate], rig: &[RigPath], client: IpAddr, to: Socket
         }
         // The round lasts until the next probe reached the client: until then the
         // answer it holds is this one's (quinn sends several at once; fresh seeds
-        // 14210000000).
-        let next = probes.iter().filter_map(Fate::arrival).filter(|&a| a > d).min().map_or(end, ms);
-        let lost = answers.iter().any(|a| a.sent >= d && ms(a.sent) < next && a.outcome == Outcome::Fault);
-        let held = rig.iter().any(|r| r.event == RigPathEvent::AnswerHeld && r.remote.ip() == client && r.at >= d && ms(r.at) < next);
+        // 14210000000). Counted in the world's 1 ms steps: the client reads all
+        // that arrived in a step before it sends (its sends carry the step's
+        // time), so probes arriving in one step are one round (fresh seeds
+        // 14310000000: a reordered challenge 1 µs behind the one it passed).
+        let (at, next) = (ms(d), probes.iter().filter_map(Fate::arrival).map(ms).filter(|&a| a > ms(d)).min().unwrap_or(end));
+        let lost = answers.iter().any(|a| ms(a.sent) >= at && ms(a.sent) < next && a.outcome == Outcome::Fault);
+        let held = rig.iter().any(|r| r.event == RigPathEvent::AnswerHeld && r.remote.ip() == client && ms(r.at) >= at && ms(r.at) < next);
         if !lost && !held {
-            return Err(format!("the probe sent at {} ms reached the phone at {} ms and nothing it sent before {next} ms was lost", ms(p.sent), ms(d)));
+            return Err(format!("the probe sent at {} ms reached the phone at {at} ms and nothing it sent before {next} ms was lost", ms(p.sent)));
         }
     }
-    Ok(probes.len())
+    // A round a probe each, but probes that arrived in one step are one.
+    Ok(probes.iter().enumerate().map(|(i, p)| p.arrival().map_or(Err(i), |a| Ok(ms(a)))).collect::<BTreeSet<_>>().len())
 }
 
 /// Whether `client` had left the address `to` when a probe sent there at `at`
@@ -298,6 +303,22 @@ mod tests {
         assert_eq!(failed_rounds(&fates, &[held(1_020), held(1_060)], addr::PHONE, NEW, 900, 3_000), Ok(2));
         // The second's answer went: its round is not the network's.
         assert!(failed_rounds(&fates, &[held(1_020)], addr::PHONE, NEW, 900, 3_000).is_err());
+    }
+
+    /// Two of the cloud's datagrams reached the phone in one step, the second a
+    /// reordered one 1 µs behind the first; the phone answered both in that step
+    /// and the answer to the second was lost (fresh seeds 14310000000,
+    /// corpus/fleet-migrate-answer-lost-in-the-step-both-arrived-14310114372.toml).
+    #[test]
+    fn probes_arriving_in_one_step_are_one_round() {
+        let behind = Fate { bytes: 7, ..fate(1_000, false, Outcome::Delivered(Duration::from_micros(1_020_001))) };
+        let answer = |outcome| Fate { bytes: 9, ..fate(1_020, true, outcome) };
+        let fates =
+            vec![fate(900, true, delivered(920)), fate(1_000, false, delivered(1_020)), behind, fate(1_020, true, delivered(1_040)), answer(Outcome::Fault)];
+        assert_eq!(failed_rounds(&fates, &[], addr::PHONE, NEW, 900, 3_000), Ok(1));
+        // Both answers of the step went through: the round is not the network's.
+        let answered = [&fates[..4], &[answer(delivered(1_040))]].concat();
+        assert!(failed_rounds(&answered, &[], addr::PHONE, NEW, 900, 3_000).is_err());
     }
 
     #[test]
