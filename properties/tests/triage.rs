@@ -100,3 +100,14 @@ fn a_malformed_summary_is_named_with_its_field() {
     assert_eq!(code, 2);
     assert!(err.contains("nowhere: not a directory"), "{err}");
 }
+
+/// A corpus that is not there would call every failure new: named, not taken as empty.
+#[test]
+fn a_missing_corpus_is_named_not_taken_as_empty() {
+    let dir = scratch("no-corpus");
+    std::fs::write(dir.join("e.toml"), "scenario = \"fleet-migrate\"\nseed = 1\nexpect = \"fails same-connection\"\n").expect("write");
+    let nowhere = dir.join("no-such-corpus");
+    let (code, _, err) = ftwsim(&["triage", "--corpus", s(&nowhere), s(&dir)]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("--corpus") && err.contains("no-such-corpus: not a directory") && err.contains("no failure could be known"), "{err}");
+}

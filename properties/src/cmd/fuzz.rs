@@ -166,7 +166,11 @@ pub fn main(a: Args) -> ExitCode {
 fn write_report(dir: &std::path::Path, summary: &fuzz::Summary) -> Result<PathBuf, String> {
     let entries =
         summary.failures.iter().filter_map(|f| f.entry.as_deref()).map(|p| crate::corpus::load(std::path::Path::new(p))).collect::<Result<Vec<_>, _>>()?;
-    let known = crate::triage::known_signatures(std::path::Path::new("corpus")).map_err(|e| format!("--report: corpus: {e}"))?;
+    let corpus = std::path::Path::new("corpus");
+    if !corpus.is_dir() {
+        eprintln!("ftwsim: no corpus/ in this folder: the page marks every failure new (`ftwsim triage DIR --corpus PATH` judges them against the project's)");
+    }
+    let known = crate::triage::known_signatures(corpus).map_err(|e| format!("--report: corpus: {e}"))?;
     let shard = crate::triage::Shard { source: "this session".into(), summary: summary.clone() };
     let t = crate::triage::triage(std::slice::from_ref(&shard), &entries, &known)?;
     crate::report::write(dir, &t, &format!("ftwsim fuzz: {} cases, seeds {}", summary.cases, summary.seeds))

@@ -32,6 +32,12 @@ fn run(a: &Args) -> Result<triage::Triage, String> {
         let dirs: Vec<String> = a.dirs.iter().map(|d| d.display().to_string()).collect();
         return Err(format!("no fuzz summary (*.json) and no entry (*.toml) under {}", dirs.join(", ")));
     }
+    // Without a corpus every signature would be called new (a session run in a scratch
+    // folder, where `corpus` names nothing, once called two known failures new).
+    if !a.corpus.is_dir() {
+        let c = a.corpus.display();
+        return Err(format!("--corpus {c}: not a directory, so no failure could be known; run from the project's root or pass --corpus DIR"));
+    }
     let known = triage::known_signatures(&a.corpus).map_err(|e| format!("--corpus: {e}"))?;
     triage::triage(&shards, &entries, &known)
 }
