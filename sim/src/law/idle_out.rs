@@ -148,10 +148,18 @@ fn unreadable(f: &Fate, peer_confirmed: Option<Duration>, a: Duration) -> bool {
 /// `corpus/fleet-migrate-rebind-after-move-unknown-876543717045270603.toml`).
 /// Forged copies are not the endpoint's: a reply to the address it last sent
 /// from is no mistake because an attacker's copy from another port came first.
+/// Nor is a datagram of long-header packets only (Initial or Handshake): no
+/// stack moves a connection on one (quinn-proto drops a handshake packet from
+/// another address, and one whose keys it discarded; quic-go's path manager
+/// sees only 1-RTT packets; RFC 9000 section 9 migrates on non-probing
+/// packets of a confirmed connection). Fresh seeds 14350000000: the phone's
+/// Handshake probes from its new network reached the cloud, which had
+/// discarded those keys and answered the old address.
 fn move_unknown(fates: &[Fate], me: IpAddr, peer: IpAddr, f: &Fate) -> bool {
     // A forged copy is the attacker's, not the endpoint's: its replies die at the
     // NAT (the plan's attack), and it says nothing of where the endpoint is.
-    let mine: Vec<&Fate> = fates.iter().filter(|x| x.from_host == me && x.to_host == Some(peer) && x.sent < f.sent && !is_forged(x.from)).collect();
+    let telling = |x: &&Fate| !is_forged(x.from) && !x.long_only;
+    let mine: Vec<&Fate> = fates.iter().filter(|x| x.from_host == me && x.to_host == Some(peer) && x.sent < f.sent).filter(telling).collect();
     // Only a datagram's first copy is heard: behind a forged copy of it (or the
     // link's duplicate) it is a duplicate packet, dropped before the peer looks
     // at its address (quic-go `IsPotentiallyDuplicate`; quinn-proto's dedup comes
@@ -652,6 +660,24 @@ mod tests {
         let moved = Fate { from: a("198.51.100.1:49152"), ..up(9_110) };
         let fates = [up(9_080), down(9_060, Outcome::Delivered(ms(9_080))), moved, down(9_140, Outcome::Nat)];
         assert!(judge(&fates, &phone_idles_at(39_100), &[]).is_err());
+    }
+
+    /// Fresh seeds 14350000000 (quic-echo, rig): the phone moved to cellular before
+    /// its handshake was confirmed; the only datagrams of its that reached the cloud
+    /// from there were Handshake probes, which the cloud (its Handshake keys
+    /// discarded) could not read and no stack moves on; its 1-RTT packets from there
+    /// were lost. The cloud's datagram to the Wi-Fi address is no mistake of its.
+    #[test]
+    fn handshake_probes_from_the_new_address_do_not_tell_the_peer_of_the_move() {
+        let probe = |long_only| Fate { from: a("198.51.100.1:49152"), long_only, ..up(5_386) };
+        let fates =
+            |long_only| [up(4_786), down(4_927, Outcome::Delivered(ms(4_947))), probe(long_only), down(5_555, Outcome::Nat), up_moved(5_786, Outcome::Fault)];
+        // The cloud confirmed the handshake (and dropped its Handshake keys) at 4,947 ms.
+        let idle = IdleOut { peer_confirmed: Some(ms(4_947)), ..phone_idles_at(35_000) };
+        let why = judge(&fates(true), &idle, &[]).expect("excused");
+        assert!(why.contains("lost all 1"), "{why}");
+        // A 1-RTT datagram from there would have told it.
+        assert!(judge(&fates(false), &idle, &[]).is_err());
     }
 
     #[test]
