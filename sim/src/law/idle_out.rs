@@ -44,7 +44,7 @@ use std::time::Duration;
 
 use quinn_proto::RigPathEvent;
 
-use crate::world::net::fate::{Fate, IdleOut, Outcome, RigPath};
+use crate::world::net::fate::{self, Fate, IdleOut, Outcome, RigPath};
 use crate::world::net::fault::{is_forged, is_stranger};
 use crate::world::trace::fmt_time;
 
@@ -90,11 +90,8 @@ pub fn judge(fates: &[Fate], o: &IdleOut, rig: &[RigPath]) -> Result<String, Str
         if a < at || overtaken_while_held(fates, f, me, peer) || unreadable(f, o.peer_confirmed, a) {
             continue;
         }
-        // Counted from the world's 1 ms step it arrived in: a host reads all that
-        // arrived in a step before it sends, and its sends carry the step's time (a
-        // reordered datagram arrives 1 µs behind the one it waited for).
-        let step = Duration::from_millis(a.as_millis() as u64);
-        if a + ANSWER_WITHIN <= o.at && !after.iter().any(|x| x.sent >= step && x.sent <= a + ANSWER_WITHIN) {
+        // Counted from the step it arrived in ([`fate::step_of`]).
+        if a + ANSWER_WITHIN <= o.at && !after.iter().any(|x| x.sent >= fate::step_of(a) && x.sent <= a + ANSWER_WITHIN) {
             return Err(format!("its datagram of {} reached the peer at {} and was not answered within {ANSWER_WITHIN:?}", fmt_time(f.sent), fmt_time(a)));
         }
     }

@@ -31,7 +31,7 @@ use std::time::Duration;
 use quinn_proto::RigPathEvent;
 
 use crate::world::host::addr;
-use crate::world::net::fate::{Fate, Outcome, RigPath};
+use crate::world::net::fate::{self, Fate, Outcome, RigPath};
 use crate::world::net::fault::is_forged;
 
 /// The move the law judges: from `t1` (the phone's first datagram from the new
@@ -99,11 +99,10 @@ pub fn failed_rounds(fates: &[Fate], rig: &[RigPath], client: IpAddr, to: Socket
         }
         // The round lasts until the next probe reached the client: until then the
         // answer it holds is this one's (quinn sends several at once; fresh seeds
-        // 14210000000). Counted in the world's 1 ms steps: the client reads all
-        // that arrived in a step before it sends (its sends carry the step's
-        // time), so probes arriving in one step are one round (fresh seeds
-        // 14310000000: a reordered challenge 1 µs behind the one it passed).
-        let (at, next) = (ms(d), probes.iter().filter_map(Fate::arrival).map(ms).filter(|&a| a > ms(d)).min().unwrap_or(end));
+        // 14210000000). Counted in the world's steps ([`fate::step_of`]): probes
+        // arriving in one step are one round (fresh seeds 14310000000).
+        let step = |t| ms(fate::step_of(t));
+        let (at, next) = (step(d), probes.iter().filter_map(Fate::arrival).map(step).filter(|&a| a > step(d)).min().unwrap_or(end));
         let lost = answers.iter().any(|a| ms(a.sent) >= at && ms(a.sent) < next && a.outcome == Outcome::Fault);
         let held = rig.iter().any(|r| r.event == RigPathEvent::AnswerHeld && r.remote.ip() == client && ms(r.at) >= at && ms(r.at) < next);
         if !lost && !held {
@@ -111,7 +110,7 @@ pub fn failed_rounds(fates: &[Fate], rig: &[RigPath], client: IpAddr, to: Socket
         }
     }
     // A round a probe each, but probes that arrived in one step are one.
-    Ok(probes.iter().enumerate().map(|(i, p)| p.arrival().map_or(Err(i), |a| Ok(ms(a)))).collect::<BTreeSet<_>>().len())
+    Ok(probes.iter().enumerate().map(|(i, p)| p.arrival().map_or(Err(i), |a| Ok(fate::step_of(a)))).collect::<BTreeSet<_>>().len())
 }
 
 /// Whether `client` had left the address `to` when a probe sent there at `at`

@@ -48,6 +48,16 @@ pub struct Fate {
     pub long_only: bool,
 }
 
+/// The start of the world's step (`world::TICK`) that `t` falls in. A host reads
+/// all that arrived in a step before it sends, and its sends carry the step's
+/// time; a datagram the reorder piece let go arrives 1 µs behind the one it
+/// waited for, in the same step. The laws that ask whether a host answered what
+/// reached it compare in steps (fresh seeds 14310000000).
+pub fn step_of(t: Duration) -> Duration {
+    let tick = crate::world::TICK.as_nanos();
+    Duration::from_nanos((t.as_nanos() / tick * tick) as u64)
+}
+
 impl Fate {
     /// When it reached its host, if it did.
     pub fn arrival(&self) -> Option<Duration> {
