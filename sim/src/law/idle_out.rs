@@ -90,8 +90,8 @@ pub fn judge(fates: &[Fate], o: &IdleOut, rig: &[RigPath]) -> Result<String, Str
         if a < at || overtaken_while_held(fates, f, me, peer) || unreadable(f, o.peer_confirmed, a) {
             continue;
         }
-        // Counted from the step it arrived in ([`fate::step_of`]).
-        if a + ANSWER_WITHIN <= o.at && !after.iter().any(|x| x.sent >= fate::step_of(a) && x.sent <= a + ANSWER_WITHIN) {
+        // Counted from the step the peer read it in ([`fate::read_at`]).
+        if a + ANSWER_WITHIN <= o.at && !after.iter().any(|x| x.sent >= fate::read_at(a) && x.sent <= a + ANSWER_WITHIN) {
             return Err(format!("its datagram of {} reached the peer at {} and was not answered within {ANSWER_WITHIN:?}", fmt_time(f.sent), fmt_time(a)));
         }
     }
@@ -621,18 +621,17 @@ mod tests {
         assert!(judge(&fates, &phone_idles_at(35_040), &[]).is_err());
     }
 
-    /// A datagram the link reordered arrives 1 µs behind the one it waited for; the
-    /// cloud reads both in that step and answers with the step's time, before the
-    /// arrival's microsecond: that is an answer (the rule `rig_move::failed_rounds`
-    /// counts rounds by, fresh seeds 14310000000).
+    /// A datagram the link reordered arrives 1 µs behind the one it waited for;
+    /// the cloud reads it in the next step ([`fate::read_at`]): what it sent in
+    /// that step is an answer, what it sent in the step the datagram arrived in,
+    /// before reading it, is not.
     #[test]
-    fn an_answer_in_the_step_a_reordered_datagram_arrived_is_an_answer() {
+    fn a_datagram_is_answered_from_the_step_it_is_read_in() {
         let reordered = Fate { outcome: Outcome::Delivered(Duration::from_micros(10_020_001)), ..up(10_000) };
-        let fates = [down(1_000, Outcome::Delivered(ms(1_020))), reordered, down(10_020, Outcome::Fault)];
+        let fates = [down(1_000, Outcome::Delivered(ms(1_020))), reordered, down(10_021, Outcome::Fault)];
         let why = judge(&fates, &phone_idles_at(31_020), &[]).expect("excused");
         assert!(why.contains("lost all 1"), "{why}");
-        // Sent in the step before it arrived, it is no answer to it.
-        let fates = [down(1_000, Outcome::Delivered(ms(1_020))), fates[1].clone(), down(10_019, Outcome::Fault)];
+        let fates = [down(1_000, Outcome::Delivered(ms(1_020))), fates[1].clone(), down(10_020, Outcome::Fault)];
         assert!(judge(&fates, &phone_idles_at(31_020), &[]).expect_err("not excused").contains("not answered"));
     }
 

@@ -48,14 +48,18 @@ pub struct Fate {
     pub long_only: bool,
 }
 
-/// The start of the world's step (`world::TICK`) that `t` falls in. A host reads
-/// all that arrived in a step before it sends, and its sends carry the step's
-/// time; a datagram the reorder piece let go arrives 1 µs behind the one it
-/// waited for, in the same step. The laws that ask whether a host answered what
-/// reached it compare in steps (fresh seeds 14310000000).
-pub fn step_of(t: Duration) -> Duration {
+/// The world's step in which a host reads a datagram that arrives at `t`: the
+/// first step starting at or after `t` (`world::TICK`). A host whose step starts
+/// at `s` receives the datagrams due by `s` (sim/vendor/turmoil/PATCH.md, 2), and
+/// what it sends in that step carries the time `s`; so a datagram arriving 1 µs
+/// after `s` (the reorder piece lets a held one go 1 µs behind the one it waited
+/// for) is read a step later, after the host's sends of step `s` (quinn-proto's
+/// trace of `corpus/fleet-migrate-answer-lost-in-the-step-both-arrived-14310114372.toml`:
+/// a copy arriving at 6.677001 s is read at 6.678 s). The laws that ask whether
+/// a host answered what reached it compare in these steps.
+pub fn read_at(t: Duration) -> Duration {
     let tick = crate::world::TICK.as_nanos();
-    Duration::from_nanos((t.as_nanos() / tick * tick) as u64)
+    Duration::from_nanos(t.as_nanos().div_ceil(tick) as u64 * tick as u64)
 }
 
 impl Fate {
@@ -94,9 +98,10 @@ pub struct Fates {
     pub log: Vec<Fate>,
     /// NAT index -> the host behind it now, or the last one that was.
     served: BTreeMap<usize, IpAddr>,
-    /// A datagram's bytes -> its last fate of [`Outcome::Fault`] (a held one
-    /// among them): where a datagram let go later finds its sender and address.
-    faulted: BTreeMap<u64, usize>,
+    /// A datagram's bytes -> the last fate recorded at its own send (delivered,
+    /// dropped, or held by a fault): where a copy let go later finds its sender
+    /// and address.
+    sent_as: BTreeMap<u64, usize>,
 }
 
 impl Fates {
@@ -110,21 +115,35 @@ impl Fates {
         self.served.get(&nat).copied()
     }
 
+    /// The fate of a datagram at its own send: it, or a copy of it, was
+    /// delivered, dropped or held.
     pub fn push(&mut self, fate: Fate) {
-        if fate.outcome == Outcome::Fault {
-            self.faulted.insert(fate.bytes, self.log.len());
+        self.sent_as.insert(fate.bytes, self.log.len());
+        self.log.push(fate);
+    }
+
+    /// The fate of a datagram a fault held and let go later, behind another
+    /// datagram or when its hold ran out: it keeps the sender and the
+    /// destination of its own send ([`Self::sent_as`]; `fate`'s are the
+    /// fallback, for bytes never sent, as a stranger's).
+    pub fn push_let_go(&mut self, mut fate: Fate) {
+        if let Some((from_host, to)) = self.sent_as(fate.bytes) {
+            (fate.from_host, fate.to) = (from_host, to);
         }
         self.log.push(fate);
     }
 
-    /// The sender and the destination of the datagram with `bytes` that a
-    /// fault dropped or held last, if one did: a datagram the link let go
-    /// behind another keeps its own (fresh seeds 13860000000: one held
-    /// before a NAT rebind and let go behind a probe to the phone's new
-    /// address was taken for a second probe, which the rig excuse then
-    /// found answered).
-    pub fn held(&self, bytes: u64) -> Option<(IpAddr, SocketAddr)> {
-        self.faulted.get(&bytes).map(|&i| (self.log[i].from_host, self.log[i].to))
+    /// The sender and the destination of the datagram with `bytes`, as it was
+    /// last sent, if it was: a datagram the link let go behind another keeps its
+    /// own (fresh seeds 13860000000: one held before a NAT rebind and let go
+    /// behind a probe to the phone's new address was taken for a second probe,
+    /// which the rig excuse then found answered), and so does one of two copies
+    /// the link made when the other went through, and one let go when its hold
+    /// ran out (not the address inside the NAT it had reached; fresh seeds
+    /// 14310000000: a held copy of a packet to the phone's Wi-Fi, let go behind a
+    /// probe of its cellular address, was taken for a second probe there).
+    pub fn sent_as(&self, bytes: u64) -> Option<(IpAddr, SocketAddr)> {
+        self.sent_as.get(&bytes).map(|&i| (self.log[i].from_host, self.log[i].to))
     }
 }
 
@@ -291,20 +310,34 @@ mod tests {
         assert_eq!(peer_confirmed(&o, &notes[..3], &fates), None);
     }
 
-    /// A datagram held (a fault's fate) keeps its sender and address for its
-    /// release; a delivered one is not held, and a later fault of the same
-    /// bytes is the one found.
+    /// A datagram keeps the sender and address of its own send for a copy let
+    /// go later: one held (a fault's fate), or one whose other copy was
+    /// delivered; a later send of the same bytes is the one found, and a copy
+    /// let go does not change it.
     #[test]
-    fn a_held_datagram_is_found_by_its_bytes() {
+    fn a_let_go_datagram_keeps_its_own_address() {
         let mut fates = Fates::default();
+        assert_eq!(fates.sent_as(7), None);
         fates.push(fate(1, 49152, Outcome::Delivered(Duration::from_millis(2)), 7));
-        assert_eq!(fates.held(7), None);
-        fates.push(fate(3, 49152, Outcome::Fault, 7));
-        fates.push(fate(4, 49153, Outcome::Fault, 8));
-        assert_eq!(fates.held(7).map(|h| h.1.port()), Some(49152));
-        assert_eq!(fates.held(8).map(|h| h.1.port()), Some(49153));
+        assert_eq!(fates.sent_as(7).map(|h| h.1.port()), Some(49152));
+        fates.push(fate(3, 49153, Outcome::Fault, 8));
+        assert_eq!(fates.sent_as(8).map(|h| h.1.port()), Some(49153));
+        fates.push_let_go(fate(4, 49155, Outcome::Delivered(Duration::from_millis(5)), 7));
+        assert_eq!(fates.log[2].to.port(), 49152);
+        assert_eq!(fates.sent_as(7).map(|h| h.1.port()), Some(49152));
         fates.push(fate(5, 49154, Outcome::Fault, 7));
-        assert_eq!(fates.held(7).map(|h| h.1.port()), Some(49154));
-        assert_eq!(fates.held(9), None);
+        assert_eq!(fates.sent_as(7).map(|h| h.1.port()), Some(49154));
+        // Bytes never sent (a stranger's): the fate keeps its own.
+        fates.push_let_go(fate(6, 49156, Outcome::Delivered(Duration::from_millis(7)), 9));
+        assert_eq!(fates.log[4].to.port(), 49156);
+    }
+
+    /// A host reads a datagram in the first step starting at or after its arrival.
+    #[test]
+    fn a_datagram_is_read_in_the_first_step_at_or_after_it_arrives() {
+        let us = Duration::from_micros;
+        assert_eq!(read_at(us(6_677_000)), us(6_677_000));
+        assert_eq!(read_at(us(6_677_001)), us(6_678_000));
+        assert_eq!(read_at(us(6_677_999)), us(6_678_000));
     }
 }

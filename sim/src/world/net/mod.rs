@@ -539,14 +539,15 @@ impl Network {
     /// [`Self::fate`] of `payload`, which came out of the link for `sent` (its
     /// own copy, a forged copy or a stranger's datagram beside it, or one the
     /// link held and let go behind it: that one keeps its own sender and
-    /// destination, [`fate::Fates::held`]).
+    /// destination, [`fate::Fates::push_let_go`]).
     fn fate_of(&mut self, now: Duration, (sent, payload): (&InFlight, &Bytes), seen_from: SocketAddr, to_host: Option<IpAddr>, outcome: fate::Outcome) {
         let bytes = self.hashed.fnv(payload);
-        let held = (*payload != sent.payload).then(|| self.fates.held(bytes)).flatten();
-        let (from_host, to) = held.unwrap_or((sent.src.ip(), sent.dst));
         let long_only = !sent.is_tunnelled_tcp() && quic_header::long_headers_only(payload);
-        let f = fate::Fate { sent: now, from_host, from: seen_from, to, to_host, outcome, bytes, long_only };
-        self.fates.push(f);
+        let f = fate::Fate { sent: now, from_host: sent.src.ip(), from: seen_from, to: sent.dst, to_host, outcome, bytes, long_only };
+        match *payload == sent.payload {
+            true => self.fates.push(f),
+            false => self.fates.push_let_go(f),
+        }
     }
 
     /// The datagram's delay with its receiver's service time added.
@@ -610,13 +611,14 @@ impl Network {
             o.delay = self.served(now, &o);
             let host = self.name(o.dst.ip());
             if !o.is_tunnelled_tcp() {
-                // Its sender: the host behind the NAT it left by, if it did.
+                // Its sender: the host behind the NAT it left by, if it did (its own
+                // send's, and its address before any NAT, when the fates have it).
                 let from_host = self.nat_of_public(o.src.ip()).and_then(|n| self.fates.served_by(n)).unwrap_or(o.src.ip());
                 let (to, outcome) = (o.dst, fate::Outcome::Delivered(now + o.delay));
                 let bytes = self.hashed.fnv(&o.payload);
                 let long_only = quic_header::long_headers_only(&o.payload);
                 let f = fate::Fate { sent: now, from_host, from: o.src, to, to_host: Some(o.dst.ip()), outcome, bytes, long_only };
-                self.fates.push(f);
+                self.fates.push_let_go(f);
             }
             let h = self.hashed.short(&o.payload);
             trace::record_at(now, &host, "udp.release", format!("{}->{} h={h}", o.src, o.dst));
