@@ -166,6 +166,8 @@ fn move_unknown(fates: &[Fate], me: IpAddr, peer: IpAddr, f: &Fate) -> bool {
     // at its address (quic-go `IsPotentiallyDuplicate`; quinn-proto's dedup comes
     // before migration). Fresh seeds 14000000000.
     let first = |x: &&&Fate| x.arrival() == Some(x.first_arrival(fates));
+    // Heard before it sent `f`: sends carry their step's time, and a host reads what
+    // arrived by then first ([`fate::read_at`]), so `a <= f.sent` is exact.
     let heard = mine
         .iter()
         .filter(first)
