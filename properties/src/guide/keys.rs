@@ -105,6 +105,8 @@ fn decisions(step: &Step) -> Vec<(&'static str, &'static str)> {
         },
         Step::Carrier(CarrierStep::Judged { verdict, .. }) => one("carrier", verdict.name()),
         Step::Carrier(CarrierStep::Ended { by_carrier, .. }) => one("carrier", if *by_carrier { "ended-by-carrier" } else { "ended" }),
+        // The settings line is the transport's name, not a decision (the race's keys have the transport).
+        Step::Carrier(CarrierStep::Shown { .. }) => vec![],
         Step::Replay(ftw_sim::journal::replay::ReplayStep::Judged { said, .. }) => one("replay", said_name(*said)),
         Step::View(v) => view(v).map_or(vec![], |w| one("view", w)),
         Step::Life(l) => life(&l.event, &l.asks),

@@ -141,3 +141,53 @@ fn relay_faults_replay_exactly() {
     let a = run(27, &[], plan.clone()).0.outcome.trace.hash();
     assert_eq!(a, run(27, &[], plan).0.outcome.trace.hash());
 }
+
+/// The view's reference holds every `live` the view is given to what the box sent
+/// (SPEC §3: the box's `wallMs`, `liveSeq` and `srcRev`; §4: its table): a table
+/// lost on the phone's way to the view, or a live the box never sent, fails it,
+/// judged from the box's notes rather than from what the phone read.
+#[test]
+fn the_view_is_judged_on_the_lives_the_box_sent() {
+    use crate::law::reference::{view, Lockstep};
+    use crate::world::journal::{view::ViewStep, Step};
+    let plan = vec![at(8_000, FaultKind::TableChange(kind::TableChange { host: crate::host::Host::Box }))];
+    let (r, _) = run(24, &[], plan);
+    assert_pass(&r);
+    let journal = &r.outcome.journal;
+    assert!(matches!(view::check(journal), Some(Lockstep::Agreed { .. })), "{:?}", view::check(journal));
+    let live = |e: &crate::world::journal::Entry| matches!(&e.step, Step::View(ViewStep::Live(l)) if l.table.is_some());
+    let at_table = journal.iter().position(live).expect("a live with its table reached the view");
+    let mut changed = journal.clone();
+    let Step::View(ViewStep::Live(l)) = &mut changed[at_table].step else { unreachable!() };
+    l.table = None;
+    let Some(Lockstep::Differs { index, spec, .. }) = view::check(&changed) else { panic!("a lost table agreed") };
+    assert!(index == at_table && spec.contains("with its table"), "{index} {spec}");
+    let Step::View(ViewStep::Live(l)) = &mut changed[at_table].step else { unreachable!() };
+    l.live_seq += 1_000;
+    let Some(Lockstep::Differs { spec, .. }) = view::check(&changed) else { panic!("a live never sent agreed") };
+    assert!(spec.contains("sent no live"), "{spec}");
+}
+
+/// The carrier's reference reads the settings line the phone shows for each session
+/// (SPEC §4: "Connected · QUIC" or "Connected · WebSocket"): a line with no transport, or
+/// naming the other one, fails it.
+#[test]
+fn the_settings_line_names_the_sessions_transport() {
+    use crate::law::reference::{carrier, Lockstep};
+    use crate::world::journal::{carrier::CarrierStep, Step};
+    let (r, _) = run(24, &[], vec![]);
+    assert_pass(&r);
+    let journal = &r.outcome.journal;
+    assert!(matches!(carrier::check(journal), Some(Lockstep::Agreed { .. })), "{:?}", carrier::check(journal));
+    let shown = journal.iter().position(|e| matches!(&e.step, Step::Carrier(CarrierStep::Shown { .. }))).expect("a session was shown");
+    for wrong in ["Connected · ", "Connected · WebSocket", "Connected · QUIC"] {
+        let mut changed = journal.clone();
+        let Step::Carrier(CarrierStep::Shown { line, .. }) = &mut changed[shown].step else { unreachable!() };
+        if line == wrong {
+            continue;
+        }
+        *line = wrong.into();
+        let Some(Lockstep::Differs { index, .. }) = carrier::check(&changed) else { panic!("{wrong:?} agreed") };
+        assert_eq!(index, shown);
+    }
+}

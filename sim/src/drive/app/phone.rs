@@ -258,7 +258,9 @@ impl PhoneApp {
             log.sessions.len() - 1
         };
         trace::record(&self.host, "phone.session", format!("link #{no} over {} on {net}", t.name()));
-        self.cur = Some(Cur { no, link, transport: t, ps, carrier: CloudCarrier::new(t, self.sw), record, first_seen: false });
+        let carrier = CloudCarrier::new(t, self.sw);
+        journal::record(&self.host, Step::Carrier(CarrierStep::Shown { session: no, transport: t, line: carrier.settings_line() }));
+        self.cur = Some(Cur { no, link, transport: t, ps, carrier, record, first_seen: false });
         self.flush();
         true
     }

@@ -12,7 +12,10 @@
 //!   dropped); the session ends then (the driver's `Ended { by_carrier }` follows before any
 //!   other step of it), never by the carrier otherwise (a dropped datagram replay: the session
 //!   goes on), and its windows judge nothing more;
-//! * a datagram only comes over QUIC (SPEC §3).
+//! * a datagram only comes over QUIC (SPEC §3);
+//! * the settings line reads "Connected · QUIC" or "Connected · WebSocket", for the transport
+//!   that carries the session (SPEC §4; the rule was listed for this law before the driver
+//!   journaled the line: fuzz-only mutants, session 31, `transport_name` -> "" passed).
 //!
 //! What the carrier is told (`opened`) must match what the session's replay windows said of
 //! the message (the `ReplayStep`s journaled since the carrier's last verdict in that session):
@@ -32,7 +35,7 @@ use crate::world::switch::Switch;
 use super::{Lockstep, Reference};
 
 pub const CARRIER: Reference = Reference {
-    law: Law::new("carrier-agrees-with-spec", "every carrier verdict is the SPEC's: a datagram replay is dropped, a replay or broken message on a stream ends the session, nothing after the end (SPEC §4)").checks(&[&rules::REPLAY_HANDLING, &rules::SETTINGS_LINE]).broken_by(&[Switch::DatagramReplayEndsSession, Switch::StreamReplayOnlyDropped])
+    law: Law::new("carrier-agrees-with-spec", "every carrier verdict is the SPEC's: a datagram replay is dropped, a replay or broken message on a stream ends the session, nothing after the end; the settings line names the transport (SPEC §4)").checks(&[&rules::REPLAY_HANDLING, &rules::SETTINGS_LINE]).broken_by(&[Switch::DatagramReplayEndsSession, Switch::StreamReplayOnlyDropped])
         .judged(Judge::Journal(check)),
     planted: &[],
 };
@@ -119,6 +122,19 @@ impl Carrier {
     }
 }
 
+/// SPEC §4: "The settings line reads "Connected · QUIC" or "Connected · WebSocket"", for the
+/// transport that carries the session.
+fn settings_line(transport: Transport, line: &str) -> Result<(), (String, String)> {
+    let spec = match transport {
+        Transport::Quic => "Connected · QUIC",
+        Transport::WebSocket => "Connected · WebSocket",
+    };
+    match line == spec {
+        true => Ok(()),
+        false => Err((format!("the settings line {line:?} over {transport:?}"), format!("{spec:?}"))),
+    }
+}
+
 /// Replays the carrier's and the windows' steps against a [`Carrier`] per host and session.
 pub fn check(journal: &[Entry]) -> Option<Lockstep> {
     let mut carriers: BTreeMap<(&str, u64), Carrier> = BTreeMap::new();
@@ -131,6 +147,10 @@ pub fn check(journal: &[Entry]) -> Option<Lockstep> {
             Step::Carrier(CarrierStep::Judged { session, transport, arrival, opened, verdict }) => {
                 steps += 1;
                 carriers.entry((e.host.as_str(), *session)).or_default().judge(index, *transport, *arrival, *opened, *verdict)
+            }
+            Step::Carrier(CarrierStep::Shown { transport, line, .. }) => {
+                steps += 1;
+                settings_line(*transport, line)
             }
             Step::Carrier(CarrierStep::Ended { session, by_carrier }) => {
                 steps += 1;
