@@ -56,25 +56,16 @@ impl Verdict {
     }
 }
 
-/// Counters of the carrier's verdicts.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct CarrierStats {
-    pub delivered: u64,
-    pub dropped: u64,
-    pub ended: u64,
-}
-
 #[derive(Clone, Debug)]
 pub struct CloudCarrier {
     transport: Transport,
     sw: Switches,
-    stats: CarrierStats,
     ended: bool,
 }
 
 impl CloudCarrier {
     pub fn new(transport: Transport, sw: Switches) -> Self {
-        Self { transport, sw, stats: CarrierStats::default(), ended: false }
+        Self { transport, sw, ended: false }
     }
 
     pub fn transport(&self) -> Transport {
@@ -91,10 +82,6 @@ impl CloudCarrier {
         format!("Connected · {}", self.transport_name())
     }
 
-    pub fn stats(&self) -> CarrierStats {
-        self.stats
-    }
-
     /// The pure rule, without counting.
     pub fn verdict(&self, arrival: Arrival, opened: Opened) -> Verdict {
         assert!(arrival == Arrival::Stream || self.transport == Transport::Quic, "a datagram can only come over QUIC");
@@ -108,17 +95,10 @@ impl CloudCarrier {
         }
     }
 
-    /// Judge one message and count it. After the session ended, everything is dropped.
+    /// Judge one message. After the session ended, everything is dropped.
     pub fn judge(&mut self, arrival: Arrival, opened: Opened) -> Verdict {
         let v = if self.ended { Verdict::Drop } else { self.verdict(arrival, opened) };
-        match v {
-            Verdict::Deliver => self.stats.delivered += 1,
-            Verdict::Drop => self.stats.dropped += 1,
-            Verdict::EndSession => {
-                self.stats.ended += 1;
-                self.ended = true;
-            }
-        }
+        self.ended |= v == Verdict::EndSession;
         v
     }
 }
@@ -165,13 +145,13 @@ mod tests {
     }
 
     #[test]
-    fn counts_and_stops_after_end() {
+    fn drops_everything_after_the_end() {
         let mut c = quic(Switches::default());
         assert_eq!(c.judge(Arrival::Datagram, Opened::Ok), Verdict::Deliver);
         assert_eq!(c.judge(Arrival::Datagram, Opened::Replay), Verdict::Drop);
         assert_eq!(c.judge(Arrival::Stream, Opened::Broken), Verdict::EndSession);
         assert_eq!(c.judge(Arrival::Stream, Opened::Ok), Verdict::Drop);
-        assert_eq!(c.stats(), CarrierStats { delivered: 1, dropped: 2, ended: 1 });
+        assert_eq!(c.judge(Arrival::Datagram, Opened::Ok), Verdict::Drop);
     }
 
     #[test]
