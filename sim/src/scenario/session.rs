@@ -168,9 +168,10 @@ async fn phone_script(sp: &RunSpec, sh: &Rc<RefCell<Shared>>, tap_on_move: bool,
         }
         if now >= next && phone.session_open() {
             if cmd_pending {
-                if phone.send_cmd(CMD_OP).is_some() {
-                    cmd_sent_in = Some(session_no);
-                }
+                // An open session takes a command (`PhoneSession::send_cmd`); a refusal would
+                // spin this loop at one instant for ever, so it fails the run, with its seed.
+                phone.send_cmd(CMD_OP).expect("the phone's open session refused a command");
+                cmd_sent_in = Some(session_no);
             } else if !hidden_done {
                 phone.background();
                 phone.run_until(Duration::from_secs(30)).await;
