@@ -213,6 +213,8 @@ pub struct Replayed {
     pub outcome: Result<(Entry, Verdict, String), String>,
     /// Against the entry's recorded hash (issue 19 section 1).
     pub bytes: Bytes,
+    /// The laws the run judged, in its checks' order (none when it could not run).
+    pub judged: Vec<&'static str>,
 }
 
 /// How a replay's bytes compare with what the entry recorded.
@@ -263,7 +265,7 @@ pub fn replay(files: &[PathBuf], jobs: usize) -> Vec<Replayed> {
 /// entry's own stand-in, unless it is the same).
 pub fn replay_as(files: &[PathBuf], jobs: usize, quic: Option<QuicPlan>) -> Vec<Replayed> {
     crate::pool::map_ordered(files, jobs, |f| {
-        let mut bytes = Bytes::Unrecorded;
+        let (mut bytes, mut judged) = (Bytes::Unrecorded, Vec::new());
         let outcome = load(f).and_then(|mut e| {
             let own = quic.is_none_or(|q| q == e.spec.plan.quic);
             if let Some(q) = quic {
@@ -274,8 +276,9 @@ pub fn replay_as(files: &[PathBuf], jobs: usize, quic: Option<QuicPlan>) -> Vec<
                 bytes = compare(&e, &report);
             }
             let hash = report.outcome.trace.hash();
+            judged = report.checks.iter().map(|c| c.law.name).collect();
             Ok((e, report.verdict(), hash))
         });
-        Replayed { path: f.clone(), outcome, bytes }
+        Replayed { path: f.clone(), outcome, bytes, judged }
     })
 }

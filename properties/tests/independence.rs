@@ -1,13 +1,12 @@
 //! Issue 19 section 2: a run's bytes do not depend on how it is run: the test
 //! harness's threads, the order cases run in, or what ran before in the same
 //! process (thread-locals, statics, caches). Each test compares against hashes
-//! made elsewhere: the corpus's recorded bytes (written by `ftwsim replay
-//! --record`, one process, one thread) or a fresh `ftwsim` process.
+//! made elsewhere: a fresh `ftwsim` process, or (`corpus_runs.rs`, which
+//! replays the corpus once for two tests) the corpus's recorded bytes, written
+//! by `ftwsim replay --record` on one thread.
 
-use std::path::PathBuf;
 use std::process::Command;
 
-use ftw_properties::corpus::{self, Bytes};
 use ftw_sim::RunSeed;
 use ftw_sim::RunSpec;
 
@@ -24,32 +23,6 @@ fn fresh_process_hash(scenario: &str, seed: u64) -> String {
         .expect("ftwsim runs");
     let v: serde_json::Value = serde_json::from_slice(&out.stdout).expect("one JSON object");
     v["hash"].as_str().expect("hash").to_string()
-}
-
-/// Every corpus entry meets its expectation, replayed four at a time, with the
-/// bytes it recorded on one thread (`replay --record`). Strict, as `ftwsim
-/// replay --strict` (issue 19 section 1): a change that moves the bytes of a
-/// committed entry says so, by recording them anew.
-#[test]
-fn the_corpus_on_four_threads_meets_its_expectations_with_its_recorded_bytes() {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus");
-    let files = corpus::collect(&[dir]).expect("corpus readable");
-    assert!(files.len() > 50, "the corpus has its entries: {}", files.len());
-    let results = corpus::replay(&files, 4);
-    assert_eq!(results.len(), files.len());
-    for (r, f) in results.iter().zip(&files) {
-        assert_eq!(&r.path, f, "results in the files' order");
-        match &r.outcome {
-            Ok((e, v, _)) => assert!(e.expect.met_by(v), "{}: expected {}, got {v:?}", r.path.display(), e.expect.render()),
-            Err(msg) => panic!("{msg}"),
-        }
-        assert_eq!(
-            r.bytes,
-            Bytes::Same,
-            "{}: other bytes on a thread of four than it recorded; if the change means to move them, run `cargo sim replay --record` and say so in the commit",
-            r.path.display()
-        );
-    }
 }
 
 /// A case run after a hundred others in one process gives the hash a fresh
