@@ -8,7 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Mutex};
 use std::time::{Duration, Instant};
 
@@ -24,6 +24,9 @@ use crate::guide::keys::{self, Keys};
 use crate::harness::{self, only_property, run_command, Check, Failure};
 use crate::strategy::{draw, Case};
 use crate::triage::signature::{self, Signature};
+
+mod watchdog;
+pub use watchdog::HUNG_STATUS;
 
 /// When to stop.
 #[derive(Clone, Copy, Debug)]
@@ -162,6 +165,8 @@ struct Shared {
     /// Every (scenario index, key) reached.
     keys: BTreeSet<(usize, String)>,
     key_growth: Vec<Growth>,
+    /// Cases running now: when each started and its spec (the watchdog reads it).
+    running: BTreeMap<u64, (Instant, ftw_sim::RunSpec)>,
 }
 
 /// What one scenario got of a fuzzing session.
@@ -450,7 +455,10 @@ fn run_one(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, which: usize, case: &Cas
         Some("replay") => Verdict::Pass,
         Some(p) => only_property(p, r),
     };
-    let run = match harness::run_case(&check, case, &law) {
+    watchdog::running(sh, k, Some(check.spec(case)));
+    let run = harness::run_case(&check, case, &law);
+    watchdog::running(sh, k, None);
+    let run = match run {
         Ok(r) => r,
         Err(e) => {
             eprintln!("ftwsim: {} seed {}: {e}", check.scenario, case.seed.0);
@@ -725,28 +733,41 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
         growth: Vec::new(),
         keys: BTreeSet::new(),
         key_growth: Vec::new(),
+        running: BTreeMap::new(),
     });
     let bar = progress_bar(opts);
-    if opts.guide.on {
-        guided(&sh, opts, start, &bar)?;
-    } else {
-        let worker = || loop {
-            let k = next.fetch_add(1, Ordering::SeqCst);
-            if over(&sh, opts, k, start) {
-                break;
-            }
-            one_case(&sh, opts, k, start);
-            progress(&sh, opts, start, &bar);
-        };
-        std::thread::scope(|scope| {
-            for _ in 1..opts.jobs.max(1) {
-                scope.spawn(worker);
-            }
-            worker();
-        });
-    }
+    let finished = AtomicBool::new(false);
+    std::thread::scope(|scope| {
+        let dog = scope.spawn(|| watchdog::watch(&sh, opts, &finished));
+        let searched = search(&sh, opts, start, &bar, &next);
+        finished.store(true, Ordering::SeqCst);
+        dog.thread().unpark();
+        searched
+    })?;
     bar.finish_and_clear();
     Ok(summary(opts, sh.into_inner().expect("lock"), start))
+}
+
+/// The guided or the unguided search, until `opts.stop`.
+fn search(sh: &Mutex<Shared>, opts: &FuzzOpts, start: Instant, bar: &indicatif::ProgressBar, next: &AtomicU64) -> Result<(), String> {
+    if opts.guide.on {
+        return guided(sh, opts, start, bar);
+    }
+    let worker = || loop {
+        let k = next.fetch_add(1, Ordering::SeqCst);
+        if over(sh, opts, k, start) {
+            break;
+        }
+        one_case(sh, opts, k, start);
+        progress(sh, opts, start, bar);
+    };
+    std::thread::scope(|scope| {
+        for _ in 1..opts.jobs.max(1) {
+            scope.spawn(worker);
+        }
+        worker();
+    });
+    Ok(())
 }
 
 /// The session's summary from what the workers gathered.

@@ -473,3 +473,26 @@ fn table_over_seeds_prints_medians_and_ranges() {
     assert_eq!(code, 2, "{err}");
     assert!(err.contains("--out"), "{err}");
 }
+
+/// A case that runs past the hang limit (here 300 ms of wall clock, against the
+/// 3 s a `fleet-pin-flood` case takes) stops the session with status 3, its plan
+/// written under `--out` and the command that runs it again printed
+/// (properties/src/fuzz/watchdog.rs); a session whose cases finish is untouched.
+#[test]
+fn a_hung_case_is_written_out_with_its_command() {
+    let dir = std::env::temp_dir().join(format!("ftwsim-hung-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let out = Command::new(env!("CARGO_BIN_EXE_ftwsim"))
+        .args(["fuzz", "--cases", "1", "--scenario", "fleet-pin-flood", "--jobs", "1", "--unguided", "--out"])
+        .arg(&dir)
+        .env("FTWSIM_HANG_AFTER_MS", "300")
+        .output()
+        .expect("ftwsim runs");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(ftw_properties::fuzz::HUNG_STATUS), "{err}");
+    let plan = dir.join("fleet-pin-flood-hung-1.toml");
+    assert!(err.contains("fleet-pin-flood seed 1") && err.contains(&format!("cargo sim replay {}", plan.display())), "{err}");
+    let entry = ftw_properties::corpus::load(&plan).expect("the hung case's plan loads as a corpus entry");
+    assert_eq!((entry.spec.scenario.name(), entry.spec.seed.0), ("fleet-pin-flood", 1));
+    std::fs::remove_dir_all(&dir).expect("clean up");
+}
