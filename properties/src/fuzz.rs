@@ -9,7 +9,7 @@
 use std::collections::{BTreeMap, BTreeSet, VecDeque};
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{mpsc, Mutex};
+use std::sync::{mpsc, Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ftw_sim::scenario::{self, Verdict};
@@ -166,7 +166,7 @@ struct Shared {
     keys: BTreeSet<(usize, String)>,
     key_growth: Vec<Growth>,
     /// Cases running now: when each started and its spec (the watchdog reads it).
-    running: BTreeMap<u64, (Instant, ftw_sim::RunSpec)>,
+    running: BTreeMap<u64, (Instant, Arc<ftw_sim::RunSpec>)>,
 }
 
 /// What one scenario got of a fuzzing session.
@@ -455,11 +455,12 @@ fn run_one(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, which: usize, case: &Cas
         Some("replay") => Verdict::Pass,
         Some(p) => only_property(p, r),
     };
-    watchdog::running(sh, k, Some(check.spec(case)));
-    let run = harness::run_case(&check, case, &law);
+    let spec = Arc::new(check.spec(case));
+    watchdog::running(sh, k, Some(Arc::clone(&spec)));
+    let judged = harness::judge(&spec, &law);
     watchdog::running(sh, k, None);
-    let run = match run {
-        Ok(r) => r,
+    let run = match judged {
+        Ok((verdict, report)) => harness::CaseRun { spec: Arc::unwrap_or_clone(spec), verdict, report },
         Err(e) => {
             eprintln!("ftwsim: {} seed {}: {e}", check.scenario, case.seed.0);
             return None;

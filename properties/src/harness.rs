@@ -267,9 +267,14 @@ pub struct CaseRun {
 /// Run one case under a law.
 pub fn run_case(check: &Check, case: &Case, law: Law) -> Result<CaseRun, String> {
     let spec = check.spec(case);
-    let report = ftw_sim::scenario::run(&spec)?;
-    let verdict = law(&spec, &report);
+    let (verdict, report) = judge(&spec, law)?;
     Ok(CaseRun { spec, verdict, report })
+}
+
+/// Run `spec` and judge its report under a law.
+pub fn judge(spec: &RunSpec, law: Law) -> Result<(Verdict, RunReport), String> {
+    let report = ftw_sim::scenario::run(spec)?;
+    Ok((law(spec, &report), report))
 }
 
 /// Whether a candidate's run fails with the signature `sig` (its detail if so).

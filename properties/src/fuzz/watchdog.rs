@@ -7,7 +7,7 @@
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, Ordering};
-use std::sync::Mutex;
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use ftw_sim::RunSpec;
@@ -34,7 +34,7 @@ pub fn watch(sh: &Mutex<Shared>, opts: &FuzzOpts, finished: &AtomicBool) {
         std::thread::park_timeout(limit.min(Duration::from_secs(1)) / 2);
         let hung = {
             let s = sh.lock().unwrap_or_else(|e| e.into_inner());
-            s.running.iter().find(|(_, (t, _))| t.elapsed() >= limit).map(|(k, (_, spec))| (*k, spec.clone()))
+            s.running.iter().find(|(_, (t, _))| t.elapsed() >= limit).map(|(k, (_, spec))| (*k, Arc::clone(spec)))
         };
         if let Some((k, spec)) = hung {
             report(opts, k, &spec, limit);
@@ -61,7 +61,7 @@ fn report(opts: &FuzzOpts, k: u64, spec: &RunSpec, limit: Duration) {
 }
 
 /// A case starts or ends: what the watchdog reads.
-pub fn running(sh: &Mutex<Shared>, k: u64, spec: Option<RunSpec>) {
+pub fn running(sh: &Mutex<Shared>, k: u64, spec: Option<Arc<RunSpec>>) {
     let mut s = sh.lock().expect("lock");
     match spec {
         Some(spec) => s.running.insert(k, (Instant::now(), spec)),
