@@ -161,6 +161,50 @@ fn planted_memory_change_is_named() {
     assert!(matches!(race::check(&bad), Some(Lockstep::Differs { index, .. }) if index == i));
 }
 
+/// The `Start` steps of a journal: (index, the model's name, the network it names).
+fn starts(journal: &[Entry]) -> Vec<(usize, NetworkId, NetworkDesc)> {
+    let start = |(i, e): (usize, &Entry)| match &e.step {
+        Step::Race(RaceStep { what: RaceInput::Start { network, on }, .. }) => Some((i, network.clone(), on.clone())),
+        _ => None,
+    };
+    journal.iter().enumerate().filter_map(start).collect()
+}
+
+/// Name the network of the `Start` at `index` `id`.
+fn renamed(journal: &[Entry], index: usize, id: NetworkId) -> Vec<Entry> {
+    let mut bad = journal.to_vec();
+    let Step::Race(RaceStep { what: RaceInput::Start { network, .. }, .. }) = &mut bad[index].step else { panic!("a start") };
+    *network = id;
+    bad
+}
+
+/// SPEC 4: "A network is named by its interfaces and gateways and stored only as a hash."
+/// A model that names two networks alike (as `NetworkDesc::canonical -> ""` did, which no
+/// law saw: the memory and the reference were both keyed by the model's name), names one
+/// network two ways, or keeps a name that is not a hash is named at that race's start.
+#[test]
+fn planted_network_names_are_named_at_their_start() {
+    let j = journal_of_run("phone-race");
+    let s = starts(&j);
+    let (first, wifi, wifi_desc) = s.first().cloned().expect("the phone raced");
+    let (moved, _, _) = s.iter().find(|(_, _, d)| *d != wifi_desc).cloned().expect("phone-race's seed 1 moves to another network");
+    let at = |j: &[Entry]| match race::check(j) {
+        Some(Lockstep::Differs { index, model, .. }) => (index, model),
+        other => panic!("not caught: {other:?}"),
+    };
+    // Two networks, one name.
+    let (i, model) = at(&renamed(&j, moved, wifi.clone()));
+    assert!(i == moved && model.contains("both named"), "{i} {model}");
+    // One network, a second name.
+    let again = s.iter().find(|(i, _, d)| *i > first && *d == wifi_desc).map(|x| x.0).expect("a second race on the first network");
+    let (i, model) = at(&renamed(&j, again, net(9)));
+    assert!(i == again && model.contains("earlier"), "{i} {model}");
+    // A name that is the network's description, not a hash.
+    let plain: NetworkId = serde_json::from_str("\"if=en0;gw=nat-wifi\"").expect("a name");
+    let (i, model) = at(&renamed(&j, first, plain));
+    assert!(i == first && model.contains("named \"if=en0"), "{i} {model}");
+}
+
 /// A planted miscount (a dial counted twice, as `+=` to `*=` does once a count is 1)
 /// is named at the step whose counters show it.
 #[test]
@@ -229,7 +273,7 @@ fn journal_of_model(sw: PhoneSwitches, inputs: &[(u64, In)]) -> Vec<Entry> {
     let mut j = vec![entry(0, RaceInput::Launched { memory: vec![] })];
     for &(t, i) in inputs {
         let what = match i {
-            In::Start(n) => RaceInput::Start { network: net(n) },
+            In::Start(n) => RaceInput::Start { network: net(n), on: desc(n) },
             In::Refused => RaceInput::QuicRefused,
             In::Failed(x) => RaceInput::DialFailed(x),
             In::Opened(x) => RaceInput::Opened(x),
@@ -254,8 +298,12 @@ fn journal_of_model(sw: PhoneSwitches, inputs: &[(u64, In)]) -> Vec<Entry> {
     j
 }
 
+fn desc(n: u8) -> NetworkDesc {
+    NetworkDesc::behind_nat(&format!("nat-{n}"))
+}
+
 fn net(n: u8) -> NetworkId {
-    NetworkDesc::behind_nat(&format!("nat-{n}")).id()
+    desc(n).id()
 }
 
 /// A small deterministic generator (splitmix64).

@@ -17,7 +17,7 @@ use ftw_box::{BoxNode, BoxStats, SentLive};
 use ftw_cloud::phone::PhoneConfig;
 use ftw_cloud::CloudStats;
 use ftw_crypto::{crypto_provider, new_client_session_store, ClientResumption, QuicTransportParams};
-use ftw_phone::network::{NetworkDesc, NetworkId};
+use ftw_phone::network::NetworkDesc;
 use ftw_wire::noise::Key;
 
 use crate::drive::app::cloud::{CloudDriver, CloudLog};
@@ -114,11 +114,12 @@ pub struct SessionSummary {
     pub uplinks: Vec<UplinkRecord>,
 }
 
-/// The network the phone is on at `t`, from the plan's network switches.
-pub fn network_at(plan: &FaultPlan, t: Duration) -> NetworkId {
+/// The network the phone is on at `t`, from the plan's network switches: what its
+/// network watch sees there.
+pub fn network_at(plan: &FaultPlan, t: Duration) -> NetworkDesc {
     let moves =
         plan.faults.iter().filter(|f| matches!(f.fault, FaultKind::SwitchNetwork(kind::SwitchNetwork { .. })) && Duration::from_millis(f.at_ms) <= t).count();
-    NetworkDesc::behind_nat(if moves % 2 == 1 { "nat-cell" } else { "nat-wifi" }).id()
+    NetworkDesc::behind_nat(if moves % 2 == 1 { "nat-cell" } else { "nat-wifi" })
 }
 
 /// When the plan's last fault is over (zero without faults).

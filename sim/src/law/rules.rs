@@ -48,6 +48,7 @@ rules! {
     RACE_START = ("SPEC §4", "race: QUIC starts first, the WebSocket 250 ms later, or at once if QUIC is refused"),
     ONE_SESSION = ("SPEC §4", "the first transport to open carries the session and the other is closed: never two sessions"),
     MEMORY_PER_NETWORK = ("SPEC §4", "the memory keeps the winner per network for a day, only the last day's networks; the remembered winner goes first"),
+    NETWORK_NAMED = ("SPEC §4", "a network is named by its interfaces and gateways and stored only as a hash: the same network always the same name, two networks never one"),
     DEMOTION = ("SPEC §4", "a QUIC session that ends before its first message, or whose path drops within a minute of it, demotes QUIC on that network for a day: the WebSocket goes first and no QUIC win moves QUIC back meanwhile"),
     SERVICE_CLOSE_NO_DEMOTION = ("SPEC §4", "closes from 1000 up other than 1005 and 1006 do not count toward demotion (the service spoke)"),
     LEARNING_DIAL = ("SPEC §4", "learning dial: when the WebSocket wins, a QUIC dial under way goes on and, if it opens and QUIC is not demoted, records QUIC as the winner, then closes"),

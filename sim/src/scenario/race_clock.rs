@@ -16,7 +16,7 @@
 use std::collections::BTreeMap;
 use std::time::Duration;
 
-use ftw_phone::network::{NetworkDesc, NetworkId};
+use ftw_phone::network::NetworkDesc;
 use ftw_phone::race::{Action, CloudSockets};
 use ftw_phone::session::SessionEnd;
 use ftw_phone::Transport;
@@ -76,7 +76,7 @@ struct Bench {
     queue: BTreeMap<(u64, u64), Event>,
     n: u64,
     rng: ChaCha20Rng,
-    networks: [NetworkId; 2],
+    networks: [NetworkDesc; 2],
     current: usize,
     session: Option<Transport>,
     races: usize,
@@ -127,7 +127,7 @@ impl Bench {
             queue: BTreeMap::new(),
             n: 0,
             rng: spec.seed.stream("race-clock.schedule"),
-            networks: [NetworkDesc::behind_nat("wifi").id(), NetworkDesc::behind_nat("cell").id()],
+            networks: [NetworkDesc::behind_nat("wifi"), NetworkDesc::behind_nat("cell")],
             current: 0,
             session: None,
             races: 0,
@@ -164,8 +164,9 @@ impl Bench {
                 self.session = None;
                 self.current = net;
                 self.races += 1;
-                let network = self.networks[net].clone();
-                self.feed(RaceInput::Start { network: network.clone() });
+                let on = self.networks[net].clone();
+                let network = on.id();
+                self.feed(RaceInput::Start { network: network.clone(), on });
                 self.race.start(now, network);
                 self.queue.retain(|_, e| matches!(e, Event::Race(_)));
                 if self.rng.random_range(0..12) == 0 {
@@ -292,7 +293,7 @@ impl Bench {
             return;
         }
         let net = if self.rng.random_range(0..4) == 0 { 1 - self.current } else { self.current };
-        let entry = self.race.memory().get(&self.networks[net]).cloned();
+        let entry = self.race.memory().get(&self.networks[net].id()).cloned();
         let written = entry.as_ref().and_then(|e| e.winner.map(|w| w.1));
         let demoted = entry.as_ref().and_then(|e| e.quic_demoted_at_ms);
         let edge = [DAY - 1, DAY, DAY + 1][self.rng.random_range(0..3)];

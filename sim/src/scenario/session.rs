@@ -777,7 +777,7 @@ fn door_ended_with(ends: &[Option<End>], code: u16) -> bool {
 /// with sessions off), and no demotion comes from a session the door ended.
 fn judge_short(spec: &RunSpec, setup: &Setup, s: &SessionSummary) -> Vec<Check> {
     let ends: Vec<Option<End>> = s.phone.sessions.iter().map(|r| r.end.clone()).collect();
-    let net = network_at(&spec.plan, Duration::ZERO);
+    let net = network_at(&spec.plan, Duration::ZERO).id();
     let demoted = s.memory.as_ref().and_then(|m| m.get(&net)).and_then(|e| e.quic_demoted_at_ms);
     // The door's code ends the last session; every session before it ended
     // without the door's word (1005 or 1006: its link was lost first).

@@ -13,7 +13,7 @@ use ftw_cloud::phone::{Opened, PhoneConfig, PhoneEvent, PhoneSession, PhoneState
 use ftw_crypto::{
     crypto_provider, new_client_session_store, quic_client_config, quic_endpoint_config, seeded_cid_factory, ClientResumption, QuicTransportParams,
 };
-use ftw_phone::network::{NetworkDesc, NetworkId};
+use ftw_phone::network::NetworkDesc;
 use ftw_phone::race::CloudSockets;
 use ftw_phone::session::SessionEnd;
 use ftw_phone::{Switches as PhoneSwitches, Transport};
@@ -101,9 +101,9 @@ pub struct Probe {
     pub notes: Vec<String>,
 }
 
-/// The phone's network (the race's memory key).
-pub fn wifi() -> NetworkId {
-    NetworkDesc::behind_nat("nat-wifi").id()
+/// The phone's network (the model names it for the race's memory).
+pub fn wifi() -> NetworkDesc {
+    NetworkDesc::behind_nat("nat-wifi")
 }
 
 impl Probe {

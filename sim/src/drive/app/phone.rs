@@ -21,7 +21,7 @@ use ciborium::Value;
 use ftw_box::uplink::LinkOp;
 use ftw_cloud::phone::{Arrival as CArrival, Opened as COpened, PhoneConfig, PhoneEvent, PhoneSession};
 use ftw_phone::app::{AppLife, LifeAsk};
-use ftw_phone::network::NetworkId;
+use ftw_phone::network::NetworkDesc;
 use ftw_phone::race::CloudSockets;
 use ftw_phone::view::Live as ViewLive;
 use ftw_phone::{Arrival, CloudCarrier, CloudView, Opened, SessionEnd, Switches as PhoneSwitches, Transport, Verdict};
@@ -219,14 +219,16 @@ impl PhoneApp {
         self.cur.as_ref().is_some_and(|c| c.ps.state() == ftw_cloud::phone::PhoneState::Open)
     }
 
-    /// Race for a link on `network` and start a session on it. False when the race failed.
-    pub async fn connect(&mut self, network: NetworkId) -> bool {
+    /// Race for a link on the network the phone is `on` and start a session on it.
+    /// False when the race failed.
+    pub async fn connect(&mut self, on: NetworkDesc) -> bool {
         self.end_local("new race");
         self.log.borrow_mut().races += 1;
+        let network = on.id();
         let net = network.to_string();
         let race_start_ms = now_ms();
         let first = self.race.with_model(|m| m.memory().first(&network, race_start_ms).0);
-        let Some((t, link)) = self.race.connect(network).await else {
+        let Some((t, link)) = self.race.connect(on).await else {
             self.log.borrow_mut().races_failed += 1;
             trace::record(&self.host, "phone.session", "race failed");
             return false;

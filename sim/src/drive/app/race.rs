@@ -11,7 +11,7 @@ use std::pin::Pin;
 use std::rc::Rc;
 use std::time::Duration;
 
-use ftw_phone::network::NetworkId;
+use ftw_phone::network::NetworkDesc;
 use ftw_phone::race::{Action, CloudSockets};
 use ftw_phone::session::SessionEnd;
 use ftw_phone::Transport;
@@ -86,15 +86,16 @@ impl RaceDriver {
         me
     }
 
-    /// Race for a session on `network`; the winning transport and its link, or
-    /// None when both dials failed.
-    pub async fn connect(&self, network: NetworkId) -> Option<(Transport, Link)> {
+    /// Race for a session on the network the phone is `on` (named by the model); the
+    /// winning transport and its link, or None when both dials failed.
+    pub async fn connect(&self, on: NetworkDesc) -> Option<(Transport, Link)> {
         {
             let mut i = self.inner.borrow_mut();
             i.chosen = None;
             i.failed = false;
             let now = now_ms();
-            i.journal(now, RaceInput::Start { network: network.clone() });
+            let network = on.id();
+            i.journal(now, RaceInput::Start { network: network.clone(), on });
             i.race.start(now, network);
         }
         self.wake.notify_one();

@@ -17,6 +17,9 @@
 //!   counting, no QUIC win (learning included) written while demoted; what the memory
 //!   holds is compared after every step by what it means (winner and demotion still in
 //!   force), so any pruning schedule agrees;
+//! * the network's name (SPEC 4: "named by its interfaces and gateways and stored only as
+//!   a hash"): each race's network, as the world's network watch saw it, against the name
+//!   the model gave it: one name a network, never one for two, and a hash;
 //! * the next deadline (when the second dial or a give-up is due).
 //!
 //! Where the SPEC leaves the model free the comparison accepts every answer: actions and
@@ -27,7 +30,7 @@
 //! close never demotes and a broken message after the first message is not a path drop
 //! (session.rs), the memory survives a relaunch (memory.rs).
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::law::rules;
 use crate::law::{Judge, Law};
@@ -35,7 +38,7 @@ use crate::world::journal::race::{RaceInput, RaceStep, Remembered};
 use crate::world::journal::{Entry, Step};
 use crate::world::switch::Switch;
 use ftw_phone::memory::FirstReason;
-use ftw_phone::network::NetworkId;
+use ftw_phone::network::{NetworkDesc, NetworkId};
 use ftw_phone::race::{Action, Decision, DialFailure, RaceStats};
 use ftw_phone::session::{DemotionVerdict, SessionEnd};
 use ftw_phone::Transport::{self, Quic, WebSocket};
@@ -52,7 +55,7 @@ const WINDOW_MS: u64 = 60 * 1000;
 const GIVE_UP_MS: u64 = 10 * 1000;
 
 pub const RACE: Reference = Reference {
-    law: Law::new("race-agrees-with-spec", "the phone's race, memory, demotion and learning dial decide what SPEC section 4 says on every input: which transport goes first, when the second starts, one session, what is remembered and demoted").checks(&[&rules::RACE_START, &rules::ONE_SESSION, &rules::MEMORY_PER_NETWORK, &rules::DEMOTION, &rules::SERVICE_CLOSE_NO_DEMOTION, &rules::LEARNING_DIAL, &rules::WS_WIN_AT_MOST_A_DAY]).broken_by(&[Switch::WsFirstCancelsProbe, Switch::EveryCloseDemotes, Switch::NoCloseDemotes, Switch::LosingDialCancelled, Switch::RefusedWaitsForLead])
+    law: Law::new("race-agrees-with-spec", "the phone's race, memory, demotion and learning dial decide what SPEC section 4 says on every input: which transport goes first, when the second starts, one session, what is remembered and demoted").checks(&[&rules::RACE_START, &rules::ONE_SESSION, &rules::MEMORY_PER_NETWORK, &rules::NETWORK_NAMED, &rules::DEMOTION, &rules::SERVICE_CLOSE_NO_DEMOTION, &rules::LEARNING_DIAL, &rules::WS_WIN_AT_MOST_A_DAY]).broken_by(&[Switch::WsFirstCancelsProbe, Switch::EveryCloseDemotes, Switch::NoCloseDemotes, Switch::LosingDialCancelled, Switch::RefusedWaitsForLead])
         .judged(Judge::Journal(check)),
     planted: &[],
 };
@@ -476,10 +479,42 @@ fn compare(
     (got != want).then(|| (format!("memory in force {got:?}"), format!("memory in force {want:?}")))
 }
 
-/// The reference's state over one journal: a phone per (host, instance).
+/// A network as SPEC 4 names it: its interfaces and gateways (a set of each: the order
+/// they are listed in and repeats name no other network).
+type Named = (BTreeSet<String>, BTreeSet<String>);
+
+/// SPEC 4: "A network is named by its interfaces and gateways and stored only as a
+/// hash." The names one phone's races were given: the same network always the same
+/// name, two networks never one, and every name a hash (the model's docs choose the
+/// lower-case hex of a SHA-256: 64 digits, in which no interface or gateway can be read).
+#[derive(Default)]
+struct Names(BTreeMap<Named, NetworkId>);
+
+impl Names {
+    /// The model named the network `on` as `id`: `Some((model, spec))` when that breaks the rule.
+    fn named(&mut self, on: &NetworkDesc, id: &NetworkId) -> Option<(String, String)> {
+        let net: Named = (on.interfaces.iter().cloned().collect(), on.gateways.iter().cloned().collect());
+        let hex = id.as_hex();
+        if hex.len() != 64 || !hex.bytes().all(|b| b.is_ascii_digit() || (b'a'..=b'f').contains(&b)) {
+            return Some((format!("network {net:?} named {hex:?}"), "a name that is a hash (64 lower-case hex digits)".into()));
+        }
+        if let Some(before) = self.0.get(&net).filter(|n| *n != id) {
+            return Some((format!("network {net:?} named {id}, earlier {before}"), format!("network {net:?} named {before} again")));
+        }
+        if let Some((other, _)) = self.0.iter().find(|(k, n)| *n == id && **k != net) {
+            return Some((format!("networks {other:?} and {net:?} both named {id}"), "a name of its own for each network".into()));
+        }
+        self.0.insert(net, id.clone());
+        None
+    }
+}
+
+/// The reference's state over one journal: a phone per (host, instance), and the
+/// network names each host's phone was given (a relaunch keeps its memory, so its names).
 #[derive(Default)]
 struct Replay {
     phones: BTreeMap<(String, usize), Phone>,
+    names: BTreeMap<String, Names>,
 }
 
 impl Replay {
@@ -491,7 +526,12 @@ impl Replay {
         let p = self.phones.entry((host.to_string(), s.instance)).or_default();
         match &s.what {
             RaceInput::Launched { .. } => unreachable!("handled above"),
-            RaceInput::Start { network } => p.start(now, network.clone()),
+            RaceInput::Start { network, on } => {
+                if let Some(broken) = self.names.entry(host.to_string()).or_default().named(on, network) {
+                    return Some(broken);
+                }
+                p.start(now, network.clone());
+            }
             RaceInput::Close => p.abandon(now),
             RaceInput::QuicRefused => p.failed(now, Quic, DialFailure::Refused),
             RaceInput::DialFailed(t) => p.failed(now, *t, DialFailure::Failed),

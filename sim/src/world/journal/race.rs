@@ -9,7 +9,7 @@
 //! while the old driver may still report a late dial result to the old one.
 
 use ftw_phone::memory::MemoryEntry;
-use ftw_phone::network::NetworkId;
+use ftw_phone::network::{NetworkDesc, NetworkId};
 use ftw_phone::race::{Action, Decision, RaceStats};
 use ftw_phone::session::SessionEnd;
 use ftw_phone::Transport;
@@ -30,8 +30,9 @@ pub struct RaceStep {
 pub enum RaceInput {
     /// A `CloudSockets` was made with this memory (its raw entries, in id order).
     Launched { memory: Vec<Remembered> },
-    /// `start(now, network)`.
-    Start { network: NetworkId },
+    /// `start(now, network)`: `network` is the model's name (`NetworkId::of`) for what
+    /// the phone's network watch saw, `on` (the world's: its interfaces and gateways).
+    Start { network: NetworkId, on: NetworkDesc },
     /// `close(now)`.
     Close,
     /// `quic_refused(now)`.
