@@ -57,12 +57,12 @@ const FLOOD_PING: &str = "fleet-pin-flood-forged-moves-revert-kept-backoff.toml"
 const CAP: &str = "session-moves-fleet-validation-reverts.toml";
 /// Two outages at 6.8 % loss, 238 ms each way: the phone, its window full,
 /// does not acknowledge the cloud's probe with upstream's ACK held back, and
-/// the cloud idles out; and two fresh-seed losses of the same cause.
-const ACK_ALONE: [&str; 3] = [
-    "fleet-migrate-kernel-filter-two-blackholes-idle-out.toml",
-    "fleet-migrate-gone-fresh-seeds-9400127503.toml",
-    "fleet-migrate-gone-fresh-seeds-9500002937.toml",
-];
+/// the cloud idles out; and a fresh-seed loss of the same cause. (A third,
+/// fleet-migrate-gone-fresh-seeds-9400127503, showed it until the fleet's kernel
+/// hashed as Linux does, session 33: its run now loses the phone's connection
+/// either way, the network having lost all 15 datagrams the cloud sent it after
+/// 4.23 s, which the law excuses; the entry still passes.)
+const ACK_ALONE: [&str; 2] = ["fleet-migrate-kernel-filter-two-blackholes-idle-out.toml", "fleet-migrate-gone-fresh-seeds-9500002937.toml"];
 
 /// A rebind into a blackhole at 8.3 % loss whose one ACK from the new port
 /// leaves a 90 B budget: with section 6's first, long-header floor (103 B) no

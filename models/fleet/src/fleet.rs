@@ -314,7 +314,7 @@ impl Fleet {
             })
             .collect();
         Self {
-            kernel: Kernel::new(cfg.reactor_count, cfg.routing, cfg.hash_salt),
+            kernel: Kernel::new(cfg.reactor_count, cfg.routing, cfg.hash_salt).hashing_ports(!cfg.bugs.hash_ignores_port),
             reactors,
             conns: BTreeMap::new(),
             moved: BTreeSet::new(),

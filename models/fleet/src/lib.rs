@@ -95,6 +95,10 @@ pub struct FleetBugs {
     /// finding: law `no-panic`): a new pin is not counted in `PinsOpen`, so the
     /// fleet's invariant "pin gauges agree with the kernel" fails on the first pin.
     pub pin_gauge_drift: bool,
+    /// A bug planted in the kernel (the world's, not the SPEC's; only a test plants it):
+    /// the reuseport hash reads the sender's address but not its port, so a NAT rebind
+    /// never re-hashes the client (SPEC section 5 says it does).
+    pub hash_ignores_port: bool,
 }
 
 /// Everything a [`Fleet`] is built from. `Default` is the shipping configuration.

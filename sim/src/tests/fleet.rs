@@ -137,17 +137,22 @@ fn wifi_to_cellular_keeps_the_connection() {
 }
 
 /// A first handshake lost across the default moves (14.2 % loss, quinn's own
-/// migration): its Initials reached r3 before the switch and r2 after it, each of
-/// which answered, and the redial made a third handshake. Every move the lost
-/// handshake crossed allows one more at the door, as for a handshake that succeeded
+/// migration): its Initials reached a reactor before each move and another after
+/// it, each of which answered. Every move the lost handshake crossed allows one
+/// more at the door, as for a handshake that succeeded
 /// (corpus/fleet-migrate-lost-handshake-crossed-moves-9902830406596968404.toml).
+/// When found, two reactors answered and a redial made the third handshake; since
+/// the kernel hashes as Linux does (session 33) each of the three moves re-hashes
+/// the phone, and three reactors answer the one dial.
 #[test]
 fn a_lost_handshake_that_moves_crossed_may_have_reached_more_reactors() {
     let mut s = spec("fleet-migrate", 0x896d_ebc9_9026_3fd4, &[]);
     s.plan.quic = crate::plan::QuicPlan::Patched;
     s.plan.phone = crate::plan::LinkPlan { one_way_ms: 93, jitter_ms: 34, loss_pct: 14.2, ..crate::plan::LinkPlan::default() };
     let (report, summary) = fleet_migrate::run_with(&s, &FleetRun::default());
-    assert_eq!((summary.accepted.len(), summary.redials, summary.moved_handshakes), (3, 1, 3), "{:?}", summary.accepted);
+    assert_eq!((summary.accepted.len(), summary.moved_handshakes), (3, 3), "{:?}", summary.accepted);
+    let reactors: std::collections::BTreeSet<_> = summary.accepted.iter().map(|a| a.0).collect();
+    assert_eq!(reactors.len(), 3, "each at another reactor: {:?}", summary.accepted);
     assert_eq!(report.verdict(), Verdict::Pass, "{:?}", report.checks.iter().filter(|c| !c.ok).map(|c| &c.detail).collect::<Vec<_>>());
 }
 

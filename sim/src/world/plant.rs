@@ -47,6 +47,9 @@ pub enum Bug {
     WireAckAsDatagram,
     /// A stream message's varint length counts the varint's own bytes too (SPEC §3).
     WireVarintCountsItself,
+    /// The fleet's kernel hashes the sender's address but not its port, so a rebind never
+    /// re-hashes the client (SPEC §5: the kernel hashes "the sender's address and port").
+    KernelHashIgnoresPort,
 }
 
 impl Bug {
@@ -66,6 +69,7 @@ impl Bug {
         Bug::WireTruncOnWholeDelta,
         Bug::WireAckAsDatagram,
         Bug::WireVarintCountsItself,
+        Bug::KernelHashIgnoresPort,
     ];
 
     /// The bug's name, as the rule table shows it.
@@ -85,6 +89,7 @@ impl Bug {
             Bug::WireTruncOnWholeDelta => "wire-trunc-on-whole-delta",
             Bug::WireAckAsDatagram => "wire-ack-as-datagram",
             Bug::WireVarintCountsItself => "wire-varint-counts-itself",
+            Bug::KernelHashIgnoresPort => "kernel-hash-ignores-port",
         }
     }
 }

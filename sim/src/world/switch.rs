@@ -161,6 +161,7 @@ impl Switches {
             claim_per_path_report: self.on(Switch::ClaimPerPathReport),
             forward_reference: self.on(Switch::ForwardReference),
             pin_gauge_drift: self.on(Switch::PinGaugeDrift),
+            hash_ignores_port: crate::world::plant::on(crate::world::plant::Bug::KernelHashIgnoresPort),
         }
     }
 }

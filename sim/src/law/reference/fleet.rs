@@ -12,7 +12,11 @@
 //! hash picks for a sender is the environment (SO_REUSEPORT's hash is the
 //! kernel's, not a rule of the SPEC), so the driver records the hash's answer
 //! for each arrival as an input, and the reference judges what the fleet does
-//! with it (pins and the kernel filter come before the hash).
+//! with it (pins and the kernel filter come before the hash). It does hold the
+//! answers to what the SPEC says of the hash: it is of "the sender's address
+//! and port", so one sender always gets one reactor, and a rebind re-hashes the
+//! client: the ports of one address, like all senders, are not all given one
+//! reactor once there are enough of them ([`spread_after`]).
 //!
 //! Where the SPEC leaves the model free, every conforming answer is accepted:
 //! reactors may read their queued work in any order (each read must be of work
@@ -20,12 +24,13 @@
 //! any order (checked claim by claim, then the sweep as a whole).
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::net::SocketAddr;
+use std::net::{IpAddr, SocketAddr};
 
 use crate::law::rules;
 use crate::law::{Judge, Law};
 use crate::world::journal::fleet::{Bytes, ConnectionHandle, Counters, FleetEvent, FleetStep, PinReleaseReason, ReactorId, Routing, SocketId, Via};
 use crate::world::journal::{Entry, Step};
+use crate::world::plant::Bug;
 use crate::world::switch::Switch;
 
 use super::{Lockstep, Reference};
@@ -46,6 +51,14 @@ const RECV_BUFFER_BYTES: usize = 212_992;
 /// ForwardsDropped. The model's written choice (`consts.rs`,
 /// `FORWARD_QUEUE_LEN_MAX`): the SPEC names the counter, not the bound.
 const FORWARD_QUEUE: usize = 1024;
+/// Senders of one group (all, or the ports of one address) after which a hash
+/// of the address and port has picked two of N reactors: a uniform hash puts k
+/// senders all on one with probability N^(1-k), under 2^-40 from k = 1 +
+/// ceil(40 / log2 N) (41 for two reactors, 21 for four). Not in the SPEC: the
+/// bound of this reference's check that the hash reads both (SPEC section 5).
+fn spread_after(n: usize) -> Option<usize> {
+    (n >= 2).then(|| 1 + (40.0 / (n as f64).log2()).ceil() as usize)
+}
 /// Length of the ids the server mints, so of a short header's destination id.
 /// The model's written choice (`consts.rs`: 8-byte ids, as quinn-proto's).
 const CID_LEN: usize = 8;
@@ -62,7 +75,7 @@ pub const FLEET: Reference = Reference {
     .checks(&[&rules::KERNEL_HASH_CID_OWNER, &rules::FORWARD_ROUTING, &rules::SHORT_HEADERS_ONLY, &rules::SWEEP_PINS, &rules::PIN_CEILING, &rules::STILL_FLEET])
     .broken_by(&[Switch::NoRouting, Switch::ForwardLongHeaders, Switch::ClaimPerPathReport, Switch::ForwardReference])
     .judged(Judge::Journal(check)),
-    planted: &[],
+    planted: &[Bug::KernelHashIgnoresPort],
 };
 
 /// What the model decided and what the SPEC says, at `index` (the current
@@ -79,14 +92,14 @@ fn miss<T>(model: impl Into<String>, spec: impl Into<String>) -> Result<T, Miss>
 
 fn check(journal: &[Entry]) -> Option<Lockstep> {
     let mut doors: BTreeMap<&str, Door> = BTreeMap::new();
-    let mut steps = 0;
+    let (mut steps, mut last) = (0, 0);
     let differs = |i: usize, m: Miss| {
         let index = m.index.unwrap_or(i);
         Some(Lockstep::Differs { index, entry: journal[index].describe(), model: m.model, spec: m.spec })
     };
     for (i, e) in journal.iter().enumerate() {
         let Step::Fleet(s) = &e.step else { continue };
-        steps += 1;
+        (steps, last) = (steps + 1, i);
         if let Err(m) = doors.entry(&e.host).or_default().step(i, e.t_ms, s) {
             return differs(i, m);
         }
@@ -95,8 +108,9 @@ fn check(journal: &[Entry]) -> Option<Lockstep> {
         return None;
     }
     for door in doors.values_mut() {
+        // What the run's end shows is named at the fleet's last step.
         if let Err(m) = door.finish() {
-            return differs(journal.len() - 1, m);
+            return differs(last, m);
         }
     }
     Some(Lockstep::Agreed { steps })
@@ -171,6 +185,8 @@ struct Door {
     /// A close whose pin the fleet must release next.
     release_due: Option<(usize, Key, SocketAddr)>,
     counts: Vec<Counters>,
+    /// The reactor the kernel's hash picked for each sender.
+    hashed: BTreeMap<SocketAddr, ReactorId>,
 }
 
 fn grid(t_ms: u64) -> u64 {
@@ -288,6 +304,12 @@ impl Door {
     /// is dropped and counted (SPEC section 5).
     #[allow(clippy::too_many_arguments)]
     fn arrival(&mut self, at: usize, src: SocketAddr, b: &Bytes, hashed: ReactorId, d: u64, socket: SocketId, queued: bool) -> Result<(), Miss> {
+        if let Some(before) = self.hashed.insert(src, hashed).filter(|r| *r != hashed) {
+            return miss(
+                format!("d{d} from {src} hashed to r{}, its earlier datagrams to r{}", hashed.index(), before.index()),
+                "one reactor for one sender: the kernel hashes the sender's address and port (SPEC section 5)",
+            );
+        }
         let want = self.kernel(src, b, hashed);
         if socket != want {
             return miss(
@@ -601,9 +623,33 @@ impl Door {
         Ok(())
     }
 
+    /// SPEC section 5: the kernel hashes "the sender's address and port" and "a NAT
+    /// rebind ... re-hashes the client". All senders, and the ports of any one
+    /// address, are not all on one reactor once there are [`spread_after`] of them.
+    fn hash_spreads(&self) -> Result<(), Miss> {
+        let Some(enough) = spread_after(self.n) else { return Ok(()) };
+        let mut groups: BTreeMap<Option<IpAddr>, (usize, BTreeSet<usize>)> = BTreeMap::new();
+        for (src, r) in &self.hashed {
+            for g in [None, Some(src.ip())] {
+                let (senders, picked) = groups.entry(g).or_default();
+                *senders += 1;
+                picked.insert(r.index());
+            }
+        }
+        // The ports of one address first: the narrower group names the fault better.
+        match groups.into_iter().rev().find(|(_, (senders, picked))| *senders >= enough && picked.len() == 1) {
+            Some((g, (senders, picked))) => miss(
+                format!("{senders} senders ({}) all hashed to r{:?}", g.map_or("all".to_string(), |ip| format!("ports of {ip}")), picked),
+                format!("a hash of the address and port gives {enough} senders more than one of the {} reactors (SPEC section 5)", self.n),
+            ),
+            None => Ok(()),
+        }
+    }
+
     /// The run is over: a sweep's end, a due release, and nothing queued left
     /// unread or uncounted.
     fn finish(&mut self) -> Result<(), Miss> {
+        self.hash_spreads()?;
         self.end_sweep()?;
         if let Some((at, key, peer)) = self.release_due {
             let m = format!("no release of {peer}'s pin when r{} conn {} ended", key.0.index(), key.1 .0);
