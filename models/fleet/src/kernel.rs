@@ -65,24 +65,23 @@ pub fn reuseport_hash(src: SocketAddr, salt: u64) -> u32 {
     jhash_3words(0, address, u32::from(src.port()), salt as u32)
 }
 
-/// Bob Jenkins' `jhash_3words` (lookup3, public domain), as Linux's include/linux/jhash.h has it.
+/// Bob Jenkins' `jhash_3words` (lookup3, public domain), as Linux's include/linux/jhash.h has it:
+/// the three words offset, then lookup3's final mix.
 fn jhash_3words(a: u32, b: u32, c: u32, initval: u32) -> u32 {
     const JHASH_INITVAL: u32 = 0xdead_beef;
-    let (mut a, mut b, mut c) = (a.wrapping_add(JHASH_INITVAL), b.wrapping_add(JHASH_INITVAL), c.wrapping_add(initval));
-    c ^= b;
-    c = c.wrapping_sub(b.rotate_left(14));
-    a ^= c;
-    a = a.wrapping_sub(c.rotate_left(11));
-    b ^= a;
-    b = b.wrapping_sub(a.rotate_left(25));
-    c ^= b;
-    c = c.wrapping_sub(b.rotate_left(16));
-    a ^= c;
-    a = a.wrapping_sub(c.rotate_left(4));
-    b ^= a;
-    b = b.wrapping_sub(a.rotate_left(14));
-    c ^= b;
-    c.wrapping_sub(b.rotate_left(24))
+    let (a, b, c) = (a.wrapping_add(JHASH_INITVAL), b.wrapping_add(JHASH_INITVAL), c.wrapping_add(initval));
+    let c = mix(c, b, 14);
+    let a = mix(a, c, 11);
+    let b = mix(b, a, 25);
+    let c = mix(c, b, 16);
+    let a = mix(a, c, 4);
+    let b = mix(b, a, 14);
+    mix(c, b, 24)
+}
+
+/// One step of lookup3's final mix: `x ^= y; x -= rol32(y, r)`.
+fn mix(x: u32, y: u32, r: u32) -> u32 {
+    (x ^ y).wrapping_sub(y.rotate_left(r))
 }
 
 /// `(hash * n) >> 32`: Linux's `reciprocal_scale`, a hash onto `0..n`.
