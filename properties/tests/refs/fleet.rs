@@ -188,3 +188,25 @@ fn claim_per_path_report_fails_in_the_flood() {
     let c = law_check(&r);
     assert!(!c.ok && c.detail.contains("never on a path report"), "{}", c.detail);
 }
+
+/// One sender, one reactor (SPEC section 5: the kernel hashes the sender's address and
+/// port): a sender's later datagram journaled as hashed to another reactor (and landing
+/// there, so the socket agrees with the hash) is named at its arrival.
+#[test]
+fn a_sender_hashed_to_two_reactors_is_named_at_its_arrival() {
+    let j = journal_of("fleet-migrate", 1);
+    let mut seen = std::collections::BTreeSet::new();
+    let again = |e: &Entry| match &e.step {
+        Step::Fleet(FleetStep::Arrival { src, socket: SocketId::Listener(_), .. }) => !seen.insert(*src),
+        _ => false,
+    };
+    let index = j.iter().position(again).expect("a sender's second datagram");
+    let mut bad = j.clone();
+    let Some(FleetStep::Arrival { hashed, socket, .. }) = fleet_step(&mut bad[index]) else { unreachable!("an arrival") };
+    let other = ftw_sim::journal::fleet::ReactorId::new((hashed.index() + 1) % 4);
+    (*hashed, *socket) = (other, SocketId::Listener(other));
+    match judged(&bad) {
+        Lockstep::Differs { index: at, model, .. } => assert!(at == index && model.contains("its earlier datagrams"), "{at} {model}"),
+        l => panic!("a sender hashed to two reactors not caught: {l:?}"),
+    }
+}
