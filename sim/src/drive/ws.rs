@@ -130,6 +130,8 @@ impl WsDoor {
 const TCP_FAILED: &str = "tcp: ";
 /// What the reason of a dial whose TCP, connected, aborted starts with.
 const TCP_ABORTED: &str = "tcp aborted: ";
+/// What the reason of a dial whose TCP, connected, the door reset starts with.
+const TCP_RESET: &str = "tcp reset: ";
 
 /// Where a WebSocket dial's TCP gave up (never a refusal).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -140,6 +142,17 @@ pub enum TcpGaveUp {
     /// Connected, with its TLS or upgrade bytes unacknowledged until it aborted,
     /// as Linux does `tcp_retries2` = 15 (924.6 s) after the last segment heard.
     Connected,
+    /// Connected, then reset by the door before it accepted the connection: the
+    /// door's SYN-ACK got through only on its last retry, the phone's ACK and
+    /// first bytes were lost, and the phone's next bytes came after the door had
+    /// given the half-open connection up (63 s after its SYN, `tcp_synack_retries`
+    /// = 5), so its listener answered them with an RST, as Linux's does to an ACK
+    /// it holds no request for (`tcp_rcv_state_process` in LISTEN, then
+    /// `tcp_v4_send_reset`). The phone's next bytes wait a tail loss probe of 2 SRTT
+    /// plus 200 ms, and that SRTT was sampled across the SYN's retransmissions from
+    /// the SYN-ACK's timestamp echo (RFC 7323 section 4.1), so tens of seconds:
+    /// docs/findings/ws-dial-reset-after-half-open-given-up.md.
+    Reset,
 }
 
 /// Where a WebSocket dial's TCP gave up, if that is how it failed.
@@ -147,20 +160,29 @@ pub fn tcp_gave_up(e: &DialError) -> Option<TcpGaveUp> {
     match e {
         DialError::Closed(c) if c.reason.starts_with(TCP_ABORTED) => Some(TcpGaveUp::Connected),
         DialError::Closed(c) if c.reason.starts_with(TCP_FAILED) => Some(TcpGaveUp::Connecting),
+        DialError::Closed(c) if c.reason.starts_with(TCP_RESET) => Some(TcpGaveUp::Reset),
         _ => None,
     }
 }
 
-/// A dial's failure after TCP connected, in `stage` (TLS or the upgrade): TCP's
-/// own abort when the error is its time-out, else the stage's error.
-fn failed_in(stage: &str, e: &dyn std::fmt::Display, timed_out: bool) -> DialError {
-    let reason = if timed_out { format!("{TCP_ABORTED}{stage}: {e}") } else { format!("{stage}: {e}") };
-    DialError::Closed(CloseInfo { code: close::ABNORMAL, reason, by_peer: true })
+/// A dial's failure after TCP connected, in `stage` (TLS or the upgrade), from
+/// the TCP error under it if any: TCP's own abort when it timed out, the door's
+/// reset, else the stage's error.
+fn failed_in(stage: &str, e: &dyn std::fmt::Display, tcp: Option<io::ErrorKind>) -> DialError {
+    let prefix = match tcp {
+        Some(io::ErrorKind::TimedOut) => TCP_ABORTED,
+        Some(io::ErrorKind::ConnectionReset) => TCP_RESET,
+        _ => "",
+    };
+    DialError::Closed(CloseInfo { code: close::ABNORMAL, reason: format!("{prefix}{stage}: {e}"), by_peer: true })
 }
 
-/// Whether a tungstenite error is the TCP connection's time-out.
-fn ws_timed_out(e: &tokio_tungstenite::tungstenite::Error) -> bool {
-    matches!(e, tokio_tungstenite::tungstenite::Error::Io(io) if io.kind() == io::ErrorKind::TimedOut)
+/// The TCP error under a tungstenite error, if it is one.
+fn ws_io_kind(e: &tokio_tungstenite::tungstenite::Error) -> Option<io::ErrorKind> {
+    match e {
+        tokio_tungstenite::tungstenite::Error::Io(io) => Some(io.kind()),
+        _ => None,
+    }
 }
 
 /// Dial the door at `remote`: TCP, TLS 1.3 to `server_name`, the upgrade to
@@ -175,7 +197,7 @@ pub async fn dial(client: &WsClient, remote: SocketAddrV4, server_name: &str, ta
     })?;
     let conn = tcp.id();
     let name = rustls::pki_types::ServerName::try_from(server_name.to_string()).map_err(|e| DialError::Other(e.to_string()))?;
-    let tls = client.tls.connect(name, tcp).await.map_err(|e| failed_in("tls", &e, e.kind() == io::ErrorKind::TimedOut))?;
+    let tls = client.tls.connect(name, tcp).await.map_err(|e| failed_in("tls", &e, Some(e.kind())))?;
     let resumed = tls.get_ref().1.handshake_kind() == Some(rustls::HandshakeKind::Resumed);
     let (key, mask_rng) = {
         let mut rng = client.rng.borrow_mut();
@@ -196,7 +218,7 @@ pub async fn dial(client: &WsClient, remote: SocketAddrV4, server_name: &str, ta
         .body(())
         .map_err(|e| DialError::Other(e.to_string()))?;
     let masked = SeededMask { inner: tls, framing: false, state: MaskState::new(mask_rng) };
-    let (mut ws, _resp) = tokio_tungstenite::client_async(request, masked).await.map_err(|e| failed_in("upgrade", &e, ws_timed_out(&e)))?;
+    let (mut ws, _resp) = tokio_tungstenite::client_async(request, masked).await.map_err(|e| failed_in("upgrade", &e, ws_io_kind(&e)))?;
     // Everything written from now on is frames.
     ws.get_mut().framing = true;
     trace::record(&host, "ws.open", format!("{remote}{target} tls={}", if resumed { "resumed" } else { "full" }));

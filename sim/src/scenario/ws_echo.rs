@@ -19,7 +19,12 @@
 //! may do that. Once connected, a dial whose TLS or upgrade bytes go
 //! unacknowledged is given up by TCP's abort (`tcp_retries2`, 924.6 s after the
 //! last segment heard: corpus/ws-echo-dial-bytes-lost-14030096348.toml): the
-//! door accepted the TCP connection and no WebSocket, under the same law.
+//! door accepted the TCP connection and no WebSocket, under the same law. And
+//! a dial connected only by the door's last SYN-ACK, whose ACK and first bytes
+//! are lost, is reset: the phone's next bytes wait 2 SRTT (an SRTT sampled
+//! across the SYN's retries, tens of seconds) and come after the door gave the
+//! half-open connection up, as on Linux (the door accepted nothing, the same law:
+//! docs/findings/ws-dial-reset-after-half-open-given-up.md).
 
 use std::cell::RefCell;
 use std::net::{IpAddr, Ipv4Addr, SocketAddrV4};
@@ -230,12 +235,17 @@ fn judge_echoes(t: &Tally, can_kill: bool) -> (Vec<Check>, Seen) {
     let gave_up = t.dial_failed.as_ref().map(|(at, _)| *at);
     let (died, never_opened) = (t.phone_saw_death.is_some() || gave_up.is_some(), gave_up.is_some());
     // A death or a failed dial is judged by `death-needs-a-fault`: the echo it cut is excused.
-    let why = if never_opened { "the phone's TCP gave up the dial" } else { "then the link died" };
+    let why = match gave_up {
+        Some(TcpGaveUp::Reset) => "the door reset the dial",
+        Some(_) => "the phone's TCP gave up the dial",
+        None => "then the link died",
+    };
     // The door accepted the TCP connection of a dial that got that far, and no WebSocket.
     let (door_expected, door) = match gave_up {
         None => (1, "the door: one WebSocket"),
         Some(TcpGaveUp::Connecting) => (0, "the door: none, the dial's SYNs were all lost"),
         Some(TcpGaveUp::Connected) => (1, "the door: the dial's TCP connection, its TLS or upgrade bytes then all lost"),
+        Some(TcpGaveUp::Reset) => (0, "the door: none, it gave the half-open connection up before the phone's bytes came, and reset them"),
     };
     let cut = died.then(|| Cut { why: why.into(), excused: true });
     let wrong_target = !never_opened && (t.target.as_deref() != Some(TARGET) || t.transport != Some(TransportKind::WebSocket));
@@ -327,6 +337,12 @@ mod tests {
         assert!(!death_needs_a_fault(&aborted, false));
         let accepted = judge_echoes(&aborted, true).1.accepted.expect("the door's count");
         assert_eq!((accepted.expected, accepted.wrong), (1, None));
+        // A dial reset by a door that had given its half-open connection up: the door accepted nothing.
+        let reset = Tally { dial_failed: Some((TcpGaveUp::Reset, "tcp reset: tls: Reset".into())), ..Tally::default() };
+        assert!(death_needs_a_fault(&reset, true));
+        assert!(!death_needs_a_fault(&reset, false));
+        let accepted = judge_echoes(&reset, true).1.accepted.expect("the door's count");
+        assert_eq!((accepted.expected, accepted.wrong), (0, None));
         // A dial that opened: one WebSocket, and a clean link needs no fault.
         let opened = Tally { accepted: 1, target: Some(TARGET.into()), transport: Some(TransportKind::WebSocket), ..Tally::default() };
         assert!(death_needs_a_fault(&opened, false));
