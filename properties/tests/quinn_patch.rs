@@ -1,6 +1,6 @@
 //! sim/vendor/quinn-proto/PATCH.md sections 3 (challenge-budget), 5
 //! (return-to-validated) and 6 (amplification-cap), end to end, each shown
-//! both ways on corpus entries (and sections 7, 8, 9 and 17 below them).
+//! both ways on corpus entries (and sections 7, 8, 9, 17 and 18 below them).
 //!
 //! * Section 3: with upstream's padding (every datagram carrying a
 //!   PATH_CHALLENGE padded to 1200 B whatever the anti-amplification budget) a
@@ -78,6 +78,11 @@ const CONFIRMED: &str = "fleet-migrate-forged-moves-lossy-gone-12800090267.toml"
 /// the cloud first in the attacker's copy, from a forged port (section 17).
 const FORWARDED_ANSWER: &str = "fleet-migrate-forged-copy-carries-the-answer-14180000747.toml";
 
+/// A pin flood client whose HANDSHAKE_DONE was lost while forged moves took its
+/// server to a forged port: its Handshake probes, unread, deferred its keep-alive
+/// until it idled out (section 18).
+const KEEP_ALIVE: &str = "fleet-pin-flood-keep-alive-deferred-by-unread-probes-14580186977.toml";
+
 /// Which of the patches run (`true`: the patch, `false`: upstream or, for
 /// `short_floor`, section 6 as first written).
 #[derive(Clone, Copy)]
@@ -90,6 +95,7 @@ struct Patches {
     short_floor: bool,
     pto_after_confirmed: bool,
     response_any_path: bool,
+    keep_alive_1rtt: bool,
 }
 
 const BOTH: Patches = Patches {
@@ -101,6 +107,7 @@ const BOTH: Patches = Patches {
     short_floor: true,
     pto_after_confirmed: true,
     response_any_path: true,
+    keep_alive_1rtt: true,
 };
 
 /// `entry` run with the patches `p`.
@@ -116,6 +123,7 @@ fn run(entry: &str, p: Patches) -> RunReport {
         upstream_long_header_floor: !p.short_floor,
         upstream_pto_before_confirmed: !p.pto_after_confirmed,
         upstream_response_same_remote: !p.response_any_path,
+        upstream_keep_alive_any_space: !p.keep_alive_1rtt,
         ..Toggles::default()
     };
     ftw_sim::scenario::run(&spec).expect("the entry runs")
@@ -236,6 +244,20 @@ fn a_probe_timer_armed_before_confirmation_never_resends_a_lost_finished() {
 #[test]
 fn upstream_ignores_a_forwarded_answer_and_loses_the_connection() {
     fails_without(FORWARDED_ANSWER, Patches { response_any_path: false, ..BOTH }, "same-connection", "upstream's address check on PATH_RESPONSE");
+}
+
+/// Section 18: upstream re-arms the keep-alive on every packet sent, so a client
+/// that is not confirmed, probing in the Handshake space (section 9), never pings
+/// while its probes' gaps stay under 15 s; its server, moved to a forged port and
+/// discarding Handshake packets unread, never comes back. A 1-RTT keep-alive moves
+/// it back. Upstream with neither section (its client probing the 1-RTT space once
+/// complete) keeps the connection too: its probes move the server back, so
+/// section 18 is section 9's follow-up, not a bug of upstream's alone.
+#[test]
+fn a_keep_alive_deferred_by_unread_handshake_probes_loses_a_moved_server() {
+    fails_without(KEEP_ALIVE, Patches { keep_alive_1rtt: false, ..BOTH }, "forged-moves-keep-connections", "upstream's keep-alive deferred by any packet");
+    let upstream = run(KEEP_ALIVE, Patches { keep_alive_1rtt: false, pto_after_confirmed: false, ..BOTH });
+    assert_eq!(upstream.verdict(), Verdict::Pass, "upstream's 1-RTT probes bring the server back");
 }
 
 /// The six entries session 15's rig profile (sections 3 and 6 off, quinn's own

@@ -111,6 +111,7 @@ pub mod ftw_sim_patch {
         static UPSTREAM_PROBES_IN_RIG: Cell<bool> = const { Cell::new(false) };
         static PROBE_ACK_UNCOUNTED_IN_RIG: Cell<bool> = const { Cell::new(false) };
         static UPSTREAM_RESPONSE_SAME_REMOTE: Cell<bool> = const { Cell::new(false) };
+        static UPSTREAM_KEEP_ALIVE_ANY_SPACE: Cell<bool> = const { Cell::new(false) };
     }
 
     /// Every toggle of one run, set together (`false` everywhere, the default:
@@ -134,6 +135,7 @@ pub mod ftw_sim_patch {
         pub upstream_probes_in_rig: bool,
         pub probe_ack_uncounted_in_rig: bool,
         pub upstream_response_same_remote: bool,
+        pub upstream_keep_alive_any_space: bool,
     }
 
     /// On this thread, every toggle at once: the simulation sets them for each
@@ -156,10 +158,23 @@ pub mod ftw_sim_patch {
             (&UPSTREAM_PROBES_IN_RIG, t.upstream_probes_in_rig),
             (&PROBE_ACK_UNCOUNTED_IN_RIG, t.probe_ack_uncounted_in_rig),
             (&UPSTREAM_RESPONSE_SAME_REMOTE, t.upstream_response_same_remote),
+            (&UPSTREAM_KEEP_ALIVE_ANY_SPACE, t.upstream_keep_alive_any_space),
         ];
         for (toggle, on) in all {
             toggle.with(|c| c.set(on));
         }
+    }
+
+    /// On this thread, defer the keep-alive on every packet sent, as upstream
+    /// quinn-proto 0.11.19 does (`true`), or only on a 1-RTT packet (`false`, the
+    /// default; PATCH.md section 18): an Initial or Handshake probe of a client not yet
+    /// confirmed is discarded unread by a confirmed server and cannot move it.
+    pub fn set_upstream_keep_alive_any_space(on: bool) {
+        UPSTREAM_KEEP_ALIVE_ANY_SPACE.with(|c| c.set(on));
+    }
+
+    pub(crate) fn upstream_keep_alive_any_space() -> bool {
+        UPSTREAM_KEEP_ALIVE_ANY_SPACE.with(|c| c.get())
     }
 
     /// On this thread, take a PATH_RESPONSE as validating the current path only when it

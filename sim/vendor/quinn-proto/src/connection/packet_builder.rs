@@ -237,7 +237,11 @@ impl PacketBuilder {
             .sent(exact_number, packet, &mut conn.spaces[space_id]);
         conn.stats.path.sent_packets += 1;
         // ftw-sim patch (keepalive): quic-go times the keep-alive from receipt only.
-        if !conn.config.ftw_keep_alive_from_receipt {
+        // ftw-sim patch (keepalive-1rtt): only a 1-RTT packet defers it (PATCH.md
+        // section 18): a confirmed peer discards Initial and Handshake packets unread.
+        let defers_keep_alive =
+            space_id == SpaceId::Data || crate::ftw_sim_patch::upstream_keep_alive_any_space();
+        if !conn.config.ftw_keep_alive_from_receipt && defers_keep_alive {
             conn.reset_keep_alive(now);
         }
         if size != 0 {
