@@ -168,6 +168,32 @@ fn the_view_is_judged_on_the_lives_the_box_sent() {
     assert!(spec.contains("sent no live"), "{spec}");
 }
 
+/// The view's reference holds every `live` to the table it was built against (SPEC §3:
+/// the "readable copy" of its source table): a `live` carrying no value, or one field
+/// short, fails it, whether it carries its table or the view already has that table.
+#[test]
+fn a_live_carries_a_value_for_each_field_of_its_table() {
+    use crate::law::reference::{view, Lockstep};
+    use crate::world::journal::{view::ViewStep, Step};
+    let (r, _) = run(24, &[], vec![]);
+    assert_pass(&r);
+    let journal = &r.outcome.journal;
+    assert!(matches!(view::check(journal), Some(Lockstep::Agreed { .. })), "{:?}", view::check(journal));
+    let live = |with_table: bool| move |e: &crate::world::journal::Entry| matches!(&e.step, Step::View(ViewStep::Live(l)) if l.table.is_some() == with_table);
+    for (at, blank) in [(journal.iter().position(live(true)), true), (journal.iter().position(live(false)), false)] {
+        let at = at.expect("a live with its table and one without reached the view");
+        let mut changed = journal.clone();
+        let Step::View(ViewStep::Live(l)) = &mut changed[at].step else { unreachable!() };
+        if blank {
+            l.values.clear();
+        } else {
+            l.values.pop_first();
+        }
+        let Some(Lockstep::Differs { index, spec, .. }) = view::check(&changed) else { panic!("a live short of its table's values agreed") };
+        assert!(index == at && spec.contains("readable copy"), "{index} {spec}");
+    }
+}
+
 /// The carrier's reference reads the settings line the phone shows for each session
 /// (SPEC §4: "Connected · QUIC" or "Connected · WebSocket"): a line with no transport, or
 /// naming the other one, fails it.

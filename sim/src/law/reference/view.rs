@@ -21,14 +21,19 @@
 //!   datagram is not lost). The box's own notes say what it sent ([`Sent::Live`]), so a phone
 //!   that loses a live's table on its way to the view is judged from what the box sent, not
 //!   from what the phone read (fuzz-only mutants, session 31: `live_table` reading no table
-//!   left every view check agreeing with itself).
+//!   left every view check agreeing with itself);
+//! * every `live` carries a value for each field of the table it was built against, and no
+//!   other (SPEC §3: `live` is the "readable copy", values "of the source table it was built
+//!   against"), judged where that table is known: carried by the `live`, or the view's own of
+//!   the same srcRev (fuzz-only mutants, session 34: the box's site values read as empty sent
+//!   every `live` bare, and the view, showing nothing, agreed with itself).
 //!
 //! After every `live` the journal has the view's answer (`ViewStep::Outcome`: dropped as
 //! older than its table, or applied: late or not, the table adopted or not, how many values
 //! set and how many kept because a newer one was shown), and after every `live` and `hb`
 //! what the view shows (`ViewStep::Shows`); both are compared whole with the reference's.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 
 use crate::law::rules;
 use crate::law::{Judge, Law};
@@ -41,7 +46,7 @@ use ftw_phone::view::LiveOutcome;
 use super::{Lockstep, Reference};
 
 pub const VIEW: Reference = Reference {
-    law: Law::new("view-agrees-with-spec", "after every live and hb the view shows what the SPEC says: a late live's newer table kept with the newer values (Freshness case 17), a gap never a value, never back; every live it is given is one the box sent, as sent (SPEC §3, §4)").checks(&[&rules::DATAGRAM_HB_LIVE, &rules::LATE_LIVE]).broken_by(&[Switch::LateLiveTableDropped])
+    law: Law::new("view-agrees-with-spec", "after every live and hb the view shows what the SPEC says: a late live's newer table kept with the newer values (Freshness case 17), a gap never a value, never back; every live it is given is one the box sent, as sent, with a value for each field of its table (SPEC §3, §4)").checks(&[&rules::DATAGRAM_HB_LIVE, &rules::LATE_LIVE]).broken_by(&[Switch::LateLiveTableDropped])
         .judged(Judge::Journal(check)),
     planted: &[],
 };
@@ -149,6 +154,22 @@ impl SentLives {
     }
 }
 
+/// How the fields `l` has values for differ from those of the table it was built against
+/// (SPEC §3: the "readable copy" of its source table), as (model, spec): the table `l`
+/// carries, else `view_table` when it is of `l`'s srcRev; `None` when they match or the
+/// table is not known here.
+fn values_differ(l: &LiveIn, view_table: Option<&(u64, Vec<String>)>) -> Option<(String, String)> {
+    let fields = l.table.as_ref().or_else(|| view_table.filter(|t| t.0 == l.src_rev).map(|t| &t.1))?;
+    let table: BTreeSet<&str> = fields.iter().map(String::as_str).collect();
+    let given: BTreeSet<&str> = l.values.keys().map(String::as_str).collect();
+    (table != given).then(|| {
+        (
+            format!("live {} with values for {given:?}", l.live_seq),
+            format!("a value for each field of table {} and no other, {table:?} (SPEC §3: the readable copy of the source table)", l.src_rev),
+        )
+    })
+}
+
 /// Replays every `ViewStep` against a [`View`] per host, each `live` checked against
 /// what the box sent.
 pub fn check(journal: &[Entry]) -> Option<Lockstep> {
@@ -165,7 +186,7 @@ pub fn check(journal: &[Entry]) -> Option<Lockstep> {
         match step {
             ViewStep::New => *v = View::default(),
             ViewStep::Live(l) => {
-                if let Some((model, spec)) = sent.differs(l) {
+                if let Some((model, spec)) = sent.differs(l).or_else(|| values_differ(l, v.table.as_ref())) {
                     return Some(Lockstep::Differs { index, entry: e.describe(), model, spec });
                 }
                 v.live(l)

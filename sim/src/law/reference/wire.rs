@@ -235,7 +235,15 @@ fn arrived(st: &State, session: &[u8; 32], seq: u64) -> R {
         Some(t) if !DATAGRAM_TYPES.contains(&t.as_str()) => {
             differs(format!("the box's {t} (seq {seq}) opened from a QUIC datagram"), "only hb and live may come as QUIC datagrams (SPEC §3)")
         }
-        _ => Ok(()),
+        Some(_) => Ok(()),
+        // Every message the box seals is journaled as it goes to the link, so one the
+        // phone opened that no entry holds is a message this reference never judged
+        // (fuzz-only mutants, session 34: the box's tap read as empty left every
+        // datagram unjudged).
+        None => differs(
+            format!("a box message (seq {seq}) opened from a QUIC datagram, never journaled as sealed"),
+            "every message the phone opens is one its box sealed, judged as it went to the link",
+        ),
     }
 }
 
@@ -349,6 +357,12 @@ mod tests {
         // Sent on a stream, but opened by the phone from a datagram (a relay's doing).
         let j = vec![sealed(3, "cmd.ack", 30, Carrier::Message, &ack), e(WireStep::Arrived { session: S, seq: 3 })];
         assert!(differs_on(&j, "arrived").contains("opened from a QUIC datagram"));
+        // A live sealed as a datagram agrees; one never journaled as sealed does not.
+        let live = frame_bytes(0, 0, 40, 512);
+        let j = vec![sealed(4, "live", 40, Carrier::Datagram, &live), e(WireStep::Arrived { session: S, seq: 4 })];
+        assert_eq!(check(&j), Some(Lockstep::Agreed { steps: 2 }));
+        let j = vec![sealed(4, "live", 40, Carrier::Datagram, &live), e(WireStep::Arrived { session: S, seq: 5 })];
+        assert!(differs_on(&j, "never sealed").contains("never journaled as sealed"));
     }
 
     #[test]
