@@ -81,6 +81,7 @@ fn first_find(switch: Switch, scenarios: &[&str], seed_from: u64, limit_s: u64, 
         progress: false,
         first_only: true,
         guide: crate::fuzz::Guide { on: guided, ..Default::default() },
+        known: Default::default(),
     };
     let s = fuzz(&opts);
     let _ = std::fs::remove_dir_all(&out_dir); // a catch's entries are not kept: only its time counts

@@ -55,6 +55,7 @@ pub fn reach(b: &Budget, guided: bool) -> Result<Reach, String> {
         progress: false,
         first_only: false,
         guide: Guide { on: guided, ..Guide::default() },
+        known: Default::default(),
     };
     let s = fuzz(&opts)?;
     Ok(Reach { guided, cases: s.cases, wall_s: s.wall_s, keys: s.keys, kept: s.kept, failures: s.failures.len(), key_growth: s.key_growth })

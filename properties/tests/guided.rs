@@ -20,7 +20,11 @@ fn session(dir: &Path, scenarios: &[&str], switches: &[&str], cases: u64, jobs: 
 }
 
 fn session_until(dir: &Path, scenarios: &[&str], switches: &[&str], stop: Stop, jobs: usize) -> Summary {
-    let opts = FuzzOpts {
+    fuzz(&opts_for(dir, scenarios, switches, stop, jobs)).expect("valid options")
+}
+
+fn opts_for(dir: &Path, scenarios: &[&str], switches: &[&str], stop: Stop, jobs: usize) -> FuzzOpts {
+    FuzzOpts {
         stop,
         property: None,
         scenarios: scenarios.iter().map(|s| s.to_string()).collect(),
@@ -34,8 +38,8 @@ fn session_until(dir: &Path, scenarios: &[&str], switches: &[&str], stop: Stop, 
         progress: false,
         first_only: false,
         guide: Guide { on: true, kept_out: Some(dir.join("kept")), kept_from: vec![] },
-    };
-    fuzz(&opts).expect("valid options")
+        known: Default::default(),
+    }
 }
 
 /// Every file under `dir` (relative path -> bytes).
@@ -88,6 +92,25 @@ fn a_guided_session_finds_the_same_failures_on_one_thread_or_two() {
     assert_eq!(files(&a.join("kept")), files(&b.join("kept")));
     let entries = |d: &Path| files(&d.join("found")).into_iter().filter(|(n, _)| n.ends_with(".toml")).collect::<BTreeMap<_, _>>();
     assert_eq!(entries(&a), entries(&b), "the same shrunk entries");
+}
+
+/// A failure whose signature the session knows (`FuzzOpts::known`: the product's
+/// own findings, for the mutation score's fuzz) is passed over: not kept, and it
+/// does not end a `first_only` session; any other failure still counts.
+#[test]
+fn a_known_failure_is_passed_over() {
+    let (a, b) = (scratch("known-1"), scratch("known-2"));
+    let found = session(&a, &["fleet-migrate"], &["no-routing"], 24, 1);
+    let known: std::collections::BTreeSet<_> = found.failures.iter().map(|f| f.signature.clone()).collect();
+    assert!(!known.is_empty(), "the planted bug is found");
+    let mut opts = opts_for(&b, &["fleet-migrate"], &["no-routing"], Stop::Cases(24), 1);
+    (opts.known, opts.first_only) = (known, true);
+    let passed = fuzz(&opts).expect("valid options");
+    assert!(passed.failures.is_empty(), "{:?}", passed.failures.iter().map(|f| f.signature.key()).collect::<Vec<_>>());
+    assert_eq!(passed.cases, 24, "every case ran: the known failure ended nothing");
+    let product = ftw_properties::fuzz::known_findings(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus")).expect("the corpus loads");
+    assert!(product.iter().any(|s| s.key().contains("rejected-0rtt-loses-nothing")), "{product:?}");
+    assert!(product.iter().all(|s| !s.key().contains("fleet-migrate")), "no entry with a switch on: {product:?}");
 }
 
 /// Under `--time` cases are merged as they finish (`fuzz::AHEAD_PER_JOB`), not

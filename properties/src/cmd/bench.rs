@@ -140,6 +140,7 @@ fn fuzz_throughput() -> (f64, Vec<(String, u64, f64)>) {
         jobs: 1,
         progress: false,
         guide: Default::default(),
+        known: Default::default(),
     };
     let s = crate::fuzz::fuzz(&opts).expect("known scenarios");
     let per = s.per_scenario.iter().map(|x| (x.scenario.clone(), x.cases, x.wall_s * 1000.0 / x.cases.max(1) as f64)).collect();

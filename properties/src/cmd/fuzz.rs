@@ -121,6 +121,7 @@ fn opts(a: Args) -> Result<(FuzzOpts, bool, Option<PathBuf>), String> {
         determinism_every: a.determinism_every,
         jobs: a.jobs as usize,
         progress: true,
+        known: Default::default(),
     };
     Ok((opts, a.json, a.report))
 }
