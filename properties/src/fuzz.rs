@@ -59,24 +59,10 @@ pub struct FuzzOpts {
     pub guide: Guide,
     /// Failures of these signatures are passed over: neither kept, shrunk nor ending a
     /// `first_only` session. The mutation score's fuzz passes over the product's own
-    /// findings the laws keep failing with the models unmutated ([`known_findings`]), so
+    /// findings the laws keep failing with the models unmutated
+    /// ([`crate::triage::known_findings`]), so
     /// that a mutant is not counted caught by them.
     pub known: BTreeSet<Signature>,
-}
-
-/// The signatures of `corpus`'s entries that expect a failure with no bug switch on:
-/// the product's findings that fail with the models as they are (a pin outliving its
-/// connection's close, docs/findings/fleet-pin-outlives-close.md), which a fuzz of the
-/// unmutated models may meet at any time.
-pub fn known_findings(corpus: &std::path::Path) -> Result<BTreeSet<Signature>, String> {
-    let mut known = BTreeSet::new();
-    for p in crate::corpus::collect(&[corpus.to_path_buf()])? {
-        let e = crate::corpus::load(&p)?;
-        if e.spec.switches == Switches::default() {
-            known.extend(crate::triage::entry_signature(&e)?);
-        }
-    }
-    Ok(known)
 }
 
 /// The guided search's options (issue 36).

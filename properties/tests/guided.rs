@@ -108,7 +108,7 @@ fn a_known_failure_is_passed_over() {
     let passed = fuzz(&opts).expect("valid options");
     assert!(passed.failures.is_empty(), "{:?}", passed.failures.iter().map(|f| f.signature.key()).collect::<Vec<_>>());
     assert_eq!(passed.cases, 24, "every case ran: the known failure ended nothing");
-    let product = ftw_properties::fuzz::known_findings(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus")).expect("the corpus loads");
+    let product = ftw_properties::triage::known_findings(&PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus")).expect("the corpus loads");
     assert!(product.iter().any(|s| s.key().contains("rejected-0rtt-loses-nothing")), "{product:?}");
     assert!(product.iter().all(|s| !s.key().contains("fleet-migrate")), "no entry with a switch on: {product:?}");
 }

@@ -46,7 +46,7 @@ fn a_short_fuzz_finds_no_failure() {
         // MUTANT_FUZZ_GUIDED=1: the guided search (issue 36); else the unguided one, as measured so far.
         guide: ftw_properties::fuzz::Guide { on: std::env::var("MUTANT_FUZZ_GUIDED").is_ok_and(|v| v == "1"), ..Default::default() },
         // The product's own findings fail with the models unmutated: meeting one catches no mutant.
-        known: ftw_properties::fuzz::known_findings(&std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus")).expect("the corpus loads"),
+        known: ftw_properties::triage::known_findings(&std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../corpus")).expect("the corpus loads"),
     };
     let s = fuzz(&opts).expect("the fuzz options are valid");
     let f: Vec<String> = s.failures.iter().map(|f| format!("{} seed {} fails {}: {}", f.scenario, f.seed, f.property, f.detail)).collect();

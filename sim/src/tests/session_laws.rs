@@ -168,6 +168,16 @@ fn the_view_is_judged_on_the_lives_the_box_sent() {
     assert!(spec.contains("sent no live"), "{spec}");
 }
 
+/// The journal of a calm `session` run (seed 24), which passes and whose reference
+/// `check` agrees with it: the base a test alters one step of.
+fn calm_journal_agreeing(check: fn(&[crate::world::journal::Entry]) -> Option<crate::law::reference::Lockstep>) -> Vec<crate::world::journal::Entry> {
+    let (r, _) = run(24, &[], vec![]);
+    assert_pass(&r);
+    let journal = r.outcome.journal.clone();
+    assert!(matches!(check(&journal), Some(crate::law::reference::Lockstep::Agreed { .. })), "{:?}", check(&journal));
+    journal
+}
+
 /// The view's reference holds every `live` to the table it was built against (SPEC §3:
 /// the "readable copy" of its source table): a `live` carrying no value, or one field
 /// short, fails it, whether it carries its table or the view already has that table.
@@ -175,10 +185,7 @@ fn the_view_is_judged_on_the_lives_the_box_sent() {
 fn a_live_carries_a_value_for_each_field_of_its_table() {
     use crate::law::reference::{view, Lockstep};
     use crate::world::journal::{view::ViewStep, Step};
-    let (r, _) = run(24, &[], vec![]);
-    assert_pass(&r);
-    let journal = &r.outcome.journal;
-    assert!(matches!(view::check(journal), Some(Lockstep::Agreed { .. })), "{:?}", view::check(journal));
+    let journal = &calm_journal_agreeing(view::check);
     let live = |with_table: bool| move |e: &crate::world::journal::Entry| matches!(&e.step, Step::View(ViewStep::Live(l)) if l.table.is_some() == with_table);
     for (at, blank) in [(journal.iter().position(live(true)), true), (journal.iter().position(live(false)), false)] {
         let at = at.expect("a live with its table and one without reached the view");
@@ -201,10 +208,7 @@ fn a_live_carries_a_value_for_each_field_of_its_table() {
 fn the_settings_line_names_the_sessions_transport() {
     use crate::law::reference::{carrier, Lockstep};
     use crate::world::journal::{carrier::CarrierStep, Step};
-    let (r, _) = run(24, &[], vec![]);
-    assert_pass(&r);
-    let journal = &r.outcome.journal;
-    assert!(matches!(carrier::check(journal), Some(Lockstep::Agreed { .. })), "{:?}", carrier::check(journal));
+    let journal = &calm_journal_agreeing(carrier::check);
     let shown = journal.iter().position(|e| matches!(&e.step, Step::Carrier(CarrierStep::Shown { .. }))).expect("a session was shown");
     for wrong in ["Connected · ", "Connected · WebSocket", "Connected · QUIC"] {
         let mut changed = journal.clone();
