@@ -251,7 +251,7 @@ fn freshness_case_17_by_hand() {
         shows((5, &["p"]), shown(&[("p", 110, 11, 6)]), 11, Some((Some(11), 12)), true),
         live(10, 6, Some(&["p", "q"]), &[("p", 100), ("q", 7)]),
         shows((6, &["p", "q"]), shown(&[("p", 110, 11, 6), ("q", 7, 10, 6)]), 11, Some((Some(11), 12)), false),
-        live(8, 5, Some(&["old"]), &[("p", -1)]), // older than the table: dropped whole
+        live(8, 5, Some(&["p"]), &[("p", -1)]), // older than the table: dropped whole
         shows((6, &["p", "q"]), shown(&[("p", 110, 11, 6), ("q", 7, 10, 6)]), 11, Some((Some(11), 12)), false),
     ];
     assert_eq!(view::check(&j), Some(Lockstep::Agreed { steps: 10 }));
