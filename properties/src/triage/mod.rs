@@ -147,18 +147,29 @@ pub fn entry_signature(e: &Entry) -> Result<Option<Signature>, String> {
 }
 
 /// The signatures of the entries directly in `corpus` (not its subdirectories:
-/// `corpus/found` is the fuzzer's), each with its first entry.
-pub fn known_signatures(corpus: &Path) -> Result<BTreeMap<Signature, String>, String> {
-    let mut known = BTreeMap::new();
+/// `corpus/found` is the fuzzer's), each with its entries' bug switches and paths.
+pub fn known_signatures(corpus: &Path) -> Result<Known, String> {
+    let mut known = Known::new();
     if !corpus.is_dir() {
         return Ok(known);
     }
     for p in corpus::collect(&[corpus.to_path_buf()])? {
-        if let Some(sig) = entry_signature(&corpus::load(&p)?)? {
-            known.entry(sig).or_insert_with(|| p.display().to_string());
+        let e = corpus::load(&p)?;
+        if let Some(sig) = entry_signature(&e)? {
+            known.entry(sig).or_default().push((e.spec.switches.clone(), p.display().to_string()));
         }
     }
     Ok(known)
+}
+
+/// The corpus's signatures, each with the bug switches and path of its entries: a
+/// failure is known only as an entry run with the same switches (a run with none on
+/// that fails a law is not a switch's bug of the same broad signature).
+pub type Known = BTreeMap<Signature, Vec<(ftw_sim::switch::Switches, String)>>;
+
+/// The entry `sig` is known as for a failure run with `switches`, if any.
+fn known_as(known: &Known, sig: &Signature, switches: &ftw_sim::switch::Switches) -> Option<String> {
+    known.get(sig)?.iter().find(|(s, _)| s == switches).map(|(_, p)| p.clone())
 }
 
 /// The signatures of `dir`'s entries that expect a failure with no bug switch on:
@@ -225,7 +236,7 @@ fn totals(shards: &[Shard]) -> (Vec<ShardRow>, Vec<ScenarioShare>, Coverage) {
 
 /// Group the entries (and the summaries' failures) by signature and mark each
 /// new or known against `known` ([`known_signatures`]).
-pub fn triage(shards: &[Shard], entries: &[Entry], known: &BTreeMap<Signature, String>) -> Result<Triage, String> {
+pub fn triage(shards: &[Shard], entries: &[Entry], known: &Known) -> Result<Triage, String> {
     let mut groups: BTreeMap<Signature, Vec<&Entry>> = BTreeMap::new();
     let mut read = 0;
     for e in entries {
@@ -241,10 +252,14 @@ pub fn triage(shards: &[Shard], entries: &[Entry], known: &BTreeMap<Signature, S
     }
     let mut signatures: Vec<SignatureRow> = groups
         .into_iter()
-        .map(|(sig, list)| SignatureRow {
+        .map(|(sig, list)| {
+            let switches = list.first().map(|e| e.spec.switches.clone()).unwrap_or_default();
+            (known_as(known, &sig, &switches), sig, list)
+        })
+        .map(|(known_as, sig, list)| SignatureRow {
             key: sig.key(),
-            status: if known.contains_key(&sig) { "known" } else { "new" },
-            known_as: known.get(&sig).cloned(),
+            status: if known_as.is_some() { "known" } else { "new" },
+            known_as,
             cases: counted.get(&sig).copied().unwrap_or(list.len() as u64),
             entries: list.len(),
             smallest: smallest(&list),
@@ -289,5 +304,23 @@ impl Triage {
             }
         }
         out
+    }
+}
+
+#[cfg(test)]
+mod known_tests {
+    use super::*;
+    use ftw_sim::switch::Switches;
+
+    /// A failure is known only as an entry with its own switches: a switch-free run that
+    /// fails `fleet-migrate same-connection` is not the `no-routing` switch's entry
+    /// (session 34: fresh seed 14620217405 was called known as fleet-migrate-no-routing.toml).
+    #[test]
+    fn a_failure_is_known_only_as_an_entry_with_its_switches() {
+        let sig = Signature { scenario: "fleet-migrate".into(), law: "same-connection".into(), reason: signature::Reason::Law };
+        let no_routing = Switches::parse(["no-routing"]).expect("a switch");
+        let known: Known = BTreeMap::from([(sig.clone(), vec![(no_routing.clone(), "corpus/fleet-migrate-no-routing.toml".to_string())])]);
+        assert_eq!(known_as(&known, &sig, &no_routing).as_deref(), Some("corpus/fleet-migrate-no-routing.toml"));
+        assert_eq!(known_as(&known, &sig, &Switches::default()), None);
     }
 }
