@@ -177,14 +177,8 @@ fn known_as(known: &Known, sig: &Signature, switches: &ftw_sim::switch::Switches
 /// connection's close, docs/findings/fleet-pin-outlives-close.md), which a fuzz of the
 /// unmutated models may meet at any time.
 pub fn known_findings(dir: &Path) -> Result<BTreeSet<Signature>, String> {
-    let mut known = BTreeSet::new();
-    for p in corpus::collect(&[dir.to_path_buf()])? {
-        let e = corpus::load(&p)?;
-        if e.spec.switches == ftw_sim::switch::Switches::default() {
-            known.extend(entry_signature(&e)?);
-        }
-    }
-    Ok(known)
+    let none = ftw_sim::switch::Switches::default();
+    Ok(known_signatures(dir)?.into_iter().filter(|(_, entries)| entries.iter().any(|(s, _)| *s == none)).map(|(sig, _)| sig).collect())
 }
 
 /// How big an entry is: timed faults, then the plan's length as TOML, then its path.
