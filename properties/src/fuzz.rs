@@ -60,8 +60,7 @@ pub struct FuzzOpts {
     /// Failures of these signatures are passed over: neither kept, shrunk nor ending a
     /// `first_only` session. The mutation score's fuzz passes over the product's own
     /// findings the laws keep failing with the models unmutated
-    /// ([`crate::triage::known_findings`]), so
-    /// that a mutant is not counted caught by them.
+    /// ([`crate::triage::known_findings`]), so that a mutant is not counted caught by them.
     pub known: BTreeSet<Signature>,
 }
 
