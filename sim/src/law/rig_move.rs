@@ -83,7 +83,12 @@ pub fn failed_rounds(fates: &[Fate], rig: &[RigPath], client: IpAddr, to: Socket
     let in_window = |f: &&Fate| ms(f.sent) >= from && ms(f.sent) < end;
     // What the client's peer (the cloud) sent there.
     let probes = probes_once(fates.iter().filter(in_window).filter(|f| f.from_host != client && f.to == to).collect());
-    let answers: Vec<&Fate> = fates.iter().filter(in_window).filter(|f| f.from_host == client && f.from == to).collect();
+    // What the client sent, from whichever of its own addresses it sent from then:
+    // its one socket answers from the network it is on, so a client that moved
+    // again after the probe left answers from there (RFC 9000 section 8.2.2's
+    // path is the client's socket and the server's; the plan's NAT picks the
+    // outside address). A forged copy is the attacker's, never an answer.
+    let answers: Vec<&Fate> = fates.iter().filter(in_window).filter(|f| f.from_host == client && !is_forged(f.from)).collect();
     for p in &probes {
         let Outcome::Delivered(d) = p.outcome else {
             if p.outcome == Outcome::Fault || (p.outcome == Outcome::Nat && left(fates, client, to, p.sent, end)) {
@@ -322,6 +327,23 @@ mod tests {
         assert!(failed_rounds(&with(probe_at(1_019_001), answer(delivered(1_040))), &[], addr::PHONE, NEW, 900, 3_000).is_err());
         // Read a step later, the second probe is a round of its own, and no lost answer failed it.
         assert!(failed_rounds(&with(probe_at(1_020_001), answer(Outcome::Fault)), &[], addr::PHONE, NEW, 900, 3_000).is_err());
+    }
+
+    /// The probe of the cellular address reached the phone after it had gone
+    /// back to Wi-Fi, and its answer, sent from there, was lost to a fault: the
+    /// round failed to the network (fresh seeds 14620000000,
+    /// corpus/rig-fleet-migrate-answer-from-the-next-network-lost-14620217405.toml).
+    #[test]
+    fn an_answer_sent_from_the_network_moved_to_fails_its_round_when_lost() {
+        let wifi = SocketAddr::new(IpAddr::V4(Ipv4Addr::new(192, 0, 2, 1)), 49200);
+        let from_wifi = |outcome| Fate { from: wifi, ..fate(1_020, true, outcome) };
+        let fates = |answer| vec![fate(900, true, delivered(920)), fate(1_000, false, delivered(1_020)), answer];
+        assert_eq!(failed_rounds(&fates(from_wifi(Outcome::Fault)), &[], addr::PHONE, NEW, 900, 3_000), Ok(1));
+        // Delivered, the answer failed nothing.
+        assert!(failed_rounds(&fates(from_wifi(delivered(1_040))), &[], addr::PHONE, NEW, 900, 3_000).is_err());
+        // A forged copy's loss is the attacker's, not the phone's answer.
+        let forged = Fate { from: SocketAddr::new(NEW.ip(), 20_001), ..fate(1_020, true, Outcome::Fault) };
+        assert!(failed_rounds(&fates(forged), &[], addr::PHONE, NEW, 900, 3_000).is_err());
     }
 
     #[test]
