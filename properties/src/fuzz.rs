@@ -14,7 +14,8 @@ use std::time::{Duration, Instant};
 
 use ftw_sim::scenario::{self, Verdict};
 use ftw_sim::switch::Switches;
-use ftw_sim::RunSeed;
+use ftw_sim::trace::Keep;
+use ftw_sim::{RunSeed, RunSpec};
 use serde::{Deserialize, Serialize};
 
 use crate::coverage::{Coverage, Growth};
@@ -438,12 +439,18 @@ fn check_of(opts: &FuzzOpts, which: usize) -> Check {
     check
 }
 
-/// What a case's run left for the guided search: its keys, its spec, verdict and hash.
+/// What a case's run left for the guided search: its keys, its spec, verdict,
+/// and hash if its trace was hashed.
 pub(crate) struct CaseOut {
     pub keys: Keys,
     pub spec: ftw_sim::RunSpec,
     pub verdict: Verdict,
-    pub hash: String,
+    pub hash: Option<String>,
+}
+
+/// The trace's hash, if it kept one.
+fn hashed(t: &ftw_sim::trace::Trace) -> Option<String> {
+    (t.keep() != Keep::Counts).then(|| t.hash())
 }
 
 /// Run case `k` (`case`, of scenario `which`): run, spot-check, count, keep
@@ -463,7 +470,15 @@ fn run_one(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, which: usize, case: &Cas
         Some("replay") => Verdict::Pass,
         Some(p) => only_property(p, r),
     };
-    let spec = Arc::new(check.spec(case));
+    // A case keeps its trace's events and hash only for the determinism
+    // spot-check, whose divergence names the first event that differs; else only
+    // the counts the keys are read from (writing and hashing every datagram's line
+    // is a tenth of a case). A kept plan's hash and a failure's entry and trace are
+    // a run's again ([`keep_plan`], [`harness::Failure::write_entry`]).
+    let spot = opts.property.as_deref() == Some("replay") || k.is_multiple_of(opts.determinism_every);
+    let mut spec = check.spec(case);
+    spec.trace = if spot { Keep::Events } else { Keep::Counts };
+    let spec = Arc::new(spec);
     watchdog::running(sh, k, Some(Arc::clone(&spec)));
     let judged = harness::judge(&spec, &law);
     watchdog::running(sh, k, None);
@@ -474,14 +489,13 @@ fn run_one(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, which: usize, case: &Cas
             return None;
         }
     };
-    let spot = opts.property.as_deref() == Some("replay") || k.is_multiple_of(opts.determinism_every);
     let ran = Ran { replay_failure: if spot { spot_check(&run) } else { None }, run };
     let keys = keys::of_run(&ran.run.spec.plan, &ran.run.report);
     tally(sh, which, &ran, &keys, case_start.elapsed().as_secs_f64(), spot, start);
     if let Some(failure) = ran.replay_failure {
         on_replay_failure(sh, opts, k, start, &ran.run, failure);
     }
-    let out = CaseOut { keys, spec: ran.run.spec.clone(), verdict: ran.run.verdict.clone(), hash: ran.run.report.outcome.trace.hash() };
+    let out = CaseOut { keys, spec: ran.run.spec.clone(), verdict: ran.run.verdict.clone(), hash: hashed(&ran.run.report.outcome.trace) };
     on_failure(sh, opts, k, start, check, &ran.run, case, drawn, &law);
     Some(out)
 }
@@ -637,7 +651,14 @@ fn keep_plan(sh: &Mutex<Shared>, opts: &FuzzOpts, p: &Planned, out: &CaseOut) {
         "kept by the guided search (case {} of shard {}/{}, {how}): it reached a protocol-state key no earlier case of its scenario had",
         p.k, opts.shard.0, opts.shard.1
     );
-    if let Err(e) = kept::write(dir, &out.spec, &out.verdict, &out.hash, &note) {
+    let hash = match &out.hash {
+        Some(h) => h.clone(),
+        None => match ftw_sim::scenario::run(&RunSpec { trace: Keep::Hash, ..out.spec.clone() }) {
+            Ok(r) => r.outcome.trace.hash(),
+            Err(e) => return eprintln!("ftwsim: could not run a kept plan again for its hash: {e}"),
+        },
+    };
+    if let Err(e) = kept::write(dir, &out.spec, &out.verdict, &hash, &note) {
         eprintln!("ftwsim: could not write a kept plan: {e}");
     }
 }

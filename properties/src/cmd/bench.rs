@@ -164,13 +164,14 @@ struct FloorRow {
     work: crate::floor::Work,
 }
 
-/// Every scenario's seed 1 (default plan, references judged, as the fuzzer
-/// runs a case), timed, with the floor of its work at `prices`.
+/// Every scenario's seed 1 (default plan, references judged, its trace kept
+/// as counts: as the fuzzer runs a case), timed, with the floor of its work at `prices`.
 fn floor_rows(prices: &crate::floor::Prices) -> Vec<FloorRow> {
     let row = |s: &ftw_sim::scenario::ScenarioDef| {
         let _ = ftw_wire::noise::work::take();
+        let spec = ftw_sim::RunSpec { trace: ftw_sim::trace::Keep::Counts, ..ftw_sim::scenario::spec(s.name, RunSeed(1)) };
         let wall = std::time::Instant::now(); // the tool's own wall clock, never seen by the run
-        let r = ftw_sim::scenario::run(&ftw_sim::scenario::spec(s.name, RunSeed(1))).expect("known scenario");
+        let r = ftw_sim::scenario::run(&spec).expect("known scenario");
         let wall_ms = wall.elapsed().as_secs_f64() * 1e3;
         let work = crate::floor::Work::of(&r, ftw_wire::noise::work::take());
         let floor_ms = work.floor_ms(prices);

@@ -54,7 +54,8 @@ pub struct RigShared {
 pub fn build(spec: &RigSpec) -> (Rig, Rc<RefCell<RigShared>>, (usize, usize)) {
     let mut run = RunSpec::new(&crate::world::topology::OwnWorld("table"), spec.seed);
     run.plan = spec.plan.clone();
-    run.keep_events = false;
+    // No one reads the table's traces: only their counts are kept.
+    run.trace = crate::world::trace::Keep::Counts;
     // No reference model reads the rig's runs: journal nothing.
     let mut world = Rig::unjournaled(&run, spec.limit);
     let topo = *world.topology().expect("the standard topology");

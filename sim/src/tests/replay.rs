@@ -86,3 +86,26 @@ fn a_quinn_proto_toggle_a_test_left_on_does_not_leak_into_the_next_run() {
     spec.quinn.upstream_acks_in_rig = true;
     assert_ne!(run(&spec).outcome.trace.hash(), clean, "the toggle changes nothing here: the test above proves nothing");
 }
+
+/// A fuzzed case keeps only its trace's counts (`Keep::Counts`): no event's line
+/// is written or hashed. The run must be the same: every law's verdict and
+/// detail, the journal the reference models read, the datagrams' fates, the
+/// counts and tags the guided search's keys come from.
+#[test]
+fn keeping_only_the_traces_counts_changes_nothing_of_the_run() {
+    use crate::trace::Keep;
+    let mut spec = crate::scenario::spec("session-moves", RunSeed(4));
+    spec.plan.phone.loss_pct = 4.0;
+    spec.plan.faults.push(TimedFault { at_ms: 9_000, fault: FaultKind::Rebind(kind::Rebind { host: crate::host::Host::Phone }) });
+    let full = run(&spec);
+    spec.trace = Keep::Counts;
+    let counted = run(&spec);
+    let (a, b) = (&full.outcome, &counted.outcome);
+    assert_eq!(format!("{:?}", full.checks), format!("{:?}", counted.checks));
+    assert_eq!(format!("{:?}", a.journal), format!("{:?}", b.journal));
+    assert_eq!(format!("{:?}", a.fates), format!("{:?}", b.fates));
+    assert_eq!((a.trace.len(), a.trace.counts(), a.trace.tags()), (b.trace.len(), b.trace.counts(), b.trace.tags()));
+    assert_eq!((a.steps, a.sim_elapsed, &a.net, &a.bytes_by_host), (b.steps, b.sim_elapsed, &b.net, &b.bytes_by_host));
+    assert!(a.trace.len() > 500 && b.trace.events().is_empty() && b.trace.keep() == Keep::Counts);
+    assert!(std::panic::catch_unwind(|| b.trace.hash()).is_err(), "a trace that kept only counts has no hash to give");
+}

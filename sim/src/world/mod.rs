@@ -47,8 +47,9 @@ pub struct WorldConfig {
     pub skip_idle: bool,
     /// The run stops here even if the scenario's client has not finished.
     pub limit: Duration,
-    /// Keep every event in memory (for divergence reports and `--trace`).
-    pub keep_events: bool,
+    /// What the trace keeps: every event in memory (for divergence reports and
+    /// `--trace`), their hash only, or only their counts; changes nothing else.
+    pub trace: trace::Keep,
     /// Keep every datagram at each link it crossed (`--pcap`); changes nothing else.
     pub capture: bool,
     /// Keep a qlog of every QUIC connection (`--qlog`); changes nothing else.
@@ -57,7 +58,7 @@ pub struct WorldConfig {
 
 impl WorldConfig {
     pub fn new(seed: RunSeed) -> Self {
-        WorldConfig { seed, skip_idle: true, limit: Duration::from_secs(3600), keep_events: true, capture: false, qlog: false }
+        WorldConfig { seed, skip_idle: true, limit: Duration::from_secs(3600), trace: trace::Keep::Events, capture: false, qlog: false }
     }
 }
 
@@ -97,7 +98,7 @@ pub struct World {
 
 impl World {
     pub fn new(cfg: WorldConfig) -> Self {
-        record::begin(cfg.keep_events, cfg.qlog);
+        record::begin(cfg.trace, cfg.qlog);
         let mut sim = turmoil::Builder::new()
             .rng_seed(cfg.seed.sub_seed("turmoil"))
             .epoch(UNIX_EPOCH + Duration::from_millis(EPOCH_UNIX_MS))

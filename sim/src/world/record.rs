@@ -15,13 +15,13 @@ use crate::world::net::fate::{self, Fate};
 use crate::world::net::NetStats;
 use crate::world::{journal, time, trace, RunOutcome};
 
-/// Start every recorder of a run on this thread (`keep_events`: the trace keeps
-/// its events, not only their hash; `qlog`: the QUIC configurations write qlog).
-pub fn begin(keep_events: bool, qlog: bool) {
+/// Start every recorder of a run on this thread (`keep`: what the trace keeps
+/// of its events; `qlog`: the QUIC configurations write qlog).
+pub fn begin(keep: trace::Keep, qlog: bool) {
     time::reset_timers();
     time::reset_wall_jumps();
     time::reset_instant_base();
-    trace::begin(keep_events);
+    trace::begin(keep);
     journal::begin();
     fate::begin();
     ftw_crypto::keylog::begin();

@@ -50,7 +50,8 @@ pub struct RunSpec {
     pub switches: Switches,
     pub plan: FaultPlan,
     pub skip_idle: bool,
-    pub keep_events: bool,
+    /// What the run's trace keeps ([`crate::world::trace::Keep`]): the run is the same either way.
+    pub trace: crate::world::trace::Keep,
     /// Capture every datagram (`--pcap`): the run is the same either way.
     pub capture: bool,
     /// Keep a qlog of every QUIC connection (`--qlog`): the run is the same either way.
@@ -70,7 +71,7 @@ impl RunSpec {
             switches: Switches::default(),
             plan: FaultPlan::default(),
             skip_idle: true,
-            keep_events: true,
+            trace: crate::world::trace::Keep::Events,
             capture: false,
             qlog: false,
             quinn: Default::default(),
@@ -110,7 +111,7 @@ impl Topology {
 pub(crate) fn world_for(spec: &RunSpec, limit: Duration) -> World {
     let mut cfg = WorldConfig::new(spec.seed);
     cfg.skip_idle = spec.skip_idle;
-    cfg.keep_events = spec.keep_events;
+    cfg.trace = spec.trace;
     cfg.capture = spec.capture;
     cfg.qlog = spec.qlog;
     cfg.limit = limit;

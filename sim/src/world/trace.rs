@@ -24,12 +24,26 @@ pub struct Event {
     pub detail: String,
 }
 
+/// What a run's trace keeps. The run is the same whichever: only what is
+/// written down of it differs.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Keep {
+    /// Every event and the hash (`--trace`, divergence reports; the default).
+    Events,
+    /// The hash of the events, not the events.
+    Hash,
+    /// Only how many events of each kind and their tags: a fuzzed case no one
+    /// compares or replays (its hash, when wanted, is a run's again). An
+    /// event's detail is not even written ([`wanted`]).
+    Counts,
+}
+
 /// The trace of one run.
 #[derive(Clone)]
 pub struct Trace {
     hasher: Sha256,
     events: Vec<Event>,
-    keep_events: bool,
+    keep: Keep,
     count: u64,
     /// The time of the last event, kept or not.
     last_t_ns: u64,
@@ -41,24 +55,27 @@ pub struct Trace {
 
 impl std::fmt::Debug for Trace {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        write!(f, "Trace({} events, {})", self.count, self.hash())
+        match self.keep {
+            Keep::Counts => write!(f, "Trace({} events, not hashed)", self.count),
+            _ => write!(f, "Trace({} events, {})", self.count, self.hash()),
+        }
     }
 }
 
 impl Default for Trace {
     fn default() -> Self {
-        Self::new(true)
+        Self::new(Keep::Events)
     }
 }
 
 impl Trace {
-    pub fn new(keep_events: bool) -> Self {
-        Trace { hasher: Sha256::new(), events: Vec::new(), keep_events, count: 0, last_t_ns: 0, counts: Default::default(), tags: Default::default() }
+    pub fn new(keep: Keep) -> Self {
+        Trace { hasher: Sha256::new(), events: Vec::new(), keep, count: 0, last_t_ns: 0, counts: Default::default(), tags: Default::default() }
     }
 
     pub fn record(&mut self, ev: Event) {
         self.fold(ev.t_ns, &ev.host, &ev.kind, &ev.detail);
-        if self.keep_events {
+        if self.keep == Keep::Events {
             self.events.push(ev);
         }
     }
@@ -67,9 +84,11 @@ impl Trace {
     /// event's line `t_ns|host|kind|detail\n`, fed in pieces (the same bytes
     /// as the whole line: SHA-256 is a stream), so no line is built.
     fn fold(&mut self, t_ns: u64, host: &str, kind: &str, detail: &str) {
-        let mut digits = [0u8; 20];
-        for piece in [decimal(t_ns, &mut digits), b"|", host.as_bytes(), b"|", kind.as_bytes(), b"|", detail.as_bytes(), b"\n"] {
-            self.hasher.update(piece);
+        if self.keep != Keep::Counts {
+            let mut digits = [0u8; 20];
+            for piece in [decimal(t_ns, &mut digits), b"|", host.as_bytes(), b"|", kind.as_bytes(), b"|", detail.as_bytes(), b"\n"] {
+                self.hasher.update(piece);
+            }
         }
         self.count += 1;
         self.last_t_ns = t_ns;
@@ -85,7 +104,7 @@ impl Trace {
     /// events are kept.
     fn record_parts(&mut self, t_ns: u64, host: &str, kind: &str, detail: String) {
         self.fold(t_ns, host, kind, &detail);
-        if self.keep_events {
+        if self.keep == Keep::Events {
             self.events.push(Event { t_ns, host: host.to_string(), kind: kind.to_string(), detail });
         }
     }
@@ -95,9 +114,16 @@ impl Trace {
         Duration::from_nanos(self.last_t_ns)
     }
 
-    /// Hex SHA-256 over every event so far.
+    /// Hex SHA-256 over every event so far. A trace kept as [`Keep::Counts`]
+    /// has none: asking is a bug of the caller (run it again kept otherwise).
     pub fn hash(&self) -> String {
+        assert!(self.keep != Keep::Counts, "the hash of a run whose trace kept only its counts");
         hex::encode(self.hasher.clone().finalize())
+    }
+
+    /// What this trace keeps.
+    pub fn keep(&self) -> Keep {
+        self.keep
     }
 
     pub fn events(&self) -> &[Event] {
@@ -185,8 +211,16 @@ thread_local! {
 }
 
 /// Start recording a new trace on this thread (one world runs per thread).
-pub(crate) fn begin(keep_events: bool) {
-    CURRENT.with(|c| *c.borrow_mut() = Some(Trace::new(keep_events)));
+pub(crate) fn begin(keep: Keep) {
+    CURRENT.with(|c| *c.borrow_mut() = Some(Trace::new(keep)));
+}
+
+/// Whether an event's detail is read by anyone: the trace hashes or keeps it,
+/// or `RUST_LOG` prints it. A caller whose detail costs (a datagram's line and
+/// the hash of its bytes) writes it only then, and records the event either way.
+pub fn wanted() -> bool {
+    let kept = CURRENT.with(|c| c.borrow().as_ref().is_some_and(|t| t.keep != Keep::Counts));
+    kept || tracing::enabled!(target: "ftw::trace", tracing::Level::DEBUG)
 }
 
 /// Stop recording and hand the trace back.
@@ -254,7 +288,7 @@ mod tests {
     #[test]
     fn the_hash_is_of_each_events_line() {
         let events = [(0u64, "phone", "udp.send", "a->b len=3 h=00"), (9, "box", "k", ""), (u64::MAX, "", "x|y", "z\n")];
-        let mut tr = Trace::new(false);
+        let mut tr = Trace::new(Keep::Hash);
         let mut whole = Sha256::new();
         for (t, h, k, d) in events {
             tr.record_parts(t, h, k, d.to_string());

@@ -367,7 +367,8 @@ impl Network {
                 self.bytes_by_host.insert(sender.clone(), ip_bytes);
             }
         }
-        let tag = format!("{src}->{dst} len={} h={}", payload.len(), self.hashed.short(payload));
+        // Written only when read: a fuzzed case keeps only the trace's counts.
+        let tag = if trace::wanted() { format!("{src}->{dst} len={} h={}", payload.len(), self.hashed.short(payload)) } else { String::new() };
         trace::record_at(now, &sender, "udp.send", tag.clone());
         (sender, tag)
     }
@@ -445,6 +446,16 @@ impl Network {
         out
     }
 
+    /// A datagram's trace line as it arrives or is let go (`src->dst h=...`),
+    /// written only when read ([`trace::wanted`]).
+    fn line(&mut self, o: &InFlight) -> String {
+        if !trace::wanted() {
+            return String::new();
+        }
+        let h = self.hashed.short(&o.payload);
+        format!("{}->{} h={h}", o.src, o.dst)
+    }
+
     /// Hand what the chain let through to the receivers, after their processing:
     /// each arrival traced, captured and its fate noted.
     fn deliver(
@@ -471,8 +482,8 @@ impl Network {
             }
             // Delivery happens at the first step at or after this time; whole
             // microseconds keep the trace free of float noise.
-            let h = self.hashed.short(&o.payload);
-            trace::record_at(now + o.delay, &self.name(o.dst.ip()), "udp.arrive", format!("{}->{} h={h}", o.src, o.dst));
+            let line = self.line(&o);
+            trace::record_at(now + o.delay, &self.name(o.dst.ip()), "udp.arrive", line);
             if chain_owner.is_some() && !up {
                 self.tap_nat_in(at_nat, sent, &o);
             }
@@ -620,9 +631,9 @@ impl Network {
                 let f = fate::Fate { sent: now, from_host, from: o.src, to, to_host: Some(o.dst.ip()), outcome, bytes, long_only };
                 self.fates.push_let_go(f);
             }
-            let h = self.hashed.short(&o.payload);
-            trace::record_at(now, &host, "udp.release", format!("{}->{} h={h}", o.src, o.dst));
-            trace::record_at(now + o.delay, &host, "udp.arrive", format!("{}->{} h={h}", o.src, o.dst));
+            let line = self.line(&o);
+            trace::record_at(now, &host, "udp.release", line.clone());
+            trace::record_at(now + o.delay, &host, "udp.arrive", line);
             self.tap(now + o.delay, o.dst.ip(), &o, false, Some(format!("released at {} after a hold by the faults of {leg}", trace::fmt_time(now))));
             emits.push(turmoil::hook::Emit { delay: o.delay, src: o.src, dst: o.dst, payload: o.payload });
         }
