@@ -47,16 +47,21 @@ pub fn of_run(plan: &FaultPlan, report: &RunReport) -> Keys {
     let trace = &report.outcome.trace;
     keys.extend(trace.counts().keys().map(|k| format!("e:{k}")));
     keys.extend(trace.tags().keys().map(|k| format!("g:{k}")));
+    // Gathered as types, each written once (a run journals thousands of decisions
+    // and reaches a few hundred keys).
     let mut last: BTreeMap<(&str, &'static str), &'static str> = BTreeMap::new();
+    let (mut made, mut moved) = (BTreeSet::new(), BTreeSet::new());
     for e in &report.outcome.journal {
         for (model, what) in decisions(&e.step) {
             let role = role(&e.host);
-            keys.insert(format!("d:{model}@{role}:{what}"));
+            made.insert((model, role, what));
             if let Some(prev) = last.insert((e.host.as_str(), model), what) {
-                keys.insert(format!("t:{model}@{role}:{prev}>{what}"));
+                moved.insert((model, role, prev, what));
             }
         }
     }
+    keys.extend(made.into_iter().map(|(model, role, what)| format!("d:{model}@{role}:{what}")));
+    keys.extend(moved.into_iter().map(|(model, role, prev, what)| format!("t:{model}@{role}:{prev}>{what}")));
     for f in &plan.faults {
         let kind = f.fault.def().swarm().name();
         keys.insert(format!("f:{kind}@{}", phase_at(&report.outcome.journal, f.at_ms)));

@@ -66,9 +66,14 @@ pub fn record(host: &str, step: Step) {
 
 /// Journal a step at an explicit simulated time.
 pub fn record_at(t: Duration, host: &str, step: Step) {
+    push(t, || host.to_string(), step);
+}
+
+/// Journal `step` for the host `host` names, if a journal is on (the name is made only then).
+fn push(t: Duration, host: impl FnOnce() -> String, step: Step) {
     JOURNAL.with(|j| {
         if let Some(j) = j.borrow_mut().as_mut() {
-            j.push(Entry { t_ms: t.as_millis() as u64, host: host.to_string(), step });
+            j.push(Entry { t_ms: t.as_millis() as u64, host: host(), step });
         }
     });
 }
@@ -125,7 +130,7 @@ pub(crate) fn record_net(net: Vec<(Duration, String, crate::world::net::log::Net
             NetEvent::Released { up, out } => Step::Link(link::LinkStep::Released { at, up, out }),
             NetEvent::Served { arrival, tcp, ready } => Step::Processing(processing::ProcessingStep::Served { arrival, tcp, ready }),
         };
-        record_at(at, &host, step);
+        push(at, || host, step);
     }
 }
 
