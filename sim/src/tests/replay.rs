@@ -12,6 +12,14 @@ fn run(spec: &RunSpec) -> scenario::RunReport {
     scenario::run(spec).expect("spec is valid")
 }
 
+/// `scenario`'s run of `seed` with the phone's leg losing `loss_pct` and its NAT rebinding at `rebind_ms`.
+fn lossy_with_a_rebind(scenario: &str, seed: u64, loss_pct: f64, rebind_ms: u64) -> RunSpec {
+    let mut spec = crate::scenario::spec(scenario, RunSeed(seed));
+    spec.plan.phone.loss_pct = loss_pct;
+    spec.plan.faults.push(TimedFault { at_ms: rebind_ms, fault: FaultKind::Rebind(kind::Rebind { host: crate::host::Host::Phone }) });
+    spec
+}
+
 #[test]
 fn quic_echo_passes_and_replays_exactly() {
     let spec = crate::scenario::spec("quic-echo", RunSeed(1));
@@ -37,9 +45,7 @@ fn another_seed_gives_another_hash() {
 fn five_minutes_of_quic_under_loss_rebind_and_a_move_are_the_same_skipping_or_stepping() {
     // Several simulated minutes: 300 messages and datagrams at 1 Hz, 5 % loss,
     // a NAT rebind and a Wi-Fi to cellular move.
-    let mut spec = crate::scenario::spec("quic-stream", RunSeed(12));
-    spec.plan.phone.loss_pct = 5.0;
-    spec.plan.faults.push(TimedFault { at_ms: 61_000, fault: FaultKind::Rebind(kind::Rebind { host: crate::host::Host::Phone }) });
+    let mut spec = lossy_with_a_rebind("quic-stream", 12, 5.0, 61_000);
     spec.plan.faults.push(TimedFault { at_ms: 183_500, fault: FaultKind::SwitchNetwork(kind::SwitchNetwork { host: crate::host::Host::Phone }) });
     let skip = scenario::quic_echo::run_n(&spec, 300);
     spec.skip_idle = false;
@@ -56,9 +62,7 @@ fn five_minutes_of_quic_under_loss_rebind_and_a_move_are_the_same_skipping_or_st
 #[test]
 fn skipping_idle_time_changes_no_event() {
     // Loss and a NAT rebind, with QUIC traffic: skipping on and off must agree.
-    let mut spec = crate::scenario::spec("quic-echo", RunSeed(3));
-    spec.plan.phone.loss_pct = 5.0;
-    spec.plan.faults.push(TimedFault { at_ms: 4_500, fault: FaultKind::Rebind(kind::Rebind { host: crate::host::Host::Phone }) });
+    let mut spec = lossy_with_a_rebind("quic-echo", 3, 5.0, 4_500);
     let skip = run(&spec);
     spec.skip_idle = false;
     let step = run(&spec);
@@ -94,9 +98,7 @@ fn a_quinn_proto_toggle_a_test_left_on_does_not_leak_into_the_next_run() {
 #[test]
 fn keeping_only_the_traces_counts_changes_nothing_of_the_run() {
     use crate::trace::Keep;
-    let mut spec = crate::scenario::spec("session-moves", RunSeed(4));
-    spec.plan.phone.loss_pct = 4.0;
-    spec.plan.faults.push(TimedFault { at_ms: 9_000, fault: FaultKind::Rebind(kind::Rebind { host: crate::host::Host::Phone }) });
+    let mut spec = lossy_with_a_rebind("session-moves", 4, 4.0, 9_000);
     let full = run(&spec);
     spec.trace = Keep::Counts;
     let counted = run(&spec);
