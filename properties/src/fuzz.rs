@@ -173,6 +173,9 @@ struct Shared {
     key_growth: Vec<Growth>,
     /// Cases running now: when each started and its spec (the watchdog reads it).
     running: BTreeMap<u64, (Instant, Arc<ftw_sim::RunSpec>)>,
+    /// Every (scenario index, key) of the cases the guided search has merged: a
+    /// case none of whose keys is new here cannot be kept, whenever it is merged.
+    merged: BTreeMap<usize, BTreeSet<String>>,
 }
 
 /// What one scenario got of a fuzzing session.
@@ -448,9 +451,21 @@ pub(crate) struct CaseOut {
     pub hash: Option<String>,
 }
 
-/// The trace's hash, if it kept one.
-fn hashed(t: &ftw_sim::trace::Trace) -> Option<String> {
-    (t.keep() != Keep::Counts).then(|| t.hash())
+/// A case's hash, for the plan the guided search may keep: its trace's if it
+/// kept one; else, when one of its keys is not among the merged cases' (so it
+/// may be kept), a run's again, on this worker (the coordinator then runs
+/// nothing, and no third thread holds a world's memory: docs/speed.md).
+fn hash_of(sh: &Mutex<Shared>, opts: &FuzzOpts, which: usize, run: &harness::CaseRun, keys: &Keys) -> Option<String> {
+    let trace = &run.report.outcome.trace;
+    if trace.keep() != Keep::Counts {
+        return Some(trace.hash());
+    }
+    opts.guide.kept_out.as_ref()?;
+    let known = |s: &Shared| s.merged.get(&which).is_some_and(|m| keys.iter().all(|k| m.contains(k)));
+    if known(&sh.lock().expect("lock")) {
+        return None;
+    }
+    ftw_sim::scenario::run(&RunSpec { trace: Keep::Hash, ..run.spec.clone() }).ok().map(|r| r.outcome.trace.hash())
 }
 
 /// Run case `k` (`case`, of scenario `which`): run, spot-check, count, keep
@@ -495,7 +510,8 @@ fn run_one(sh: &Mutex<Shared>, opts: &FuzzOpts, k: u64, which: usize, case: &Cas
     if let Some(failure) = ran.replay_failure {
         on_replay_failure(sh, opts, k, start, &ran.run, failure);
     }
-    let out = CaseOut { keys, spec: ran.run.spec.clone(), verdict: ran.run.verdict.clone(), hash: hashed(&ran.run.report.outcome.trace) };
+    let hash = hash_of(sh, opts, which, &ran.run, &keys);
+    let out = CaseOut { keys, spec: ran.run.spec.clone(), verdict: ran.run.verdict.clone(), hash };
     on_failure(sh, opts, k, start, check, &ran.run, case, drawn, &law);
     Some(out)
 }
@@ -725,6 +741,12 @@ fn coordinate(
             (merged, in_flight) = (merged + 1, in_flight - 1);
             if let Some(out) = out {
                 let (kept, new) = engine(&mut engines, opts, &drawn, p.which)?.merge(&p.proposal, &out.keys)?;
+                let mut s = sh.lock().expect("lock");
+                let m = s.merged.entry(p.which).or_default();
+                for k in out.keys.iter().filter(|k| !m.contains(*k)).collect::<Vec<_>>() {
+                    m.insert(k.clone());
+                }
+                drop(s);
                 if kept {
                     keep_plan(sh, opts, &p, &out);
                 }
@@ -764,6 +786,7 @@ pub fn fuzz(opts: &FuzzOpts) -> Result<Summary, String> {
         keys: BTreeSet::new(),
         key_growth: Vec::new(),
         running: BTreeMap::new(),
+        merged: BTreeMap::new(),
     });
     let bar = progress_bar(opts);
     let finished = AtomicBool::new(false);
