@@ -465,7 +465,13 @@ fn hash_of(sh: &Mutex<Shared>, opts: &FuzzOpts, which: usize, run: &harness::Cas
     if known(&sh.lock().expect("lock")) {
         return None;
     }
-    ftw_sim::scenario::run(&RunSpec { trace: Keep::Hash, ..run.spec.clone() }).ok().map(|r| r.outcome.trace.hash())
+    hash_again(&run.spec).map_err(|e| eprintln!("ftwsim: {e}")).ok()
+}
+
+/// The hash of `spec`'s run, run again keeping it (a counts-only case kept none).
+fn hash_again(spec: &RunSpec) -> Result<String, String> {
+    let r = ftw_sim::scenario::run(&RunSpec { trace: Keep::Hash, ..spec.clone() });
+    r.map(|r| r.outcome.trace.hash()).map_err(|e| format!("could not run a kept plan again for its hash: {e}"))
 }
 
 /// Run case `k` (`case`, of scenario `which`): run, spot-check, count, keep
@@ -667,12 +673,10 @@ fn keep_plan(sh: &Mutex<Shared>, opts: &FuzzOpts, p: &Planned, out: &CaseOut) {
         "kept by the guided search (case {} of shard {}/{}, {how}): it reached a protocol-state key no earlier case of its scenario had",
         p.k, opts.shard.0, opts.shard.1
     );
-    let hash = match &out.hash {
-        Some(h) => h.clone(),
-        None => match ftw_sim::scenario::run(&RunSpec { trace: Keep::Hash, ..out.spec.clone() }) {
-            Ok(r) => r.outcome.trace.hash(),
-            Err(e) => return eprintln!("ftwsim: could not run a kept plan again for its hash: {e}"),
-        },
+    // [`hash_of`] gave a hash to every case that may be kept; a failed re-run left none.
+    let hash = match out.hash.clone().map_or_else(|| hash_again(&out.spec), Ok) {
+        Ok(h) => h,
+        Err(e) => return eprintln!("ftwsim: {e}"),
     };
     if let Err(e) = kept::write(dir, &out.spec, &out.verdict, &hash, &note) {
         eprintln!("ftwsim: could not write a kept plan: {e}");
@@ -743,8 +747,10 @@ fn coordinate(
                 let (kept, new) = engine(&mut engines, opts, &drawn, p.which)?.merge(&p.proposal, &out.keys)?;
                 let mut s = sh.lock().expect("lock");
                 let m = s.merged.entry(p.which).or_default();
-                for k in out.keys.iter().filter(|k| !m.contains(*k)).collect::<Vec<_>>() {
-                    m.insert(k.clone());
+                for k in &out.keys {
+                    if !m.contains(k) {
+                        m.insert(k.clone());
+                    }
                 }
                 drop(s);
                 if kept {
